@@ -1,15 +1,16 @@
 """Speed-up of ``--dask`` on a simulated corpus of 10,000+ runs, against the local path
 measured in the same run (issue 16).
 
-    .venv/bin/python bench/dask_bench.py [--tasks 120] [--workers 1,2] [--keep DIR]
+    .venv/bin/python bench/dask_bench.py [--tasks 120] [--workers 1,2] [--keep DIR] [--no-fit]
 
 Simulates ``--tasks`` tasks per family (3 families × 7 harnesses × 4 budgets: 84 runs per
 task, 10,080 runs by default, 21 files of 480 runs), then times, end to end as a user runs
 them (start-up, cluster start and shut-down included):
 
 - ``efc-tui score CORPUS --jsonl`` locally (the baseline) and with ``--dask-workers N``;
+- ``efc-tui fit CORPUS -o FIT.json --bootstrap 1000`` the same way (``--no-fit`` skips it);
 
-and checks that every output is byte-identical to the local one. Prints wall times,
+and checks that every output (the JSONL, the fit file) is byte-identical to the local one. Prints wall times,
 speed-ups against the local path and how the wall time changes from 1 to 2 workers, and
 the time a local cluster takes to start and stop (measured alone). No assertion: the
 machine may be shared, so read the ratios, not the seconds. Needs ``efc-tui[dask]``.
@@ -56,6 +57,8 @@ def main() -> None:
     ap.add_argument("--tasks", type=int, default=120, help="tasks per family (84 runs each)")
     ap.add_argument("--workers", default="1,2", help="local cluster sizes to time")
     ap.add_argument("--keep", type=Path, default=None, help="simulate into (or reuse) this folder")
+    ap.add_argument("--no-fit", dest="fit", action="store_false", help="time score only")
+    ap.add_argument("--resamples", type=int, default=1000, help="fit's bootstrap resamples")
     args = ap.parse_args()
     sizes = [int(w) for w in args.workers.split(",") if w.strip()]
 
@@ -89,6 +92,32 @@ def main() -> None:
                 f"1 -> 2 workers: wall time x{walls[2] / walls[1]:.2f} "
                 f"(ideal 0.50 on 2 free cores), speed-up {walls[1] / walls[2]:.2f}x"
             )
+        if args.fit:
+            fit_args = [
+                "fit",
+                str(corpus),
+                "--bootstrap",
+                str(args.resamples),
+                "--no-terminal-plot",
+                "-q",
+            ]
+            out = tmp / "local.fit.json"
+            base, _ = timed([*fit_args, "-o", str(out)])
+            ref_fit = out.read_bytes()
+            print(f"fit --bootstrap {args.resamples}, local path {base:7.1f} s  (baseline)")
+            fwalls: dict[int, float] = {}
+            for n in sizes:
+                out = tmp / f"dask{n}.fit.json"
+                dt, _ = timed([*fit_args, "-o", str(out), "--dask-workers", str(n)])
+                fwalls[n] = dt
+                same = "identical fit file" if out.read_bytes() == ref_fit else "FIT DIFFERS"
+                print(
+                    f"fit, --dask-workers {n}      {dt:7.1f} s  speed-up {base / dt:4.2f}x  ({same})"
+                )
+            if 1 in fwalls and 2 in fwalls:
+                print(
+                    f"1 -> 2 workers: wall time x{fwalls[2] / fwalls[1]:.2f}, speed-up {fwalls[1] / fwalls[2]:.2f}x"
+                )
         for n in sizes:
             print(f"local cluster of {n} start + stop, alone: {cluster_overhead(n):.1f} s")
     finally:

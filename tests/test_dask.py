@@ -9,6 +9,7 @@ without a cluster.
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -111,6 +112,47 @@ def test_a_bad_file_is_reported_and_every_other_run_scored(
     assert f"efc-tui: error: {bad}:6: not valid JSON" in on_dask.stderr
     assert "1 of 7 source(s) could not be read" in on_dask.stderr
     assert on_dask.stdout == good.stdout  # no run of the other files is lost
+
+
+def test_fit_on_dask_is_byte_identical_to_the_local_path(
+    scheduler: str, corpus: Path, tmp_path: Path
+) -> None:
+    """Rows scored on the workers, the bootstrap's 300 resamples fitted there in 3 pieces:
+    the same fit file, byte for byte, and the same tables."""
+    args = ("--bootstrap", "300", "--seed", "5", "--holdout", "harness", "--no-terminal-plot")
+    local = invoke("fit", corpus, "-o", tmp_path / "local.json", *args)
+    on_dask = invoke("fit", corpus, "-o", tmp_path / "dask.json", *args, "--scheduler", scheduler)
+    assert local.exit_code == 0 and on_dask.exit_code == 0, on_dask.output
+    assert (tmp_path / "dask.json").read_bytes() == (tmp_path / "local.json").read_bytes()
+    assert on_dask.stdout == local.stdout
+    doc = json.loads((tmp_path / "dask.json").read_text())
+    assert doc["settings"]["bootstrap"] == 300
+    assert any((p.get("bootstrap") or {}).get("resamples") == 300 for p in doc["predictors"])
+
+
+def test_fit_with_a_bad_file_fits_every_other_run_and_exits_2(
+    scheduler: str, corpus: Path, tmp_path: Path
+) -> None:
+    mixed = tmp_path / "mixed"
+    shutil.copytree(corpus, mixed)
+    args = ("--bootstrap", "0", "--no-terminal-plot")
+    assert invoke("fit", mixed, "-o", tmp_path / "good.json", *args).exit_code == 0
+    bad = mixed / "zz_broken.jsonl"  # read last: the local path has scored the rest by then
+    bad.write_text('{"type": "run", "schema": "efc-trace/1", "run_id": "x"}\nnot json\n')
+    assert invoke("fit", mixed, "-o", tmp_path / "local.json", *args).exit_code == 2
+    assert not (tmp_path / "local.json").exists()
+    r = invoke("fit", mixed, "-o", tmp_path / "dask.json", *args, "--scheduler", scheduler)
+    assert r.exit_code == 2
+    assert f"efc-tui: error: {bad}:2: not valid JSON" in r.stderr
+    good = json.loads((tmp_path / "good.json").read_text())
+    fitted = json.loads((tmp_path / "dask.json").read_text())
+    assert fitted["notes"] == [
+        *good["notes"],
+        f"1 source(s) could not be read and are not in this fit: {bad}",
+    ]
+    fitted["notes"] = good["notes"]
+    fitted["corpus"]["inputs"] = good["corpus"]["inputs"]
+    assert fitted == good
 
 
 def test_runs_of_a_large_file_spread_over_workers_keep_their_order(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
-from contextlib import nullcontext
+from contextlib import ExitStack, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +14,7 @@ from efc_tui.cli._app import app
 from efc_tui.cli._common import (
     LABELS_HELP,
     THRESHOLD_HELP,
+    _names,
     collect_paths,
     fail,
     iter_runs,
@@ -24,6 +25,7 @@ from efc_tui.cli._common import (
     stdout_console,
     warn,
 )
+from efc_tui.cli._dask import DASK_HELP, SCHEDULER_HELP, WORKERS_HELP, dask_setting
 from efc_tui.errors import EfcError, InputError
 from efc_tui.io import write_atomic
 from efc_tui.text import sanitize_label
@@ -292,6 +294,9 @@ def fit(
     labels: Path | None = typer.Option(None, "--labels", help=LABELS_HELP),
     success_threshold: float = typer.Option(1.0, "--success-threshold", help=THRESHOLD_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or warnings on stderr."),
+    dask: bool = typer.Option(False, "--dask", help=DASK_HELP + " The bootstrap's resamples are fitted there too."),
+    scheduler: str | None = typer.Option(None, "--scheduler", metavar="ADDRESS", help=SCHEDULER_HELP),
+    dask_workers: int | None = typer.Option(None, "--dask-workers", min=1, help=WORKERS_HELP),
 ) -> None:
     """Fit failure rate against each predictor, E(z) = E_inf + A·z^(−α), over groups of runs.
 
@@ -303,11 +308,12 @@ def fit(
     """
     from rich.text import Text
 
+    from efc_tui.cluster.work import Job, score_item
     from efc_tui.fitting.corpus import DEFAULT_GROUP_BY, fit_corpus, split_names
     from efc_tui.fitting.fitfile import dumps_fit, fit_document
     from efc_tui.fitting.svg import render_svg
-    from efc_tui.fitting.table import RunTable, run_row, source_label
-    from efc_tui.scoring import load_estimator, score_run
+    from efc_tui.fitting.table import RunTable
+    from efc_tui.scoring import load_estimator
 
     if evaluate is not None:
         extra = [flag for flag, given in (("--plot", plot is not None), ("--holdout", bool(holdout)),
@@ -336,7 +342,13 @@ def fit(
             ff = load_fit(evaluate)
         except EfcError as exc:
             fail(exc)
-    files = collect_paths(paths)
+    on_dask = dask_setting(dask, scheduler, dask_workers, paths)
+    files = collect_paths(paths) if on_dask is None else None
+    planned = None
+    if on_dask is not None:  # bad paths exit 2 before any cluster starts
+        from efc_tui.cli._dask import plan_sources
+
+        planned = plan_sources(paths)
     try:
         est = load_estimator(estimator)
     except EfcError as exc:
@@ -344,36 +356,59 @@ def fit(
     names = split_names(predictor) or None
     axes = split_names(group_by) or list(DEFAULT_GROUP_BY)
 
-    progress = progress_bar("scoring", progress_enabled(quiet, len(files)))
     rows: list[dict[str, Any]] = []
     roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]
-    with progress if progress is not None else nullcontext():
-        task = progress.add_task("score", total=len(files)) if progress is not None else None
-        seen: set[str] = set()
-        for run in iter_runs(files, fmt, lenient, quiet=quiet, outcomes=outcomes):
-            # the ledger (and its events) is dropped here
-            rows.append(run_row(score_run(run, est), source_label(run.source_format, run.source_path, roots)))
-            if progress is not None and task is not None and (run.source_path or "") not in seen:
-                seen.add(run.source_path or "")
-                progress.update(task, completed=len(seen))
-    if not rows:
-        fail("no runs in " + ", ".join(paths))
-    if ff is not None:
-        _evaluate(ff, RunTable.from_rows(rows), est, list(paths), output, json_out, quiet)
-        return
-    assert output is not None
-    try:
-        result = fit_corpus(
-            RunTable.from_rows(rows), predictors=names, group_by=axes, bootstrap=bootstrap, seed=seed,
-            holdout=split_names(holdout), primary=primary, sas_reference=sas_reference,
-        )
-    except EfcError as exc:
-        fail(exc)
+    job = Job("fit", est, fmt, lenient, outcomes, roots=tuple(str(r) for r in roots))
+    reading = None
+    with ExitStack() as stack:  # a local Dask cluster is shut down on leaving, whatever happens
+        boot_map = None
+        if on_dask is not None and planned is not None:  # the same rows, scored on Dask
+            from efc_tui.cli._dask import DaskReading, cluster
+            from efc_tui.cluster.client import bootstrap_map
+
+            client = stack.enter_context(cluster(on_dask, quiet))
+            reading = DaskReading(client, paths, planned, job, quiet=quiet)
+            rows = [item.row for item in reading.items()]
+            boot_map = bootstrap_map(client)  # and the bootstrap's resamples fitted there
+        else:
+            assert files is not None
+            progress = progress_bar("scoring", progress_enabled(quiet, len(files)))
+            with progress if progress is not None else nullcontext():
+                task = progress.add_task("score", total=len(files)) if progress is not None else None
+                seen: set[str] = set()
+                for run in iter_runs(files, fmt, lenient, quiet=quiet, outcomes=outcomes):
+                    rows.append(score_item(run, job).row)  # the ledger (and its events) is dropped here
+                    if progress is not None and task is not None and (run.source_path or "") not in seen:
+                        seen.add(run.source_path or "")
+                        progress.update(task, completed=len(seen))
+        if not rows:
+            fail("no runs in " + ", ".join(paths))
+        if ff is not None:
+            _evaluate(ff, RunTable.from_rows(rows), est, list(paths), output, json_out, quiet)
+            if reading is not None:
+                reading.finish()
+            return
+        assert output is not None
+        try:
+            result = fit_corpus(
+                RunTable.from_rows(rows), predictors=names, group_by=axes, bootstrap=bootstrap, seed=seed,
+                holdout=split_names(holdout), primary=primary, sas_reference=sas_reference,
+                bootstrap_map=boot_map,
+            )
+        except EfcError as exc:
+            fail(exc)
+        except Exception as exc:
+            if boot_map is None:
+                raise
+            fail(f"Dask: the bootstrap failed on the cluster ({type(exc).__name__}: {exc})")
     if not any(f.ok for f in result.fits):
         first = next((f for f in result.fits if f.reason), None)
         fail("no predictor could be fitted" + (f": {first.reason}" if first else ""))
     doc = fit_document(result, inputs=list(paths),
                        estimator={"source": est.source, "sha256": est.sha256, "provisional": est.provisional})
+    if reading is not None and reading.failed:  # --dask: the fit of every source that could be read
+        doc["notes"].append(f"{len(reading.failed)} source(s) could not be read and are not in this fit: "
+                            f"{_names(reading.failed)}")
 
     out = stdout_console()
     out.print(comparison_table(doc, out.width))
@@ -409,6 +444,8 @@ def fit(
         fail(exc if isinstance(exc, EfcError) else InputError(str(exc), output))
     if not quiet:
         note(f"wrote {output}" + (f" and {plot}" if plot is not None else ""))
+    if reading is not None:
+        reading.finish()  # exit 2 when a source could not be read
 
 
 def evaluation_table(doc: dict[str, Any], width: int | None = None) -> Table:

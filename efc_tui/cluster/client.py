@@ -23,9 +23,11 @@ from typing import TYPE_CHECKING
 from efc_tui.errors import InputError, UsageError
 
 if TYPE_CHECKING:
+    import numpy as np
     from distributed import Client
 
     from efc_tui.cluster.work import Job, Source, SourceResult
+    from efc_tui.fitting.corpus import BootstrapMap, Resampler
 
 INSTALL_HINT = "pip install 'efc-tui[dask]'"
 #: seconds to wait for a remote scheduler before giving up
@@ -146,10 +148,30 @@ def run_sources(
     del job_future
 
 
+def bootstrap_map(client: Client) -> BootstrapMap:
+    """A ``fit_corpus(bootstrap_map=...)`` that fits the bootstrap's pieces of resamples on
+    the cluster: the resampler (the fitted groups' sums, SAS inputs) travels to each worker
+    once, each piece of counts is one task, the results come back in order. The draws are
+    made here, as locally, so the intervals are the local path's."""
+
+    def run(
+        fn: Callable[[np.ndarray, Resampler], dict[str, dict[str, np.ndarray]]],
+        resampler: Resampler,
+        pieces: Iterator[np.ndarray],
+    ) -> list[dict[str, dict[str, np.ndarray]]]:
+        shared = client.scatter(resampler, broadcast=True, hash=False)
+        futures = [client.submit(fn, piece, shared, pure=False) for piece in pieces]
+        results: list[dict[str, dict[str, np.ndarray]]] = client.gather(futures)
+        return results
+
+    return run
+
+
 __all__ = [
     "CONNECT_TIMEOUT",
     "INSTALL_HINT",
     "SPREAD_BELOW",
+    "bootstrap_map",
     "connect",
     "describe",
     "local_workers",

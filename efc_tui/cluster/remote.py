@@ -31,7 +31,7 @@ import re
 import shutil
 import tempfile
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -69,6 +69,9 @@ class Remote:
     fetch: tuple[tuple[str, int], ...]
     #: sidecars kept in the worker's mirror until the command ends: (relative path, size)
     sidecars: tuple[tuple[str, int], ...] = ()
+    #: the root is a folder the user named (a run's fit ``source`` label is then the
+    #: first folder below it, as for a local folder)
+    folder: bool = False
 
 
 def _filesystem(url: str) -> tuple[Any, str]:
@@ -205,6 +208,7 @@ def _source(
     fetch: list[str],
     sidecars: list[str],
     named: bool,
+    folder: bool = False,
 ) -> Source:
     from efc_tui.cluster.work import Source
 
@@ -213,7 +217,7 @@ def _source(
 
     root_url = fs.unstrip_protocol(root)
     keep = [s for s in sidecars if files[s] <= MAX_SIDECAR_BYTES and s not in fetch]
-    remote = Remote(fs, root, root_url, kind, rel, sized(fetch), sized(keep))
+    remote = Remote(fs, root, root_url, kind, rel, sized(fetch), sized(keep), folder)
     return Source(index, posixpath.join(root_url, rel) if rel else root_url, named, remote)
 
 
@@ -277,7 +281,7 @@ def _plan_folder(fs: Any, root: str, files: dict[str, int], start: int) -> list[
         planned.append(("file", rel, [rel], near))
     planned.sort(key=lambda p: _walk_key(p[1], p[0] == "trial"))
     return [
-        _source(fs, root, files, start + i, kind, rel, fetch, near, False)
+        _source(fs, root, files, start + i, kind, rel, fetch, near, False, folder=True)
         for i, (kind, rel, fetch, near) in enumerate(planned)
     ]
 
@@ -345,6 +349,8 @@ def read_remote(source: Source, job: Job, res: SourceResult) -> list[ScoredItem]
                 ) from None
 
     target = base / remote.rel if remote.rel else base
+    # a run's fit source label: the first folder below the URL's folder, as for a local one
+    job = replace(job, roots=(local_root,) if remote.folder else ())
     try:
         fetch(remote.sidecars)
         fetch(remote.fetch)

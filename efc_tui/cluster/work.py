@@ -52,6 +52,8 @@ class Job:
     documents: bool = False
     #: score --adapter / --max-waste: return each run's adapter summary
     summaries: bool = False
+    #: fit: the input folders, for each run's ``source`` label (fitting.table.source_label)
+    roots: tuple[str, ...] = ()
     #: runs per batch spilled to other workers (0: never spill)
     batch: int = DEFAULT_BATCH
     #: names this command's mirror of URL sources on each worker (efc_tui.cluster.remote)
@@ -111,10 +113,12 @@ def score_item(run: Run, job: Job) -> ScoredItem:
     ledger and its events are dropped here)."""
     if job.mode == "fit":
         from efc_tui.fitting.table import run_row as table_row
+        from efc_tui.fitting.table import source_label
         from efc_tui.scoring import score_run
 
+        source = source_label(run.source_format, run.source_path, job.roots)
         return ScoredItem(
-            table_row(score_run(run, job.estimator)),
+            table_row(score_run(run, job.estimator), source),
             warnings=list(run.warnings),
             source_path=run.source_path,
             run_id=run.run_id,

@@ -38,9 +38,10 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -452,51 +453,55 @@ def _chunk_counts(rng: np.random.Generator, n_tasks: int, b: int) -> np.ndarray:
     return np.bincount(flat, minlength=b * n_tasks).reshape(b, n_tasks).astype(float)
 
 
-def _bootstrap(
-    fits: list[PredictorFit], s: np.ndarray, tasks: np.ndarray, n_tasks: int,
-    sas_inputs: SasInputs | None, n_boot: int, seed: int, workers: int,
-) -> None:
-    from scipy import sparse
+#: runs bootstrap resamples elsewhere (``efc-tui fit --dask``: on Dask workers). Called as
+#: ``bootstrap_map(function, resampler, pieces)``; returns ``function(piece, resampler)`` for
+#: every piece, in order. Pieces are (resamples × tasks) multiplicity counts (int32).
+BootstrapMap = Callable[
+    [Callable[[np.ndarray, "Resampler"], dict[str, dict[str, np.ndarray]]], "Resampler",
+     Iterator[np.ndarray]],
+    Iterable[dict[str, dict[str, np.ndarray]]],
+]
+#: resamples per piece sent to a bootstrap_map (a multiple of the SAS slice)
+PIECE_RESAMPLES = 125
 
-    curve_fits = [f for f in fits if f.ok and f.law is not None and f.coord is not None]
-    sas_fit = next((f for f in fits if f.ok and f.sas is not None), None)
-    if not curve_fits and sas_fit is None:
-        return
-    # one sparse (tasks × Σ 4·G_p) matrix: per predictor, run counts, failures, Σ num, Σ den
-    blocks = []
-    offsets = []
-    col = 0
-    for f in curve_fits:
-        c = f.coord
-        assert c is not None
-        G = c.n_groups
-        for vals in (np.ones(len(s)), 1.0 - s, c.num, c.den):
-            blocks.append(sparse.csr_matrix((vals, (tasks, c.codes)), shape=(n_tasks, G)))
-        offsets.append(col)
-        col += 4 * G
-    M = sparse.hstack(blocks, format="csr") if blocks else None
-    results: dict[str, dict[str, list[np.ndarray]]] = {
-        f.name: {k: [] for k in (*_PARAMS, "r2", "mae")} for f in [*curve_fits, *([sas_fit] if sas_fit else [])]
-    }
-    rng = np.random.default_rng(seed)
-    # resamples per batch: bounded so the (batch × tasks) counts stay small; SAS works on
-    # (batch × runs) weights, in smaller slices that stay in cache
-    chunk = max(1, min(n_boot, 4_000_000 // max(n_tasks, 1), 500))
-    sas_slice = max(1, min(chunk, 300_000 // max(len(tasks), 1)))
 
-    def curve_job(k: int, f: PredictorFit, S: np.ndarray) -> None:
-        assert f.coord is not None and f.median is not None and f.z_floor is not None
-        G = f.coord.n_groups
-        o = offsets[k]
+@dataclass(frozen=True)
+class _CurveSpec:
+    name: str
+    offset: int
+    n_groups: int
+    fitted: np.ndarray
+    median: float
+    z_floor: float
+
+
+@dataclass(frozen=True)
+class Resampler:
+    """Everything a batch of bootstrap resamples needs, and nothing of the run table: it
+    pickles, so batches can be fitted in another process (a Dask worker) with the same
+    functions, giving the same numbers."""
+
+    M: Any  # sparse (tasks × Σ 4·G_p): per curve, run counts, failures, Σ num, Σ den
+    curves: tuple[_CurveSpec, ...]
+    sas_name: str | None
+    sas_model: SasModel | None
+    sas_inputs: SasInputs | None
+    tasks: np.ndarray
+    sas_slice: int
+
+    def curve(self, k: int, S: np.ndarray) -> dict[str, np.ndarray]:
+        """E_inf, A, α, R², MAE of curve k refitted on each resample (NaN: no curve)."""
+        spec = self.curves[k]
+        G, o = spec.n_groups, spec.offset
         n = S[:, o:o + G]
         fail = S[:, o + G:o + 2 * G]
         num = S[:, o + 2 * G:o + 3 * G]
         den = S[:, o + 3 * G:o + 4 * G]
         use = np.zeros(G, dtype=bool)
-        use[f.fitted] = True
+        use[spec.fitted] = True
         with np.errstate(invalid="ignore", divide="ignore"):
             e = fail / n
-            zn = np.maximum(num / den, f.z_floor) / f.median
+            zn = np.maximum(num / den, spec.z_floor) / spec.median
         w = ((n > 0) & (den > 0) & use).astype(float)
         e_inf, a, alpha, _ = fit_batch(zn, e, w)
         with np.errstate(over="ignore"):
@@ -509,40 +514,110 @@ def _bootstrap(
         with np.errstate(invalid="ignore"):
             spread = np.nanmax(zr, axis=1) - np.nanmin(zr, axis=1)
         bad = (npts < MIN_GROUPS) | ~(spread > 1e-12)
-        out = results[f.name]
-        for key, arr in (("E_inf", e_inf), ("A", a), ("alpha", alpha), ("r2", r2), ("mae", mae)):
-            out[key].append(np.where(bad, np.nan, arr))
+        return {key: np.where(bad, np.nan, arr)
+                for key, arr in (("E_inf", e_inf), ("A", a), ("alpha", alpha), ("r2", r2), ("mae", mae))}
 
-    def sas_job(C: np.ndarray) -> None:
-        assert sas_fit is not None and sas_fit.sas is not None and sas_inputs is not None
+    def sas(self, C: np.ndarray) -> dict[str, np.ndarray]:
+        """R² and MAE of SAS refitted on each resample, in slices of ``sas_slice``."""
+        assert self.sas_model is not None and self.sas_inputs is not None
         r2s, maes = [], []
-        for i in range(0, len(C), sas_slice):
-            W = C[i:i + sas_slice, tasks]
-            X, fail, wsum = sas_inputs.cells_batch(W, W)
+        for i in range(0, len(C), self.sas_slice):
+            W = C[i:i + self.sas_slice, self.tasks]
+            X, fail, wsum = self.sas_inputs.cells_batch(W, W)
             w = (wsum > 0).astype(float)
-            pred = refit_batch(sas_fit.sas, X, fail, w)
+            pred = refit_batch(self.sas_model, X, fail, w)
             r2, mae = r2_mae_batch(np.nan_to_num(fail), pred, w)
             bad = w.sum(axis=1) < MIN_GROUPS
             r2s.append(np.where(bad, np.nan, r2))
             maes.append(np.where(bad, np.nan, mae))
-        out = results[sas_fit.name]
-        out["r2"].append(np.concatenate(r2s))
-        out["mae"].append(np.concatenate(maes))
+        return {"r2": np.concatenate(r2s), "mae": np.concatenate(maes)}
 
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+    def sums(self, C: np.ndarray) -> np.ndarray | None:
+        """(b, Σ 4·G_p): every curve's per-group sums under each resample's multiplicities."""
+        return None if self.M is None else np.asarray(self.M.T @ C.T).T
+
+    def piece(self, C: np.ndarray) -> dict[str, dict[str, np.ndarray]]:
+        """Every predictor refitted on these resamples (one piece of a bootstrap_map)."""
+        out: dict[str, dict[str, np.ndarray]] = {}
+        S = self.sums(C)
+        if S is not None:
+            for k, spec in enumerate(self.curves):
+                out[spec.name] = self.curve(k, S)
+        if self.sas_name is not None:
+            out[self.sas_name] = self.sas(C)
+        return out
+
+
+def resample_piece(counts: np.ndarray, resampler: Resampler) -> dict[str, dict[str, np.ndarray]]:
+    """A bootstrap_map's function: the resamples of one piece of counts, refitted."""
+    return resampler.piece(counts.astype(float))
+
+
+def _bootstrap(
+    fits: list[PredictorFit], s: np.ndarray, tasks: np.ndarray, n_tasks: int,
+    sas_inputs: SasInputs | None, n_boot: int, seed: int, workers: int,
+    bootstrap_map: BootstrapMap | None = None,
+) -> None:
+    from scipy import sparse
+
+    curve_fits = [f for f in fits if f.ok and f.law is not None and f.coord is not None]
+    sas_fit = next((f for f in fits if f.ok and f.sas is not None), None)
+    if not curve_fits and sas_fit is None:
+        return
+    # one sparse (tasks × Σ 4·G_p) matrix: per predictor, run counts, failures, Σ num, Σ den
+    blocks = []
+    specs = []
+    col = 0
+    for f in curve_fits:
+        c = f.coord
+        assert c is not None and f.median is not None and f.z_floor is not None
+        G = c.n_groups
+        for vals in (np.ones(len(s)), 1.0 - s, c.num, c.den):
+            blocks.append(sparse.csr_matrix((vals, (tasks, c.codes)), shape=(n_tasks, G)))
+        specs.append(_CurveSpec(f.name, col, G, np.asarray(f.fitted, dtype=np.int64), f.median, f.z_floor))
+        col += 4 * G
+    # resamples per batch: bounded so the (batch × tasks) counts stay small; SAS works on
+    # (batch × runs) weights, in smaller slices that stay in cache
+    chunk = max(1, min(n_boot, 4_000_000 // max(n_tasks, 1), 500))
+    sas_slice = max(1, min(chunk, 300_000 // max(len(tasks), 1)))
+    rs = Resampler(
+        sparse.hstack(blocks, format="csr") if blocks else None, tuple(specs),
+        sas_fit.name if sas_fit is not None else None, sas_fit.sas if sas_fit is not None else None,
+        sas_inputs if sas_fit is not None else None, tasks, sas_slice,
+    )
+    results: dict[str, dict[str, list[np.ndarray]]] = {
+        f.name: {k: [] for k in (*_PARAMS, "r2", "mae")} for f in [*curve_fits, *([sas_fit] if sas_fit else [])]
+    }
+    rng = np.random.default_rng(seed)
+
+    def chunks() -> Iterator[np.ndarray]:
         done = 0
         while done < n_boot:
             b = min(chunk, n_boot - done)
-            C = _chunk_counts(rng, n_tasks, b)
-            jobs = []
-            if M is not None:
-                S = np.asarray(M.T @ C.T).T  # (b, Σ 4·G_p)
-                jobs = [pool.submit(curve_job, k, f, S) for k, f in enumerate(curve_fits)]
-            if sas_fit is not None:
-                jobs.append(pool.submit(sas_job, C))
-            for j in jobs:
-                j.result()
+            yield _chunk_counts(rng, n_tasks, b)
             done += b
+
+    if bootstrap_map is not None:
+        # the same draws, cut into pieces on SAS slice boundaries: every resample's numbers
+        # are computed by the same functions on the same counts
+        step = sas_slice * max(1, PIECE_RESAMPLES // sas_slice)
+        pieces = (C[i:i + step].astype(np.int32) for C in chunks() for i in range(0, len(C), step))
+        for part in bootstrap_map(resample_piece, rs, pieces):
+            for name, figures in part.items():
+                for key, arr in figures.items():
+                    results[name][key].append(arr)
+    else:
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            for C in chunks():
+                S = rs.sums(C)
+                jobs = [pool.submit(rs.curve, k, S) for k in range(len(specs))] if S is not None else []
+                names = [spec.name for spec in specs]
+                if rs.sas_name is not None:
+                    jobs.append(pool.submit(rs.sas, C))
+                    names.append(rs.sas_name)
+                for name, job in zip(names, jobs, strict=True):
+                    for key, arr in job.result().items():
+                        results[name][key].append(arr)
     for f in [*curve_fits, *([sas_fit] if sas_fit else [])]:
         res = results[f.name]
         intervals: dict[str, Interval] = {}
@@ -854,15 +929,17 @@ def fit_corpus(
     sas_reference: str | None = None,
     workers: int | None = None,
     cv_folds: int = CV_FOLDS,
+    bootstrap_map: BootstrapMap | None = None,
 ) -> CorpusFit:
     """Fit every predictor on a run table and compare them (SPEC §5).
 
     ``primary``: None or ``"auto"`` chooses it by held-out performance; a name forces it.
     ``cv_folds``: folds of the task-level cross-validation (0 turns it off; the CLI always
-    runs it). Raises InputError for unusable input (no runs, no success labels, unknown
-    names, no run on which the compared predictors all have a value); a predictor that
-    cannot be fitted is returned with status "degenerate" or "unavailable" and a reason,
-    never as NaN.
+    runs it). ``bootstrap_map``: fits the bootstrap's resamples elsewhere, in pieces (``fit
+    --dask``: on Dask workers; the numbers are the same); default: threads here. Raises
+    InputError for unusable input (no runs, no success labels, unknown names, no run on
+    which the compared predictors all have a value); a predictor that cannot be fitted is
+    returned with status "degenerate" or "unavailable" and a reason, never as NaN.
     """
     require_outcomes(table)
     group_by = check_axes(group_by)
@@ -958,7 +1035,7 @@ def fit_corpus(
         fits.append(_fit_curve(p, coord, s, tasks))
     workers = workers or min(4, os.cpu_count() or 1)
     if bootstrap > 0:
-        _bootstrap(fits, s, tasks, len(task_names), sas_inputs, bootstrap, seed, workers)
+        _bootstrap(fits, s, tasks, len(task_names), sas_inputs, bootstrap, seed, workers, bootstrap_map)
 
     plans: list[tuple[str, tuple[str, ...], Plan]] = []
     for h in holdout:
@@ -1001,7 +1078,8 @@ def split_names(values: Sequence[str]) -> list[str]:
 
 
 __all__ = [
-    "CV_FOLDS", "DEFAULT_GROUP_BY", "HOLDOUT_PRESETS", "MIN_GROUPS", "TASKS", "Coord", "CorpusFit", "Grouping",
-    "Holdout", "PredictorFit", "Split", "describe", "fit_corpus", "floor_of", "group_points", "holdout_splits",
-    "make_grouping", "parse_holdout", "quantile_bins", "split_names", "task_folds",
+    "CV_FOLDS", "DEFAULT_GROUP_BY", "HOLDOUT_PRESETS", "MIN_GROUPS", "PIECE_RESAMPLES", "TASKS", "BootstrapMap",
+    "Coord", "CorpusFit", "Grouping", "Holdout", "PredictorFit", "Resampler", "Split", "describe", "fit_corpus",
+    "floor_of", "group_points", "holdout_splits", "make_grouping", "parse_holdout", "quantile_bins",
+    "resample_piece", "split_names", "task_folds",
 ]
