@@ -203,3 +203,18 @@ def test_write_atomic_keeps_ordinary_permissions(tmp_path: Path) -> None:
         assert p.stat().st_mode & 0o777 == 0o600 and p.read_bytes() == b"[]"
     finally:
         os.umask(umask)
+
+
+def test_shell_completion() -> None:
+    """`--show-completion` prints a script; the completion protocol completes commands and
+    options (what `--install-completion` wires into the shell)."""
+    r = invoke("--show-completion", "bash")
+    assert r.exit_code == 0 and "_efc_tui_completion" in r.stdout
+    env = {**os.environ, "_EFC_TUI_COMPLETE": "complete_bash", "COMP_WORDS": "efc-tui score --ad",
+           "COMP_CWORD": "2"}
+    script = Path(sys.executable).parent / "efc-tui"  # the console script the shell calls
+    if not script.exists():
+        pytest.skip("the efc-tui console script is not installed beside this python")
+    out = subprocess.run([str(script)], env=env, capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["--adapter", "--adapter-sweep"]
