@@ -57,10 +57,10 @@ class Exported(Message):
 
 @dataclass
 class PickerRow(Message):
-    """One scored run for the picker."""
+    """Scored runs for the picker (a batch), and how many files are done."""
 
     bubble: ClassVar[bool] = False
-    row: dict[str, Any]
+    rows: list[dict[str, Any]]
     done: int
     total_files: int
 
