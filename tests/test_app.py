@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from rich.style import Style
 from textual.strip import Strip
+from textual.widgets import Input
 from typer.testing import CliRunner
 
 from efc_tui import api
@@ -227,6 +228,10 @@ async def test_export_writes_the_libraries_ledger(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("e")
+        box = app.screen.query_one("#export-path", Input)
+        assert box.value == str(tmp_path / "median-fix.ledger.json")  # proposed, not written
+        assert not (tmp_path / "median-fix.ledger.json").exists()
+        await pilot.press("enter")
         await settle(pilot)
         s = replay(app)
         assert s.last_export == tmp_path / "median-fix.ledger.json"
@@ -244,15 +249,21 @@ async def test_export_from_the_command_palette(tmp_path: Path) -> None:
     app = make_app(SMALL, export_dir=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        titles = [c.title for c in app.get_system_commands(app.screen)]
+        commands = list(app.get_system_commands(app.screen))
+        titles = [c.title for c in commands]
         for wanted in ("Next", "Prev", "First event", "Last event", "Play", "Faster", "Slower",
-                       "Decision", "Previous decision", "Search", "Filter", "Export",
-                       "Predictor", "Full text", "Keys"):
+                       "Next decision", "Previous decision", "Search", "Filter", "Export",
+                       "Predictor", "Full observation", "Full action", "Copy observation",
+                       "Copy action", "Next pane", "Keys", "Quit"):
             assert wanted in titles, wanted
+        # once each, in words: no internal action names, no duplicates
+        assert len(titles) == len(set(titles)), titles
+        assert not [c.help for c in commands if "screen." in c.help or "app." in c.help]
         await pilot.press("ctrl+p")
         await pilot.press(*"Export", "enter")
         await settle(pilot)
         await pilot.pause()
+        await pilot.press("enter")  # the proposed path
         await settle(pilot)
     assert (tmp_path / "median-fix.ledger.json").is_file()
 
@@ -602,6 +613,6 @@ async def test_the_shared_hostile_event_goes_through_the_app(tmp_path: Path) -> 
         await pilot.press("j")
         obs = s.query_one("#detail-observation")
         assert "… 1,980,000 more characters" in _render(obs)
-        await pilot.press("e")
+        await pilot.press("e", "enter")  # the proposed path
         await settle(pilot)
         assert app.is_running and s.last_export is not None and s.last_export.is_file()

@@ -74,3 +74,10 @@ def test_picker(snap_compare: SnapCompare) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(120, 24), run_before=run_before)
+
+
+def test_replay_screen_at_80x24(snap_compare: SnapCompare) -> None:
+    """The smallest common terminal: the run line, the figures line, ledger rows, the event
+    and the footer with / ? q all fit."""
+    app = EfcApp([APP / "small.jsonl"], fit=load_fit_view(APP / "fit.json"), estimator=EST, select=4)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=settle)

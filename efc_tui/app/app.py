@@ -24,7 +24,7 @@ from efc_tui.adapter import ScoredRun
 from efc_tui.app.fitview import FitView, load_fit_view
 from efc_tui.app.loading import RunLoader
 from efc_tui.app.messages import LoadFailed, OpenPicker, OpenRun, ScreenReady
-from efc_tui.app.screens.help import HelpScreen, key_rows
+from efc_tui.app.screens.help import HelpScreen, key_name, key_rows, screen_title
 from efc_tui.app.screens.picker import PickerScreen
 from efc_tui.app.screens.replay import ReplayScreen
 from efc_tui.model import Run
@@ -69,7 +69,8 @@ class EfcApp(App[int]):
         self.fit_view = fit if fit is not None else load_fit_view(None)
         self.follow = follow
         self.select = select
-        self.export_dir = export_dir or Path.cwd()
+        #: where ``e`` proposes to write ledgers (None: beside each trace)
+        self.export_dir = export_dir
         self.use_picker = (
             picker if picker is not None
             else len(self.paths) != 1 or any(Path(p).is_dir() for p in paths)
@@ -134,29 +135,37 @@ class EfcApp(App[int]):
     # -- help and command palette ------------------------------------------------------------
 
     def action_help(self) -> None:
-        if isinstance(self.screen, HelpScreen):
+        screen = self.screen
+        if isinstance(screen, HelpScreen):
             return
-        self.push_screen(HelpScreen(key_rows(self.screen), f"Keys: {type(self.screen).__name__}"))
+        glossary = None
+        if isinstance(screen, ReplayScreen):
+            from efc_tui.app.glossary import glossary as ledger_glossary
+
+            glossary = ledger_glossary()
+        self.push_screen(HelpScreen(key_rows(screen), screen_title(screen), glossary))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        """Every key binding of the current screen as a command (STYLE.md: the palette is
-        built from BINDINGS), then Textual's own commands."""
-        seen: set[tuple[int, str]] = set()
+        """Every described key binding of the current screen as a command, once, by its
+        name and with its keys (STYLE.md: the palette is built from BINDINGS); then
+        Textual's own commands that are not already there (theme, screenshot, ...)."""
+        actions: dict[str, tuple[str, object, list[str]]] = {}
+        words: dict[str, str] = {}
         for key, active in screen.active_bindings.items():
             b = active.binding
-            ident = (id(active.node), b.action)
-            if not b.description or ident in seen or b.action in ("quit", "command_palette"):
+            if not b.description or b.system or b.action in ("quit", "command_palette"):
                 continue
-            seen.add(ident)
-            keys = [k for k, a in screen.active_bindings.items()
-                    if a.binding.action == b.action and a.node is active.node]
-            yield SystemCommand(
-                b.description,
-                f"{b.tooltip or b.action}  (key: {', '.join(keys) or key})",
-                partial(self._run_bound, b.action, active.node),
-            )
-        yield from super().get_system_commands(screen)
+            entry = actions.setdefault(b.description, (b.action, active.node, []))
+            if key_name(key) not in entry[2]:
+                entry[2].append(key_name(key))
+            if b.tooltip:
+                words.setdefault(b.description, b.tooltip)
+        for title, (action, node, keys) in actions.items():
+            yield SystemCommand(title, f"{words.get(title, title)}  (key: {' '.join(keys)})",
+                                partial(self._run_bound, action, node))
+        for command in super().get_system_commands(screen):
+            if command.title not in actions:
+                yield command
 
     async def _run_bound(self, action: str, node: object) -> None:
         await self.run_action(action, node)  # type: ignore[arg-type]
-

@@ -45,7 +45,8 @@ class ScoreReady(Message):
 class SearchDone(Message):
     bubble: ClassVar[bool] = False
     query: str
-    event: int | None
+    #: every matching event, in order (the screen goes to the next after the selection)
+    matches: list[int]
 
 
 @dataclass

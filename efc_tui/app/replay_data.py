@@ -10,7 +10,7 @@ after that show as pending).
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,7 +18,7 @@ import numpy as np
 
 from efc_tui.adapter import AdapterSummary, Decision, ScoredRun
 from efc_tui.model import Event, EventKind, Run, Status
-from efc_tui.scoring import Ledger
+from efc_tui.scoring import Ledger, RunFigures
 from efc_tui.scoring.columns import LEDGER_COLUMNS
 
 KINDS: tuple[str, ...] = tuple(k.value for k in EventKind)
@@ -54,6 +54,17 @@ def decision_reasons(decision: Decision) -> list[str]:
     return out
 
 
+def next_match(matches: list[int], after: int, forward: bool = True) -> int | None:
+    """The match after (or before) event ``after`` in sorted ``matches``, wrapping round."""
+    if not matches:
+        return None
+    if forward:
+        j = bisect_right(matches, after)
+        return matches[j] if j < len(matches) else matches[0]
+    j = bisect_left(matches, after) - 1
+    return matches[j] if j >= 0 else matches[-1]
+
+
 class ReplayData:
     """Events of one run, the ledger scoring them, and the row view (filter) over them."""
 
@@ -64,6 +75,7 @@ class ReplayData:
         self.scored: ScoredRun | None = None
         #: events covered by ``ledger`` (the rest are pending a rescore)
         self.n_scored = 0
+        self._shown_scored = 0
         #: bumped whenever anything a row shows changes (drops cached strips)
         self.version = 0
         self._kind: list[int] = [_KIND_CODE[e.kind] for e in self.events]
@@ -71,6 +83,10 @@ class ReplayData:
         self.filter: RowFilter | None = None
         self._visible: list[int] | None = None
         self.stop: int | None = None
+        #: events whose scores changed at the last rescore, and the run figures before it
+        self.changed: set[int] = set()
+        self.figures: RunFigures | None = None
+        self.prev_figures: RunFigures | None = None
         self._notable: np.ndarray = np.zeros(0, dtype=np.int64)
         self.cols: dict[str, np.ndarray] = {}
 
@@ -110,13 +126,15 @@ class ReplayData:
     def set_scored(self, scored: ScoredRun) -> None:
         """Take a fresh scoring (it covers ``len(scored)`` events, maybe fewer than we have;
         events replaced since its snapshot was taken stay pending)."""
+        # what the rows showed before: replaced events count too (their score changed)
+        previous, previous_n = self.cols.get("nrs_efc"), self._shown_scored
         self.scored = scored
         ledger = scored.ledger
         n = min(len(ledger), len(self.events))
         scored_events = ledger.run.events
         if n and scored_events[n - 1] is not self.events[n - 1]:  # replaced meanwhile
             n = next(i for i in range(n) if scored_events[i] is not self.events[i])
-        self.n_scored = n
+        self.n_scored = self._shown_scored = n
         # every scored column of the spec, by key (arrays the ledger holds; two cumsums)
         cols: dict[str, np.ndarray] = {
             c.key: np.asarray(c.get(ledger)) for c in LEDGER_COLUMNS if c.get is not None
@@ -124,6 +142,14 @@ class ReplayData:
         }
         cols["nr_cum"] = np.cumsum(ledger.nr)
         self.cols = cols
+        # events scored before whose ÊFC_nr this scoring changed (post-hoc features look
+        # ahead: lines appended to a followed log can rescore earlier events)
+        if previous is not None:
+            k = min(previous_n, n, len(previous))
+            moved = ~np.isclose(previous[:k], ledger.nr[:k], rtol=1e-9, atol=1e-12)
+            self.changed = {int(i) for i in np.flatnonzero(moved)}
+        self.prev_figures = self.figures
+        self.figures = ledger.figures
         self.stop = scored.summary.stop_event
         notable = [
             i for i, d in enumerate(scored.decisions)
@@ -237,27 +263,30 @@ class ReplayData:
     def has_decisions(self) -> bool:
         return self.scored is not None and bool(self.scored.decisions)
 
-    def search(self, query: str, after: int, forward: bool = True, *,
-               cancelled: Callable[[], bool] | None = None) -> int | None:
-        """The next event (wrapping round) whose observation text contains ``query``
-        (case-insensitive, literal). ``cancelled`` is polled so a worker can stop early."""
+    def find_all(self, query: str, *,
+                 cancelled: Callable[[], bool] | None = None) -> list[int] | None:
+        """Every shown event whose action, tool or observation contains ``query``
+        (case-insensitive, literal; the first SEARCH_SCAN characters of each text), in
+        order. ``cancelled`` is polled so a worker can stop early (then None)."""
         if not query:
-            return None
+            return []
         pat = re.compile(re.escape(query), re.IGNORECASE)
-        n = len(self.events)
-        if n == 0:
-            return None
-        step = 1 if forward else -1
-        i = after
-        for k in range(n):
-            i = (after + step * (k + 1)) % n
-            if cancelled is not None and k % 4096 == 0 and cancelled():
+        found: list[int] = []
+        for i, e in enumerate(self.events):
+            if cancelled is not None and i % 4096 == 0 and cancelled():
                 return None
             if self._visible is not None and not self._matches(i):
                 continue
-            if pat.search(self.events[i].observation_text, 0, SEARCH_SCAN):
-                return i
-        return None
+            if (pat.search(e.action_text, 0, SEARCH_SCAN) or (e.tool and pat.search(e.tool))
+                    or pat.search(e.observation_text, 0, SEARCH_SCAN)):
+                found.append(i)
+        return found
+
+    def search(self, query: str, after: int, forward: bool = True, *,
+               cancelled: Callable[[], bool] | None = None) -> int | None:
+        """The next matching event after ``after`` (wrapping round); see ``find_all``."""
+        found = self.find_all(query, cancelled=cancelled)
+        return next_match(found or [], after, forward)
 
     # -- run-level ---------------------------------------------------------------------------
 

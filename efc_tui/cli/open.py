@@ -29,11 +29,11 @@ def open_(
     paths: list[str] = typer.Argument(..., help="A trace file (replay), or several files / a folder (run picker)."),
     fmt: str | None = typer.Option(None, "--format", "-f", help="Force a reader (see `efc-tui formats`)."),
     fit: Path | None = typer.Option(None, "--fit", help="Fit file from `efc-tui fit` (default: the package's fit)."),
-    follow: bool = typer.Option(False, "--follow", help="Tail a native log still being written: new events appear and are scored as they land."),
+    follow: bool = typer.Option(False, "--follow", help="Follow a log still being written (efc-trace/1, Claude Code or Codex JSONL): new events appear and are scored as they land; events whose scores change are marked ~."),
     screenshot: Path | None = typer.Option(None, "--screenshot", help="Render headless to this SVG file and exit (for docs and CI)."),
     select: int | None = typer.Option(None, "--select", min=0, help="Select event N at start (with --screenshot: the event shown)."),
     size: str = typer.Option("120x40", "--size", help="Terminal size for --screenshot, WIDTHxHEIGHT."),
-    export_dir: Path | None = typer.Option(None, "--export-dir", help="Where `e` writes <run_id>.ledger.json (default: the current folder)."),
+    export_dir: Path | None = typer.Option(None, "--export-dir", help="Where `e` proposes to write <run_id>.ledger.json (default: the folder of the trace; `e` asks before writing and says where)."),
     estimator: str | None = typer.Option(None, help="Estimator file from `efc-tui calibrate` (default: the package's)."),
     lenient: bool = typer.Option(False, help="Skip and count malformed lines instead of failing."),
     labels: Path | None = typer.Option(None, "--labels", help=LABELS_HELP),
@@ -44,7 +44,7 @@ def open_(
     and its prefix sit on the fitted scaling curve. Several files or a folder open a run
     picker. Keys: ? in the app; ctrl+p for every action by name."""
     from efc_tui.app.fitview import load_fit_view
-    from efc_tui.app.tail import can_tail
+    from efc_tui.app.loading import follow_problem
     from efc_tui.parsers import detect, get_reader
     from efc_tui.scoring import load_estimator
 
@@ -54,8 +54,9 @@ def open_(
     if follow:
         if not single:
             fail("--follow tails one file, not several or a folder")
-        if fmt not in (None, "native") or not can_tail(files[0]):
-            fail(f"{files[0]}: --follow reads uncompressed efc-trace/1 JSONL only")
+        problem = follow_problem(files[0], fmt)
+        if problem is not None:
+            fail(problem)
     if export_dir is not None and not export_dir.is_dir():
         fail(f"--export-dir {export_dir}: no such folder")
     if screenshot is not None and not screenshot.parent.is_dir() and str(screenshot.parent):

@@ -1,4 +1,11 @@
-"""``?``: every key of the screen it was opened from, with what it does."""
+"""``?``: every key of the screen it was opened from, in words, and (replay) a glossary of
+the ledger's symbols.
+
+Keys are read from the active bindings (the focused widget's, the screen's, the app's),
+so a new binding shows here without more code. Two bindings with the same description
+are one entry with both keys ("j ↓  Next event"); bindings without a description are
+Textual's plumbing and are left out.
+"""
 
 from __future__ import annotations
 
@@ -9,38 +16,43 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-
-def key_rows(screen: object) -> list[tuple[str, str]]:
-    """(keys, description) for every binding active on ``screen`` (focused widget, screen
-    and app), merged by action, in binding order."""
-    bindings = getattr(screen, "active_bindings", {})
-    seen: dict[tuple[int, str], tuple[list[str], str]] = {}
-    for key, active in bindings.items():
-        b = active.binding
-        if not b.description:
-            continue
-        ident = (id(active.node), b.action)
-        shown = _key_name(key)
-        if ident in seen:
-            if shown not in seen[ident][0]:
-                seen[ident][0].append(shown)
-        else:
-            seen[ident] = ([shown], b.tooltip or b.description)
-    return [(" ".join(keys), desc) for keys, desc in seen.values()]
-
-
+#: key names as a person types them
 _NAMES = {
     "space": "space", "slash": "/", "question_mark": "?", "plus": "+", "minus": "-",
     "equals_sign": "=", "underscore": "_", "escape": "esc", "ctrl+p": "ctrl+p",
     "down": "↓", "up": "↑", "left": "←", "right": "→", "pagedown": "pgdn", "pageup": "pgup",
+    "enter": "enter", "tab": "tab", "shift+tab": "shift+tab",
 }
 
 
-def _key_name(key: str) -> str:
+def key_name(key: str) -> str:
     return _NAMES.get(key, key)
+
+
+def screen_title(screen: Screen[object]) -> str:
+    """A screen's name for people (its ``TITLE``), not its class name."""
+    return screen.title or "efc-tui"
+
+
+def key_rows(screen: Screen[object]) -> list[tuple[str, str]]:
+    """(keys, what it does) for every described binding active on ``screen``, merged by
+    description, in binding order."""
+    merged: dict[str, list[str]] = {}
+    words: dict[str, str] = {}
+    for key, active in screen.active_bindings.items():
+        b = active.binding
+        if not b.description or b.system:
+            continue
+        name = key_name(key)
+        keys = merged.setdefault(b.description, [])
+        if name not in keys:
+            keys.append(name)
+        if b.tooltip:  # the words of whichever binding has them
+            words.setdefault(b.description, b.tooltip)
+    return [(" ".join(keys), words.get(desc, desc)) for desc, keys in merged.items()]
 
 
 class HelpScreen(ModalScreen[None]):
@@ -51,26 +63,39 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll {
-        width: 64; height: auto; max-height: 90%;
+        width: 76; height: auto; max-height: 90%;
         border: thick $accent; background: $surface; padding: 0 1;
     }
     """
 
-    def __init__(self, rows: list[tuple[str, str]], title: str = "Keys") -> None:
+    def __init__(
+        self,
+        rows: list[tuple[str, str]],
+        title: str = "Keys",
+        glossary: list[tuple[str, str]] | None = None,
+    ) -> None:
         super().__init__()
         self.rows = rows
         self.title_text = title
+        self.glossary = glossary or []
 
-    def compose(self) -> ComposeResult:
+    @staticmethod
+    def _table(rows: list[tuple[str, str]]) -> Table:
         table = Table(box=None, show_header=False, padding=(0, 1), expand=True)
         table.add_column("keys", style="bold", no_wrap=True)
         table.add_column("does")
-        for keys, desc in self.rows:
+        for keys, desc in rows:
             table.add_row(Text(keys), Text(desc))
-        table.add_row(Text("ctrl+p"), Text("command palette: every action by name"))
+        return table
+
+    def compose(self) -> ComposeResult:
+        rows = [*self.rows, ("ctrl+p", "command palette: every action by name")]
         with VerticalScroll():
-            yield Static(Text(self.title_text, style="bold"), markup=False)
-            yield Static(table, markup=False)
+            yield Static(Text(f"Keys: {self.title_text}", style="bold"), markup=False)
+            yield Static(self._table(rows), markup=False, id="help-keys")
+            if self.glossary:
+                yield Static(Text("\nWhat the ledger shows", style="bold"), markup=False)
+                yield Static(self._table(self.glossary), markup=False, id="help-glossary")
             yield Static(Text("esc / q / ? to close", style="dim"), markup=False)
 
     async def action_dismiss(self, result: None = None) -> None:

@@ -49,7 +49,7 @@ from efc_tui.app.messages import (
     ScreenReady,
     SearchDone,
 )
-from efc_tui.app.replay_data import ReplayData, RowFilter
+from efc_tui.app.replay_data import ReplayData, RowFilter, next_match
 from efc_tui.app.widgets.charts import CumulativeChart, FitPanel
 from efc_tui.app.widgets.detail import DetailPane
 from efc_tui.app.widgets.ledger import LedgerView
@@ -61,6 +61,8 @@ from efc_tui.text import sanitize_label
 #: replay speeds, events per second
 SPEEDS: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
 DEFAULT_SPEED = 2
+#: OSC 52 payloads many terminals accept (xterm and tmux cut longer ones)
+OSC52_LIMIT = 100_000
 #: how often a followed file is polled (seconds)
 FOLLOW_SECONDS = 0.5
 
@@ -68,6 +70,9 @@ FOLLOW_SECONDS = 0.5
 class ReplayScreen(Screen[None]):
     """Step through one run's ledger."""
 
+    TITLE = "Replay"
+    #: show=True: the footer (it must fit 80 columns with ? and q); every binding with a
+    #: description is in ? and the command palette
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "step(1)", "Next", key_display="j/↓", id="replay.next",
                 tooltip="Select the next event"),
@@ -83,25 +88,30 @@ class ReplayScreen(Screen[None]):
                 id="replay.faster", tooltip="Replay faster"),
         Binding("minus,underscore", "speed(-1)", "Slower", key_display="-", show=False,
                 id="replay.slower", tooltip="Replay slower"),
-        Binding("n", "decision(1)", "Decision", key_display="n/N", id="replay.next_decision",
+        Binding("n", "decision(1)", "Next decision", show=False, id="replay.next_decision",
                 tooltip="Jump to the next adapter decision (promote, discard, stop, roll back)"),
         Binding("N", "decision(-1)", "Previous decision", show=False,
                 id="replay.previous_decision", tooltip="Jump to the previous adapter decision"),
         Binding("slash", "search", "Search", key_display="/", id="replay.search",
-                tooltip="Search observation text (enter again: next match)"),
-        Binding("f", "filter", "Filter", id="replay.filter",
+                tooltip="Search actions, tools and observations (enter again: next match)"),
+        Binding("f", "filter", "Filter", show=False, id="replay.filter",
                 tooltip="Show only events of one kind or status"),
         Binding("e", "export", "Export", id="replay.export",
-                tooltip="Write the annotated ledger (efc-ledger/1 JSON)"),
-        Binding("p", "predictor", "Predictor", id="replay.predictor",
+                tooltip="Write the annotated ledger (efc-ledger/1 JSON) and say where"),
+        Binding("p", "predictor", "Predictor", show=False, id="replay.predictor",
                 tooltip="Switch the fit panel to the next predictor"),
-        Binding("v", "view_text('observation')", "Full text", id="replay.view_observation",
-                tooltip="Show the whole observation text"),
+        Binding("v", "view_text('observation')", "Full observation", show=False,
+                id="replay.view_observation", tooltip="Show the whole observation text"),
         Binding("a", "view_text('action')", "Full action", show=False, id="replay.view_action",
                 tooltip="Show the whole action text"),
-        Binding("y", "copy", "Copy observation", show=False, id="replay.copy",
+        Binding("y", "copy('observation')", "Copy observation", show=False, id="replay.copy",
                 tooltip="Copy the observation text to the clipboard (OSC 52)"),
-        Binding("tab", "focus_next", "Next pane", show=False),
+        Binding("Y", "copy('action')", "Copy action", show=False, id="replay.copy_action",
+                tooltip="Copy the action text to the clipboard (OSC 52)"),
+        Binding("tab", "app.focus_next", "Next pane", show=False, id="replay.next_pane",
+                tooltip="Move the focus between the ledger and the event pane"),
+        Binding("shift+tab", "app.focus_previous", "Previous pane", show=False,
+                id="replay.previous_pane", tooltip="Move the focus back"),
         Binding("escape", "back", "Back", show=False, id="replay.back",
                 tooltip="Close the search box, or go back to the run picker"),
     ]
@@ -127,7 +137,8 @@ class ReplayScreen(Screen[None]):
         self.initial_select = select
         self._score_run = score
         self.fit = fit
-        self.export_dir = export_dir or Path.cwd()
+        #: where ``e`` proposes to write (None: beside the trace)
+        self.export_dir = export_dir
         self.data = ReplayData(Run(run_id="…"))
         self.loaded = False
         self.passes = ScorePasses()
@@ -138,6 +149,8 @@ class ReplayScreen(Screen[None]):
         self._follow_timer: Timer | None = None
         self._polling = False
         self.search_query = ""
+        #: (query, data version, matching events) of the last search
+        self._search_matches: tuple[str, int, list[int]] | None = None
         self.last_export: Path | None = None
         #: set when the run is read and scored (the screenshot and the bench wait on it)
         self.ready = asyncio.Event()
@@ -165,7 +178,7 @@ class ReplayScreen(Screen[None]):
             with Vertical(id="charts"):
                 yield FitPanel(self.data, self.fit, id="fit")
                 yield CumulativeChart(self.data, id="cumulative")
-        yield Input(placeholder="search observation text (enter: next match, esc: close)",
+        yield Input(placeholder="search actions, tools, observations (enter: next, esc: close)",
                     id="search")
         yield Footer(compact=True)
 
@@ -451,12 +464,10 @@ class ReplayScreen(Screen[None]):
     @on(Input.Submitted, "#search")
     def _search_submitted(self, message: Input.Submitted) -> None:
         query = message.value
-        self.search_query = query
         if not query:
             self._close_search()
             return
-        cur = self.selected_event
-        self._search(query, -1 if cur is None else cur)
+        self.search(query)
 
     def _close_search(self) -> None:
         box = self.query_one("#search", Input)
@@ -464,27 +475,43 @@ class ReplayScreen(Screen[None]):
         self.query_one(LedgerView).focus()
 
     def search(self, query: str) -> None:
-        """Search observation text for ``query`` from the selected event (tests call this)."""
+        """Go to the next event whose action, tool or observation contains ``query``
+        (enter again: the one after). The matches of a query are found once, in a worker,
+        and kept until the query, the rows or the filter change."""
         self.search_query = query
-        cur = self.selected_event
-        self._search(query, -1 if cur is None else cur)
+        cached = self._search_matches
+        if cached is not None and cached[0] == query and cached[1] == self.data.version:
+            self._go_to_match(query, cached[2])
+            return
+        self._search(query)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def _search(self, query: str, after: int) -> None:
+    def _search(self, query: str) -> None:
         worker = get_current_worker()
-        found = self.data.search(query, after, cancelled=lambda: worker.is_cancelled)
-        if not worker.is_cancelled:
+        found = self.data.find_all(query, cancelled=lambda: worker.is_cancelled)
+        if found is not None and not worker.is_cancelled:
             self.post_message(SearchDone(query, found))
 
     def on_search_done(self, message: SearchDone) -> None:
-        if message.event is None:
-            self.notify(f"no observation contains {message.query!r}", severity="warning",
-                        markup=False)
-            return
+        self._search_matches = (message.query, self.data.version, message.matches)
+        self._go_to_match(message.query, message.matches)
+
+    def _go_to_match(self, query: str, matches: list[int]) -> None:
+        self.app.clear_notifications()  # an older "no match" must not stay up
+        box = self.query_one("#search", Input)
         cur = self.selected_event
-        if cur is not None and message.event <= cur:
-            self.notify("search wrapped to the start", timeout=1.5, markup=False)
-        self.select_event(message.event)
+        target = next_match(matches, -1 if cur is None else cur)
+        if target is None:
+            box.border_title = "no match"
+            self.notify(f"no action, tool or observation contains {query!r}",
+                        severity="warning", markup=False)
+            return
+        k = matches.index(target) + 1
+        box.border_title = f"match {k} of {len(matches)}"
+        wrapped = cur is not None and target <= cur
+        self.notify(f"{query!r}: match {k} of {len(matches)} (event {target})"
+                    + ("; wrapped to the start" if wrapped else ""), timeout=2, markup=False)
+        self.select_event(target)
 
     def action_filter(self) -> None:
         from efc_tui.app.screens.filter import FilterScreen
@@ -522,10 +549,15 @@ class ReplayScreen(Screen[None]):
             self.notify("still scoring: export when the ledger is ready", severity="warning",
                         markup=False)
             return
-        from efc_tui.output import ledger_filename
+        from efc_tui.app.screens.export import ExportScreen, default_target
 
-        target = self.export_dir / ledger_filename(scored.run.run_id)
-        self._export(scored, target)
+        proposed = default_target(scored.run.run_id, self.source_path, self.export_dir)
+
+        def chosen(target: Path | None) -> None:
+            if target is not None:
+                self._export(scored, target)
+
+        self.app.push_screen(ExportScreen(scored.run.run_id, proposed), chosen)
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False)
     def _export(self, ledger: ScoredRun, target: Path) -> None:
@@ -546,7 +578,8 @@ class ReplayScreen(Screen[None]):
             self.notify(f"export failed: {message.error}", severity="error", markup=False)
         else:
             self.last_export = Path(message.path or "")
-            self.notify(f"ledger exported to {message.path}", markup=False)
+            self.notify(f"ledger written to {self.last_export.resolve()}", timeout=6,
+                        markup=False)
 
     def action_predictor(self) -> None:
         panel = self.query_one(FitPanel)
@@ -569,12 +602,26 @@ class ReplayScreen(Screen[None]):
         text = e.observation_text if which == "observation" else e.action_text
         self.app.push_screen(TextViewScreen(text, f"event {ev} {which} ({len(text):,} chars)"))
 
-    def action_copy(self) -> None:
+    def action_copy(self, which: str = "observation") -> None:
+        """Send the selected event's observation or action text to the clipboard. The
+        terminal receives it as OSC 52 and gives no answer, so the message says what was
+        sent and that the terminal has to allow it, not that it was copied."""
         ev = self.selected_event
         if ev is None:
             return
-        self.app.copy_to_clipboard(self.data.events[ev].observation_text)
-        self.notify("observation copied to the clipboard", timeout=1.5, markup=False)
+        e = self.data.events[ev]
+        text = e.observation_text if which == "observation" else e.action_text
+        if not text:
+            self.notify(f"event {ev} has no {which} text to copy", severity="warning",
+                        markup=False)
+            return
+        self.app.copy_to_clipboard(text)
+        message = (f"sent the {which} of event {ev} ({len(text):,} characters) to the "
+                   "clipboard by OSC 52; if pasting gives something else, the terminal "
+                   "does not allow OSC 52")
+        if len(text) > OSC52_LIMIT:
+            message += f" (many terminals take at most {OSC52_LIMIT:,} characters)"
+        self.notify(message, timeout=4, markup=False)
 
     def action_back(self) -> None:
         box = self.query_one("#search", Input)

@@ -56,6 +56,8 @@ STATUS_SHORT = {
     "none": "·",
 }
 PENDING = "…"
+#: the gutter mark of an event whose scores changed at the last rescore
+CHANGED = "~"
 
 
 def fmt_num(value: float | None, width: int) -> str:
@@ -107,6 +109,7 @@ class LedgerView(ScrollView, can_focus=True):
         "ledger--failed",
         "ledger--promote",
         "ledger--discard",
+        "ledger--changed",
     }
 
     DEFAULT_CSS = """
@@ -125,6 +128,7 @@ class LedgerView(ScrollView, can_focus=True):
     LedgerView > .ledger--failed { color: $warning; }
     LedgerView > .ledger--promote { color: $success; }
     LedgerView > .ledger--discard { color: $text-muted; }
+    LedgerView > .ledger--changed { color: $warning; text-style: bold; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -294,6 +298,8 @@ class LedgerView(ScrollView, can_focus=True):
         scored = d.is_scored(i)
         if d.stop is not None and i == d.stop:
             mark, gstyle = "■", self._style("stop")
+        elif i in d.changed:
+            mark, gstyle = CHANGED, self._style("changed")
         elif d.after_stop(i):
             mark, gstyle = "┆", Style()
         elif d.is_discarded(i):

@@ -14,7 +14,8 @@ from rich.text import Text
 from textual.widgets import Static
 
 from efc_tui.app.replay_data import ReplayData
-from efc_tui.app.widgets.ledger import fmt_num
+from efc_tui.app.widgets.ledger import CHANGED, fmt_num
+from efc_tui.display import at_risk_label, ended_label
 from efc_tui.text import sanitize_label
 
 #: the figures line: (label, RunFigures name, cells); change the headline here
@@ -53,23 +54,29 @@ class RunSummary(Static):
         d, st = self.data, self.state
         run = d.run
         t = Text(no_wrap=True, overflow="ellipsis", end="")
+        # what matters most first: the line is cut at the right edge on a narrow terminal
         t.append(sanitize_label(run.run_id, 60), style="bold")
+        if run.success is None:
+            t.append("  outcome unknown", style="dim")
+        else:
+            t.append(
+                "  success ✓" if run.success else "  failed ✗",
+                style="green" if run.success else "red",
+            )
+        ended = ended_label(run)
+        if ended:
+            t.append(f"  ended {sanitize_label(ended, 40)}")
+        t.append(
+            f"  {d.n_rows:,} events"
+            if d.filter is None
+            else f"  {d.n_rows:,} of {len(d):,} events ({d.filter.describe()})"
+        )
         if run.model:
             t.append(f"  model {sanitize_label(run.model, 30)}")
         if run.task_id:
             t.append(f"  task {sanitize_label(run.task_id, 40)}")
         if run.harness:
             t.append(f"  harness {sanitize_label(run.harness, 30)}")
-        if run.success is not None:
-            t.append(
-                "  success ✓" if run.success else "  failed ✗",
-                style="green" if run.success else "red",
-            )
-        t.append(
-            f"  {d.n_rows:,} events"
-            if d.filter is None
-            else f"  {d.n_rows:,} of {len(d):,} events ({d.filter.describe()})"
-        )
         t.append("\n")
         led = d.ledger
         if led is not None:
@@ -88,8 +95,18 @@ class RunSummary(Static):
                         f"  adapter: stop@{s.stop_event} saves {fmt_num(s.cost_saved, 8)}",
                         style="red",
                     )
-                    if s.success_at_risk:
+                    risk = at_risk_label(s)
+                    if risk == "yes":
                         t.append(" (success at risk)", style="bold red")
+                    elif risk == "unknown":
+                        t.append(" (success at risk: unknown)", style="dim")
+        if d.changed and d.figures is not None and d.prev_figures is not None:
+            was = d.prev_figures.as_dict()
+            t.append(f"  rescored: {len(d.changed)} earlier event(s) changed ({CHANGED})",
+                     style="yellow")
+            name = HEADLINE[0][1]
+            if was[name] != d.figures.as_dict()[name]:
+                t.append(f", {HEADLINE[0][0]} was {fmt_num(was[name], 8)}", style="yellow")
         if not st.loaded:
             t.append("  reading…", style="italic")
         elif st.scoring or (led is None and d.n_rows):
