@@ -30,6 +30,7 @@ from efc_tui.errors import EfcError
 
 if TYPE_CHECKING:  # the scoring core, the adapter and rich load when the command runs
     from efc_tui.adapter import AdapterConfig
+    from efc_tui.cireport import RunCheck
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +128,8 @@ def score(
     dask: bool = typer.Option(False, "--dask", help=DASK_HELP),
     scheduler: str | None = typer.Option(None, "--scheduler", metavar="ADDRESS", help=SCHEDULER_HELP),
     dask_workers: int | None = typer.Option(None, "--dask-workers", min=1, help=WORKERS_HELP),
+    junit: Path | None = typer.Option(None, "--junit", metavar="FILE", help="Also write a JUnit XML report to FILE: one test case per run, a failure per threshold it missed (with the numbers), its figures as output."),
+    github: bool = typer.Option(False, "--github", help="Print GitHub Actions annotations on stdout after the table: an error per missed threshold naming the run and its file, then a notice with the counts."),
 ) -> None:
     """Score runs headless: EFC, Estimated-EFC, NRS-EFC, raw cost, eta, D_task and X per run.
 
@@ -134,6 +137,7 @@ def score(
     stderr), 2 on bad input (file:line and the reason).
     """
     from efc_tui.adapter import AdapterConfig
+    from efc_tui.cireport import RunCheck
     from efc_tui.cli import _adapter_report as adapter_report
     from efc_tui.cluster.work import Job, ScoredItem, score_item
     from efc_tui.export import dumps
@@ -145,6 +149,9 @@ def score(
     report = adapter or adapter_sweep
     if report and (jsonl_out or csv_out):
         fail("--adapter and --adapter-sweep print tables, or one JSON document with --json")
+    if github and (json_out or jsonl_out or csv_out):
+        fail("--github prints annotations on stdout: not with --json, --jsonl or --csv "
+             "(--junit FILE writes a report beside them)")
     on_dask = dask_setting(dask, scheduler, dask_workers, paths)
     outcomes = outcomes_from(labels, success_threshold)
     files = collect_paths(paths) if on_dask is None else None
@@ -188,15 +195,20 @@ def score(
               fit_columns=fit_file is not None, curve=curve, documents=documents is not None,
               summaries=report or max_waste is not None)
     streaming = jsonl_out or csv_out
+    checks: list[RunCheck] | None = [] if junit is not None or github else None
 
     def emit(item: ScoredItem) -> None:
         row = item.row
-        for miss in limits.misses(row):
+        misses = limits.misses(row)
+        for miss in misses:
             failures.append(f"{item.source_path}: run {item.run_id}: {miss}")
         summary = item.summary
         if max_waste is not None and summary is not None and (
                 msg := adapter_report.waste_miss(summary, max_waste)):
             failures.append(msg)
+            misses.append(msg.split(": ", 2)[-1])
+        if checks is not None:
+            checks.append(RunCheck(item.run_id, item.source_path, row, misses))
         if report:
             summaries.append(summary)
         elif documents is not None and item.document is not None:
@@ -234,6 +246,8 @@ def score(
         documents.close()
     elif not (jsonl_out or csv_out):
         _print_table(rows, fit_caption)
+    if checks is not None:
+        _ci_reports(checks, junit, github, local or [], limits, max_waste)
     sys.stdout.flush()
     for f in failures:
         warn(f"threshold not met: {f}")
@@ -241,6 +255,26 @@ def score(
         reading.finish()  # exit 2 when a source could not be read
     if failures:
         raise typer.Exit(EXIT_THRESHOLD)
+
+
+def _ci_reports(checks: list[RunCheck], junit: Path | None, github: bool, inputs: Any,
+                limits: Thresholds, max_waste: float | None) -> None:
+    """``--junit FILE`` (written atomically, never over an input) and ``--github``."""
+    from efc_tui.cireport import github_annotations, junit_xml
+    from efc_tui.io import write_atomic
+    from efc_tui.output import refuse_input
+
+    if junit is not None:
+        given = " ".join(f"{flag} {v:g}" for flag, v in (
+            ("--min-eta", limits.min_eta), ("--min-x", limits.min_x),
+            ("--min-nrs", limits.min_nrs), ("--max-waste", max_waste)) if v is not None)
+        try:
+            refuse_input(junit, [Path(p) for p in inputs])
+            write_atomic(junit, junit_xml(checks, thresholds=given))
+        except (EfcError, OSError) as exc:
+            fail(f"--junit {junit}: {exc}")
+    if github:
+        sys.stdout.write("".join(line + "\n" for line in github_annotations(checks)))
 
 
 def _print_adapter(
