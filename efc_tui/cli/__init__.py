@@ -22,7 +22,7 @@ __all__ = ["app", "main"]
 
 def _registered_app() -> Typer:
     """The Typer app with every command registered (importing a module registers it)."""
-    from efc_tui.cli import calibrate, export, fit, formats, open, score, simulate  # noqa: F401
+    from efc_tui.cli import calibrate, diff, export, fit, formats, open, score, simulate  # noqa: F401
     from efc_tui.cli._app import app
 
     return app

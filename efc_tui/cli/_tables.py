@@ -147,8 +147,9 @@ def print_fitted(
     rows: Sequence[dict[str, Any]],
     *,
     caption: str | None = None,
+    more: str = "--jsonl or --csv give every figure",
 ) -> list[Col]:
     """Print ``fitted_table`` at the console's width; returns the columns left out."""
-    table, hidden = fitted_table(title, cols, rows, console.width, caption=caption)
+    table, hidden = fitted_table(title, cols, rows, console.width, caption=caption, more=more)
     console.print(table)
     return hidden
