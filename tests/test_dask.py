@@ -248,3 +248,27 @@ def test_dask_options_and_urls_need_a_cluster(corpus: Path) -> None:
     assert r.exit_code == 2 and "URLs are read on Dask: add --dask" in r.stderr
     r = invoke("score", corpus, "--scheduler", "tcp://127.0.0.1:1", "--dask-workers", "2")
     assert r.exit_code == 2 and "--dask-workers sizes a local cluster" in r.stderr
+
+
+def test_a_local_cluster_is_quiet_when_port_8787_is_taken() -> None:
+    """A user's own Dask dashboard usually holds port 8787: ``--dask`` must not print
+    distributed's "Port 8787 is already in use" warning into the command's stderr."""
+    import socket
+    import warnings
+
+    from efc_tui.cluster.client import connect
+
+    holder = socket.socket()
+    try:
+        holder.bind(("127.0.0.1", 8787))  # taken already: the case under test anyway
+        holder.listen()
+    except OSError:
+        pass
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with connect(workers=1) as client:
+                assert client.submit(sum, [1, 2]).result() == 3
+    finally:
+        holder.close()
+    assert not [w for w in caught if "already in use" in str(w.message)]

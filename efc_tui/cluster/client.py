@@ -81,6 +81,10 @@ def connect(address: str | None = None, workers: int | None = None) -> Iterator[
         threads_per_worker=1,
         processes=True,
         dashboard_address=None,
+        # no dashboard, but the scheduler still serves HTTP (metrics); on the default port
+        # 8787 it warns on stderr when a user's own Dask dashboard holds that port: any free
+        # port on this machine only
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
         silence_logs=logging.ERROR,
     )
     try:
