@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SAMPLE := sample_traces/noisy_high_budget.jsonl
 
-.PHONY: run test check lint bench clean fit-default estimator golden
+.PHONY: run test check lint bench clean fit-default estimator golden adapter-report
 
 # the compiled fast path is built at install (hatch_build.py): reinstall when it changes
 $(BIN)/efc-tui: pyproject.toml hatch_build.py efc_tui/_speedups.c
@@ -61,6 +61,11 @@ estimator: $(VENV)/.dev
 	$(BIN)/efc-tui calibrate build/estimator-corpus -o efc_tui/data/estimator.json \
 		--note "make estimator (docs/calibration.md)"
 	$(MAKE) fit-default
+
+## adapter-report: regenerate the adapter's figures in docs/adapter.md (synthetic corpus and
+## ../shared/real-runs, in-sample and leave one real source out; see docs/adapter.md)
+adapter-report: $(VENV)/.dev
+	$(BIN)/python -m efc_tui.adapter.reproduce --write
 
 clean:
 	rm -rf $(VENV) .pytest_cache build dist *.egg-info

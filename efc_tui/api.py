@@ -54,6 +54,7 @@ def score(
     adapter: Literal[True] = True,
     window: int | None = None,
     epsilon: float | None = None,
+    repeat: int | None = None,
 ) -> ScoredRun: ...
 
 
@@ -65,6 +66,7 @@ def score(
     adapter: Literal[False],
     window: int | None = None,
     epsilon: float | None = None,
+    repeat: int | None = None,
 ) -> Ledger: ...
 
 
@@ -75,17 +77,19 @@ def score(
     adapter: bool = True,
     window: int | None = None,
     epsilon: float | None = None,
+    repeat: int | None = None,
 ) -> ScoredRun | Ledger:
     """Score a run: the ledger (one row per event) and run-level figures.
 
     With ``adapter`` (the default) the result is a :class:`~efc_tui.adapter.ScoredRun`:
     the ledger (``.ledger``), the EFC-Adapter's would-be decisions (``.decisions``) and its
     run summary (``.summary``); ``window`` and ``epsilon`` override the estimator file's W
-    and ε (SPEC §6). ``adapter=False`` returns the scoring :class:`Ledger` alone.
+    and ε (SPEC §6), ``repeat`` the repetition rule's limit (0: off). ``adapter=False``
+    returns the scoring :class:`Ledger` alone.
     """
     est = estimator if isinstance(estimator, Estimator) else load_estimator(estimator)
     if not adapter:
         return score_run(run, est)
     from efc_tui.adapter import score_and_decide
 
-    return score_and_decide(run, est, window=window, epsilon=epsilon)
+    return score_and_decide(run, est, window=window, epsilon=epsilon, repeat=repeat)

@@ -121,13 +121,6 @@ def ended_text(exit_status: str | None, reward: float | None) -> str | None:
 
 
 def at_risk_label(summary: AdapterSummary) -> str:
-    """Whether the adapter's stop puts the run's success at risk: yes / no / unknown.
-
-    Unknown when the run has no success label and shows no passing verdict: then the
-    trace cannot say whether anything worth keeping came after the stop.
-    """
-    if summary.stop_event is None or summary.stop_event >= summary.events - 1:
-        return "no"  # never stopped, or stopped at the last event: nothing cut
-    if summary.success is None and summary.first_pass_event is None:
-        return "unknown"
-    return "yes" if summary.success_at_risk else "no"
+    """Whether the adapter's stop puts the run's success at risk: yes / no / unknown (the run
+    has no success label; ``AdapterSummary.at_risk_label``)."""
+    return summary.at_risk_label

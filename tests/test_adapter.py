@@ -18,6 +18,7 @@ from efc_tui.adapter import (
     AdapterConfig,
     apply,
     choose_adapter,
+    choose_stop_rules,
     corpus_summary,
     decide,
     prefix_demand,
@@ -50,11 +51,15 @@ def test_repair_loop_is_stopped_inside_the_loop() -> None:
     led = replay("repair_loop.jsonl")
     s = led.summary
     kinds = [e.kind.value for e in led.run.events]
-    loop_start = kinds.index("repair")
-    assert s.stop_event is not None and loop_start < s.stop_event < len(kinds) - 1
-    # the loop repeats one assertion error: from the first repeat on, nothing is gained
+    checks = [t for t, k in enumerate(kinds) if k == "check"]
+    # the same pytest fails the same way after every edit: stopped at its third failure
+    assert s.stop_event == checks[2] and s.stop_by == "repeat" and s.repeat_stop_event == checks[2]
     assert led.decisions[s.stop_event].control == "stop"
-    assert all(d.control == "stop" for d in led.decisions[s.stop_event :])
+    assert led.decisions[s.stop_event].control_reason.startswith(
+        f"stop: one action has failed the same way 3 times in a row since event {checks[0]}")
+    # the loop goes on unbroken: every later decision says stop too
+    assert all(d.control == "stop" and d.repeat_rule for d in led.decisions[s.stop_event :])
+    assert [d.repeat_count for d in led.decisions[: s.stop_event + 1]] == [0, 0, 1, 1, 2, 2, 3]
     assert s.cost_saved == pytest.approx(float(led.ledger.cost.delta[s.stop_event + 1 :].sum()))
     assert s.cost_saved > 0.5 * s.c_raw
     assert s.success is False and not s.success_at_risk
@@ -196,7 +201,12 @@ def test_zero_cost_window_never_stops() -> None:
 
 
 def test_epsilon_zero_never_stops_and_huge_epsilon_stops_at_the_first_full_window() -> None:
-    assert replay("repair_loop.jsonl", epsilon=0.0).summary.stop_event is None
+    # ε = 0 turns the window rule off; repeat = 0 turns the repetition rule off
+    assert replay("repair_loop.jsonl", epsilon=0.0, repeat=0).summary.stop_event is None
+    window_only = replay("repair_loop.jsonl", repeat=0).summary
+    assert window_only.stop_by == "window" and window_only.stop_event == 8
+    assert window_only.repeat == 0 and window_only.repeat_stop_event is None
+    assert not any(d.repeat_rule for d in replay("repair_loop.jsonl", repeat=0).decisions)
     assert replay("steady.jsonl", window=3, epsilon=1e6).summary.stop_event == 2
 
 
@@ -255,9 +265,12 @@ def test_waste_split_by_hand() -> None:
         (3, 2, True, False),
         (3, 3, True, False),
         (3, 5, False, False),
-        (3, 5, None, True),
         (3, None, True, True),
-        (3, None, None, False),
+        # no success label: unknown, never "no" (issue 18)
+        (3, 5, None, None),
+        (3, None, None, None),
+        (None, None, None, None),
+        (9, None, None, None),
     ],
 )
 def test_success_at_risk(stop, first_pass, success, risk) -> None:
@@ -308,7 +321,11 @@ def test_sweep_is_monotone_and_matches_a_rescore() -> None:
     saved = [p.total.cost_saved for p in pts]
     risk = [p.total.at_risk for p in pts]
     assert saved == sorted(saved) and risk == sorted(risk)
-    assert pts[0].total.cost_saved == 0.0 and pts[0].total.stopped == 0
+    # at ε = 0 only the repetition rule stops: the repair loop, at its third failure
+    loop = sums[0]
+    assert pts[0].total.stopped == 1 and pts[0].total.cost_saved == pytest.approx(loop.cost_saved)
+    assert sweep([replay(n, repeat=0).summary for n in
+                  ("repair_loop.jsonl", "steady.jsonl")], [0.0])[0].total.stopped == 0
     # re-deciding at ε from stored ratios equals scoring again at that ε
     for p in pts:
         again = [replay(n, epsilon=p.epsilon).summary for n in
@@ -367,19 +384,41 @@ def test_empty_run() -> None:
 # --- choosing W and ε on calibration runs --------------------------------------------------
 
 
-def test_choose_adapter_picks_the_largest_saving_within_the_risk_limit() -> None:
+def test_choose_adapter_picks_the_largest_saving_of_the_window_rule_within_the_risk_limit() -> None:
     runs = [efc_tui.load(ADAPTER / n) for n in
             ("repair_loop.jsonl", "steady.jsonl", "late_regression.jsonl", "rollouts.jsonl")]
     got = choose_adapter(runs, EST, windows=(3, 6), epsilons=(0.0, 0.001, 0.01, 1.0))
     assert got is not None and got["runs"] == 4 and got["successes"] == 2
     # two successes and a 2% limit: no success may be put at risk
     assert got["successes_at_risk"] == 0 and got["epsilon"] > 0
-    again = [score_and_decide(r, EST, window=got["window"], epsilon=got["epsilon"]).summary
+    again = [score_and_decide(r, EST, window=got["window"], epsilon=got["epsilon"], repeat=0).summary
              for r in runs]
     total = corpus_summary(again).total
     assert total.at_risk == 0
     assert total.saved_share == pytest.approx(got["cost_saved_share"])
     # every other feasible setting of the grid saves no more
+    for w in (3, 6):
+        for e in (0.0, 0.001, 0.01, 1.0):
+            t = corpus_summary([score_and_decide(r, EST, window=w, epsilon=e, repeat=0).summary
+                                for r in runs]).total
+            if t.at_risk == 0:
+                assert t.saved_share <= got["cost_saved_share"] + 1e-12
+
+
+def test_choose_stop_rules_picks_the_largest_saving_of_both_rules_within_the_risk_limit() -> None:
+    runs = [efc_tui.load(ADAPTER / n) for n in
+            ("repair_loop.jsonl", "steady.jsonl", "late_regression.jsonl", "rollouts.jsonl")]
+    got = choose_stop_rules(runs, EST, windows=(3, 6), epsilons=(0.0, 0.001, 0.01, 1.0))
+    assert got is not None and got["runs"] == 4 and got["successes"] == 2 and got["repeat"] == 3
+    # two successes and a 3% limit: no success may be put at risk. The repetition rule
+    # already stops the loop; at W = 6 a larger ε saves nothing more, so the smaller wins
+    assert got["successes_at_risk"] == 0 and (got["window"], got["epsilon"]) == (6, 0.0)
+    again = [score_and_decide(r, EST, window=got["window"], epsilon=got["epsilon"]).summary
+             for r in runs]
+    total = corpus_summary(again).total
+    assert total.at_risk == 0 and total.stopped == 1  # the loop, by the repetition rule
+    assert total.saved_share == pytest.approx(got["cost_saved_share"])
+    assert got["corpora"]["calibration"]["cost_saved_share"] == pytest.approx(total.saved_share, rel=1e-5)
     for w in (3, 6):
         for e in (0.0, 0.001, 0.01, 1.0):
             t = corpus_summary([score_and_decide(r, EST, window=w, epsilon=e).summary
@@ -388,14 +427,53 @@ def test_choose_adapter_picks_the_largest_saving_within_the_risk_limit() -> None
                 assert t.saved_share <= got["cost_saved_share"] + 1e-12
 
 
-def test_choose_adapter_without_successes_or_runs() -> None:
+def test_choose_stop_rules_limits_each_corpus_and_skips_unlabelled_runs() -> None:
+    calib = [efc_tui.load(ADAPTER / n) for n in ("repair_loop.jsonl", "late_regression.jsonl", "steady.jsonl")]
+    real = [efc_tui.load(ADAPTER / n) for n in ("productive.jsonl", "pytest_six_times.traj.json")]
+    assert real[1].success is None
+    got = choose_stop_rules(calib, EST, real_runs=real, windows=(3, 6), epsilons=(0.0, 0.001, 0.01, 1.0))
+    assert got is not None and set(got["corpora"]) == {"calibration", "real"}
+    assert got["corpora"]["real"]["runs"] == 1  # the unlabelled run takes no part
+    assert got["corpora"]["real"]["successes_at_risk"] == 0
+    shares = [c["cost_saved_share"] for c in got["corpora"].values()]
+    assert got["cost_saved_share"] == pytest.approx(sum(shares) / 2, rel=1e-5)
+    # the productive run (a success) constrains ε: a setting that stops it early is refused
+    early = score_and_decide(real[0], EST, window=3, epsilon=1.0).summary
+    assert early.success_at_risk is True
+    assert (got["window"], got["epsilon"]) != (3, 1.0)
+
+
+def test_choosers_without_successes_or_runs() -> None:
     loop = efc_tui.load(ADAPTER / "repair_loop.jsonl")
-    assert choose_adapter([loop], EST) is None
-    assert choose_adapter([], EST) is None
+    six = efc_tui.load(ADAPTER / "pytest_six_times.traj.json")  # unlabelled only
+    for choose in (choose_adapter, choose_stop_rules):
+        assert choose([loop], EST) is None
+        assert choose([], EST) is None
+        assert choose([six], EST) is None
 
 
-def test_choose_adapter_disables_stopping_when_nothing_is_safe() -> None:
+def test_choosers_disable_the_window_rule_when_nothing_is_safe() -> None:
     steady = efc_tui.load(ADAPTER / "steady.jsonl")
     # only ε so large that the successful run is stopped early: ε = 0 is chosen
     got = choose_adapter([steady], EST, windows=(3,), epsilons=(1e6,))
     assert got is not None and got["epsilon"] == 0.0 and "stopping disabled" in got["status"]
+    got = choose_stop_rules([steady], EST, windows=(3,), epsilons=(1e6,))
+    assert got is not None and got["epsilon"] == 0.0 and "window rule off" in got["status"]
+
+
+def test_choose_stop_rules_says_so_when_the_repetition_rule_alone_is_over_the_limit() -> None:
+    # a success that loops three times before its fix: the repetition rule puts it at risk
+    fail = "E   AssertionError: assert 1 == 2"
+    evs = [ev(0, "tool", action="cat a.py", obs="def f(): return 1")]
+    for i in range(3):
+        evs.append(ev(1 + 2 * i, "check", "assertion_error", tool="pytest", action="pytest", obs=fail))
+        evs.append(ev(2 + 2 * i, "repair", tool="edit", action=f"a.py: attempt {i}", obs="ok"))
+    evs.append(ev(7, "check", "passed", tool="pytest", action="pytest", obs="1 passed"))
+    run = make_run(evs, success=True)
+    assert score_and_decide(run, EST, epsilon=0.0).summary.success_at_risk is True
+    got = choose_stop_rules([run], EST, windows=(3,), epsilons=(0.0, 1.0))
+    assert got is not None and got["epsilon"] == 0.0 and got["successes_at_risk"] == 1
+    assert "the repetition rule alone exceeds it" in got["status"]
+    # without the repetition rule the window rule alone is safe at ε = 0
+    off = choose_stop_rules([run], EST, windows=(3,), epsilons=(0.0,), repeat=0)
+    assert off is not None and off["successes_at_risk"] == 0

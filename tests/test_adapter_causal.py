@@ -1,7 +1,8 @@
 """The adapter is causal: decisions at event t read events 0..t only (SPEC §6).
 
 Property: for any run and any cut t, the decisions of the run truncated after t equal the
-first t + 1 decisions of the whole run, field for field (floats bit for bit).
+first t + 1 decisions of the whole run, field for field (floats bit for bit), for both stop
+rules (the window rule and the repetition rule).
 """
 
 from __future__ import annotations
@@ -78,11 +79,11 @@ def _truncated(run: Run, t: int) -> Run:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(run=runs(), window=st.integers(1, 8), epsilon=st.sampled_from([0.0, 0.001, 0.02, 0.5, 10.0]),
-       data=st.data())
-def test_truncation_never_changes_earlier_decisions(run, window, epsilon, data) -> None:
-    whole = score_and_decide(run, EST, window=window, epsilon=epsilon).decisions
+       repeat=st.sampled_from([0, 2, 3]), data=st.data())
+def test_truncation_never_changes_earlier_decisions(run, window, epsilon, repeat, data) -> None:
+    whole = score_and_decide(run, EST, window=window, epsilon=epsilon, repeat=repeat).decisions
     t = data.draw(st.integers(0, len(run.events) - 1), label="cut after event")
-    part = score_and_decide(_truncated(run, t), EST, window=window, epsilon=epsilon).decisions
+    part = score_and_decide(_truncated(run, t), EST, window=window, epsilon=epsilon, repeat=repeat).decisions
     assert [d.as_dict() for d in part] == [d.as_dict() for d in whole[: t + 1]]
 
 

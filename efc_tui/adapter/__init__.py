@@ -8,16 +8,19 @@ signal in place of m, no success label, no oracle) and what that would have save
     >>> scored = score_and_decide(run)     # ScoredRun: the ledger, decisions, summary
     >>> scored.summary.stop_event, scored.summary.cost_saved
 
-``decide`` works on an already scored ledger; ``corpus_summary`` and ``sweep`` aggregate
+Two stop rules: the paper's window rule (W, ε) and a repetition rule for identical failure
+loops (``loops.py``). ``decide`` works on an already scored ledger; ``corpus_summary`` and ``sweep`` aggregate
 the per-run summaries (cost saved vs successes at risk, per budget cap, over ε);
-``choose_adapter`` picks W and ε on calibration runs (the hook of ``efc-tui calibrate``).
+``choose_stop_rules`` / ``choose_adapter`` pick W and ε on calibration runs (hooks of
+``efc-tui calibrate``).
 """
 
 from __future__ import annotations
 
-from efc_tui.adapter.calibrate import choose_adapter
+from efc_tui.adapter.calibrate import choose_adapter, choose_stop_rules
 from efc_tui.adapter.config import AdapterConfig
 from efc_tui.adapter.decide import Decision, decide
+from efc_tui.adapter.loops import repeat_stop, repeat_streaks
 from efc_tui.adapter.prefix import PrefixDemand, prefix_demand, prefix_nr
 from efc_tui.adapter.result import ScoredRun
 from efc_tui.adapter.summary import (
@@ -48,15 +51,17 @@ def score_and_decide(
     *,
     window: int | None = None,
     epsilon: float | None = None,
+    repeat: int | None = None,
 ) -> ScoredRun:
     """Score a run (SPEC §3-4) and add the adapter's decisions and summary (SPEC §6).
 
-    W and ε default to the estimator file's ``adapter`` block; ``window`` / ``epsilon``
-    override them.
+    W and ε default to the estimator file's ``adapter`` block and the repetition limit to
+    ``config.REPEAT_LIMIT``; ``window`` / ``epsilon`` / ``repeat`` override them
+    (``repeat=0``: the paper's window rule alone).
     """
     est = estimator or load_estimator()
     ledger = score_run(run, est)
-    return apply(ledger, AdapterConfig.from_estimator(est, window=window, epsilon=epsilon))
+    return apply(ledger, AdapterConfig.from_estimator(est, window=window, epsilon=epsilon, repeat=repeat))
 
 
 __all__ = [
@@ -71,10 +76,13 @@ __all__ = [
     "WasteSplit",
     "apply",
     "choose_adapter",
+    "choose_stop_rules",
     "corpus_summary",
     "decide",
     "prefix_demand",
     "prefix_nr",
+    "repeat_stop",
+    "repeat_streaks",
     "score_and_decide",
     "sweep",
 ]

@@ -7,11 +7,14 @@ Per event:
 - the ledger entry (e_t, ÊFC_nr_t, ΔC_t, X̂_nr_t) from the prefix score (``prefix.py``);
 - memory gating: promote / scratch / discard with its reason (``gating.py``);
 - control: ``rollback`` when an earlier candidate scored higher than the current one,
-  else ``stop`` when the window rule fires, else ``continue``:
+  else ``stop`` when either stop rule fires, else ``continue``. The window rule (SPEC §6,
+  paper eq. "adapter stopping"):
 
       over the last W events:  (Σ ÊFC_nr / D̂_task) / Σ ΔC < ε   ⇒ stop
 
-  (no decision before W events; a window with Σ ΔC = 0 never stops);
+  (no decision before W events; a window with Σ ΔC = 0 never stops). The repetition rule
+  (ours, ``loops.py``): the action of e_t has given the same failing outcome k times in a
+  row, with only reasoning, messages, memory writes, edits and harness errors in between;
 - selection: when several alternatives share a step index (rollouts, candidates, tests,
   tool queries), each is ranked by ROI = (ÊFC_nr / D̂_task) / ΔC among the alternatives of
   its step seen so far; otherwise ``audit``.
@@ -41,10 +44,12 @@ from efc_tui.adapter.config import (
     AdapterConfig,
 )
 from efc_tui.adapter.gating import gate_memory
+from efc_tui.adapter.loops import repeat_stop, streaks_and_starts
 from efc_tui.adapter.prefix import PrefixDemand, prefix_demand, prefix_nr
 from efc_tui.adapter.summary import (
     AdapterSummary,
     budget_key,
+    first_stop,
     stop_index,
     success_at_risk,
     waste_split,
@@ -52,6 +57,8 @@ from efc_tui.adapter.summary import (
 from efc_tui.model import Event, Status
 from efc_tui.scoring.constants import Q_STATUS
 from efc_tui.scoring.ledger import Ledger
+
+_STATUS_NAME = {s: s.value for s in Status}
 
 CONTINUE = "continue"
 STOP = "stop"
@@ -86,6 +93,12 @@ class Decision:
     window_ratio: float | None
     #: the window rule fired here (also true where control is rollback)
     stop_rule: bool
+    #: the repetition streak in force after this event: how many times in a row one action
+    #: has given one failing outcome (0: none; ``loops.py``)
+    repeat_count: int
+    #: the repetition rule fired here: repeat_count reached the limit (also where control
+    #: is rollback)
+    repeat_rule: bool
     rollback_to: int | None
     #: score of the current candidate after this event (None: no candidate or no verdict yet)
     candidate_score: float | None
@@ -108,6 +121,8 @@ class Decision:
             "control_reason": self.control_reason,
             "window_ratio": _num(self.window_ratio),
             "stop_rule": self.stop_rule,
+            "repeat_count": self.repeat_count,
+            "repeat_rule": self.repeat_rule,
             "rollback_to": self.rollback_to,
             "candidate_score": _num(self.candidate_score),
             "selection": self.selection,
@@ -164,11 +179,12 @@ def decide(
     f, g = ledger.features, ledger.gates
     dem = demand or prefix_demand(run)
     d_task = dem.value
-    W, eps = config.window, config.epsilon
+    W, eps, K = config.window, config.epsilon, config.repeat
     nr = prefix_nr(f, g, ledger.estimator)
     dc = np.asarray(ledger.cost.delta, dtype=float)
     x_nr = np.cumsum(nr) / d_task
     ratios = _window_ratios(nr, dc, d_task, W)
+    streaks, starts = streaks_and_starts(run)
 
     decisions: list[Decision] = []
     known_checks = 0
@@ -184,6 +200,7 @@ def decide(
     ranked_steps: set[int] = set()
     # plain lists: element access on them is several times faster than on numpy arrays
     nr_l, dc_l, x_l, ratio_l = nr.tolist(), dc.tolist(), x_nr.tolist(), ratios.tolist()
+    streak_l, start_l = streaks.tolist(), starts.tolist()
     n_l, a_l, p_l, m_l, c_l = (f.n.tolist(), f.a.tolist(), f.p_prefix.tolist(),
                                f.m_prefix.tolist(), f.c.tolist())
     none = Status.NONE
@@ -217,6 +234,8 @@ def decide(
         ratio = ratio_l[t]
         window_ratio = None if math.isnan(ratio) else ratio
         stop_rule = window_ratio is not None and window_ratio < eps
+        streak = streak_l[t]
+        repeat_rule = K > 0 and streak >= K
         rollback_to = None
         if cur_score is not None and best_earlier is not None and best_earlier[0] > cur_score:
             rollback_to = best_earlier[1]
@@ -227,6 +246,15 @@ def decide(
             )
             if first_rollback is None:
                 first_rollback = (t, rollback_to)
+        elif repeat_rule:
+            control = STOP
+            start = start_l[t]
+            reason = (
+                f"stop: one action has failed the same way {streak} times in a row since event "
+                f"{start} ({_STATUS_NAME[events[start].status]}; nothing learned in between; limit {K})"
+            )
+            if stop_rule:
+                reason += f"; window ratio {ratio:.3g} < ε {eps_g} too"
         elif stop_rule:
             control = STOP
             reason = f"stop: window ratio {ratio:.3g} < ε {eps_g} over the last {W} events"
@@ -259,12 +287,13 @@ def decide(
                 index=ev.index, step=ev.step, efc_nr=nr_t, dC=dc_t,
                 x_nr=x_l[t], memory=mem, memory_reason=mem_reason, control=control,
                 control_reason=reason, window_ratio=window_ratio, stop_rule=stop_rule,
-                rollback_to=rollback_to, candidate_score=cur_score, selection=selection,
+                repeat_count=streak, repeat_rule=repeat_rule, rollback_to=rollback_to, candidate_score=cur_score, selection=selection,
                 roi=roi if roi is None or math.isfinite(roi) else None, roi_rank=rank, roi_of=of,
             )
         )
 
-    stop = stop_index(ratios, eps)
+    rep_stop = repeat_stop(streaks, K)
+    stop, stop_by = first_stop(stop_index(ratios, eps), rep_stop)
     risk, risk_reason = success_at_risk(stop, first_pass, run.success, len(events))
     redundant = (f.n < DISCARD_NOVELTY) & np.fromiter(
         (bool(e.observation_text) and not e.observation_text.isspace() for e in events), bool, len(events)
@@ -282,6 +311,9 @@ def decide(
         c_raw=float(dc.sum()),
         stop_event=stop,
         stop_step=events[stop].step if stop is not None else None,
+        stop_by=stop_by,
+        repeat=K,
+        repeat_stop_event=rep_stop,
         cost_saved=float(dc[stop + 1 :].sum()) if stop is not None else 0.0,
         first_pass_event=first_pass,
         success=run.success,

@@ -110,10 +110,13 @@ def corpus_table(corpus: CorpusSummary, width: int) -> Table:
         {"budget": g.budget, "runs": fmt_value(g.runs), "stopped": fmt_value(g.stopped),
          "c_raw": fmt_value(g.c_raw), "saved": fmt_value(g.cost_saved),
          "saved_pct": _pct(g.saved_share), "successes": fmt_value(g.successes),
-         "at_risk": fmt_value(g.at_risk)}
+         # stopped runs without a success label: their risk is unknown, not "no"
+         "at_risk": f"{g.at_risk} (+{g.unlabelled_stopped} unknown)" if g.unlabelled_stopped
+         else fmt_value(g.at_risk)}
         for g in (*corpus.by_budget, corpus.total)
     ]
-    table, _ = fitted_table(f"Corpus totals at W={win}, ε={eps} (runs grouped by budget caps)",
+    rep = "–" if corpus.repeat is None else ("off" if corpus.repeat == 0 else str(corpus.repeat))
+    table, _ = fitted_table(f"Corpus totals at W={win}, ε={eps}, repeat={rep} (runs grouped by budget caps)",
                             CORPUS_TABLE, rows, width, more=MORE)
     return table
 

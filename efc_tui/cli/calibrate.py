@@ -78,6 +78,7 @@ def calibrate_cmd(
     holdout: list[str] | None = typer.Option(None, "--holdout", help="Held-out templates or task families, comma-separated (default: " + ",".join(DEFAULT_HOLDOUT) + ")."),
     seed_fraction: float = typer.Option(DEFAULT_SEED_FRACTION, "--seed-fraction", min=0.0, max=0.9, help="Share of task seeds held out."),
     adapter: bool = typer.Option(True, "--adapter/--no-adapter", help="Choose the adapter's W and ε on the calibration runs."),
+    adapter_real: list[str] | None = typer.Option(None, "--adapter-real", help="Labelled real runs (files or folders) that also constrain the adapter's W and ε: chosen with the repetition rule on, at most 3% of each corpus's successes at risk (docs/adapter.md). Without it: the window rule alone on the calibration runs."),
     note_text: str | None = typer.Option(None, "--note", help="Recorded in the file's provenance (e.g. how to regenerate it)."),
     fmt: str | None = typer.Option(None, "--format", "-f", help="Force a reader (see `efc-tui formats`)."),
     json_out: bool = typer.Option(False, "--json", help="Print the fit figures as JSON instead of a table."),
@@ -95,8 +96,15 @@ def calibrate_cmd(
 
     outcomes = outcomes_from(labels, success_threshold)
     files = collect_paths(paths)
-    chooser = None
-    if adapter:
+    chooser: Any = None
+    if adapter and adapter_real:
+        import functools
+
+        from efc_tui.adapter import choose_stop_rules
+
+        real = list(iter_runs(collect_paths(adapter_real), None, lenient, quiet=quiet, outcomes=outcomes))
+        chooser = functools.partial(choose_stop_rules, real_runs=real)
+    elif adapter:
         from efc_tui.adapter import choose_adapter
 
         chooser = choose_adapter

@@ -124,6 +124,7 @@ def score(
     max_waste: float | None = typer.Option(None, "--max-waste", min=0.0, help="Exit 1 if any run spent more than this share of its raw cost after the adapter's stop point."),
     window: int | None = typer.Option(None, "--window", min=1, help="Adapter window W in events (default: the estimator file's)."),
     epsilon: float | None = typer.Option(None, "--epsilon", min=0.0, help="Adapter stop threshold ε (default: the estimator file's)."),
+    repeat: int | None = typer.Option(None, "--repeat", min=0, help="Adapter repetition limit: stop when one action fails the same way this many times in a row (default 3; 0: off, the paper's window rule alone)."),
     fit_file: Path | None = typer.Option(None, "--fit", help="Fit file from `efc-tui fit`: add each run's predicted success and place on the primary curve (fit_success, fit_z, fit_z_norm, fit_pctl). Empty when the fit has no predictive curve (held-out Brier not below the base rate's): a note says so."),
     dask: bool = typer.Option(False, "--dask", help=DASK_HELP),
     scheduler: str | None = typer.Option(None, "--scheduler", metavar="ADDRESS", help=SCHEDULER_HELP),
@@ -162,7 +163,7 @@ def score(
         planned = plan_sources(paths)
     try:
         est = load_estimator(estimator)
-        cfg = AdapterConfig.from_estimator(est, window=window, epsilon=epsilon)
+        cfg = AdapterConfig.from_estimator(est, window=window, epsilon=epsilon, repeat=repeat)
         curve = None
         fit_caption = None
         if fit_file is not None:  # --fit: imported only when asked for
@@ -191,7 +192,7 @@ def score(
     documents = ScoreDocuments(sys.stdout.write) if json_out and not report else None
     csv_rows = CsvRows(sys.stdout.write, columns) if csv_out else None
 
-    job = Job("score", est, fmt, lenient, outcomes, window=cfg.window, epsilon=cfg.epsilon,
+    job = Job("score", est, fmt, lenient, outcomes, window=cfg.window, epsilon=cfg.epsilon, repeat=cfg.repeat,
               fit_columns=fit_file is not None, curve=curve, documents=documents is not None,
               summaries=report or max_waste is not None)
     streaming = jsonl_out or csv_out

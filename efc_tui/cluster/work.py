@@ -41,9 +41,11 @@ class Job:
     fmt: str | None = None
     lenient: bool = False
     outcomes: Outcomes | None = None
-    #: score: adapter window and threshold (None: the estimator file's)
+    #: score: adapter window and threshold (None: the estimator file's) and repetition
+    #: limit (None: the package's)
     window: int | None = None
     epsilon: float | None = None
+    repeat: int | None = None
     #: score --fit: each row gets the fit columns (fit_success, fit_z, ...) of ``curve``;
     #: empty ones when the fit has no predictive curve (``curve`` None)
     fit_columns: bool = False
@@ -126,7 +128,7 @@ def score_item(run: Run, job: Job) -> ScoredItem:
     from efc_tui.adapter import score_and_decide
     from efc_tui.output import run_row
 
-    scored = score_and_decide(run, job.estimator, window=job.window, epsilon=job.epsilon)
+    scored = score_and_decide(run, job.estimator, window=job.window, epsilon=job.epsilon, repeat=job.repeat)
     row = run_row(scored)
     fitc = None
     if job.fit_columns:

@@ -1,0 +1,124 @@
+"""The repetition signal of the adapter's second stop rule (ours; SPEC §6 leaves it open).
+
+The paper's window rule stops when the prefix NRS-EFC of the last W events is flat against
+their raw cost. It cannot see the loop a person checks first: the same command failing the
+same way again and again. Because the gates already discount a repeated failure, such a
+loop scores little, but so do exploration steps without a verdict, and W and ε must stay
+loose enough for those. The repetition rule names the loop directly:
+
+    stop at event t when the action of e_t (tool + whitespace-normalized input) has given the
+    same failing outcome k times in a row, with nothing but reasoning, messages, memory
+    writes, edits and harness errors in between.
+
+- **Failing outcome**: a verdict other than ``passed`` (assertion error, runtime error,
+  timeout, refused call, …) together with its check counts and its observation,
+  normalized the way error signatures are (lower case, numbers and hex addresses as ``#``,
+  whitespace collapsed). Two outcomes are the same when all three are equal: a check whose
+  output changes (another expected value, another failing test, more tests passing) is
+  progress, not a repeat.
+- **In a row**: the streak of an action continues across events of the kinds in
+  ``config.LOOP_NEUTRAL_KINDS`` (reasoning, plan and memory updates, messages, edits —
+  an edit that leaves the failure unchanged is the failed-repair loop itself — and harness
+  errors) and across events with neither an action nor a tool. Any other event ends it: a
+  tool call or check of another action, the same action giving another outcome or no
+  verdict, or a pass. So does an event of the loop's own action that passes.
+
+The streak of event t reads events 0..t only (a truncated trace gets the same values) and
+costs O(length of its text); the whole run is O(T) in events.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from efc_tui.adapter.config import LOOP_NEUTRAL_KINDS
+from efc_tui.model import Event, Run, Status
+
+_NUM = re.compile(r"0x[0-9a-f]+|\d+")
+
+
+def action_signature(ev: Event) -> tuple[str | None, str] | None:
+    """(tool, whitespace-normalized input) of an event; None without an action or a tool."""
+    act = " ".join(ev.action_text.split())
+    if not act and not ev.tool:
+        return None
+    return ev.tool, act
+
+
+def observation_digest(ev: Event) -> int:
+    """A hash of the observation normalized as error signatures are: lower case, numbers
+    and hex addresses as ``#``, whitespace collapsed."""
+    return hash(" ".join(_NUM.sub("#", ev.observation_text.lower()).split()))
+
+
+def _counts(ev: Event) -> tuple[int, int]:
+    ch = ev.checks
+    return (ch.passed, ch.failed) if ch is not None else (-1, -1)
+
+
+def repeat_streaks(run: Run) -> np.ndarray:
+    """For each event, the repetition streak in force after it: how many times in a row one
+    action has given one failing outcome (0: no streak). Events that neither extend nor end
+    a streak (module docstring) carry it."""
+    return streaks_and_starts(run)[0]
+
+
+def streaks_and_starts(run: Run) -> tuple[np.ndarray, np.ndarray]:
+    """``repeat_streaks`` and, per event, the event where the streak in force began (-1).
+
+    The observation digest, the costly part, is computed only when a failure has the same
+    action, status and check counts as the streak it may extend."""
+    events = run.events
+    T = len(events)
+    out = [0] * T
+    starts = [-1] * T
+    # the streak: action signature, status and counts of its failures, the last of them
+    # (whose digest is computed when first needed)
+    sig_c: tuple[str | None, str] | None = None
+    head: tuple[Status, tuple[int, int]] | None = None
+    last = -1
+    digest: int | None = None
+    count = 0
+    start = -1
+    none, passed, neutral = Status.NONE, Status.PASSED, LOOP_NEUTRAL_KINDS
+    for t, ev in enumerate(events):
+        status = ev.status
+        act = ev.action_text
+        if not ev.tool and (not act or act.isspace()):
+            pass  # no action (a harness message or error): neither extends nor ends it
+        elif status is none or status is passed:
+            if status is passed or ev.kind not in neutral:
+                sig_c, count, start = None, 0, -1
+        else:
+            sig = action_signature(ev)
+            if ev.kind in neutral and (sig_c is None or sig != sig_c):
+                pass  # a failing edit or thought outside the loop: not a loop step
+            else:
+                h = (status, _counts(ev))
+                same = False
+                if sig_c is not None and sig == sig_c and h == head:
+                    if digest is None:
+                        digest = observation_digest(events[last])
+                    d = observation_digest(ev)
+                    same = d == digest
+                    digest = d
+                else:
+                    digest = None
+                if same:
+                    count += 1
+                else:
+                    sig_c, head, count, start = sig, h, 1, t
+                last = t
+        out[t] = count
+        starts[t] = start
+    return np.asarray(out, dtype=np.int64), np.asarray(starts, dtype=np.int64)
+
+
+def repeat_stop(streaks: np.ndarray, limit: int) -> int | None:
+    """The first event whose streak reaches ``limit`` (None: never, or ``limit`` = 0 = off)."""
+    if limit <= 0:
+        return None
+    hits = np.flatnonzero(streaks >= limit)
+    return int(hits[0]) if hits.size else None
