@@ -192,3 +192,43 @@ def test_report_tunes_in_sample_and_leaving_each_source_out(tmp_path) -> None:
     copy.write_text(f"intro\n{DOCS_START}\nold\n{DOCS_END}\nend\n", encoding="utf-8")
     write_docs(block, copy)
     assert copy.read_text(encoding="utf-8") == f"intro\n{DOCS_START}\n{block}{DOCS_END}\nend\n"
+
+
+# --- real logs (../shared; skipped when absent) ----------------------------------------------
+
+CLAUDE_SESSION = "claude-code/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
+
+
+def test_real_claude_session_is_not_stopped_before_the_edit_it_was_asked_for(real_fixtures) -> None:
+    """The session asked to update CLAUDE.md reads the project for 22 events, then edits it.
+    At the setting tuned on the real runs (window rule off, docs/adapter.md) no rule stops it:
+    reading different files is no loop."""
+    run = efc_tui.load(real_fixtures / CLAUDE_SESSION)
+    edits = [t for t, e in enumerate(run.events) if e.tool in ("Edit", "MultiEdit")]
+    assert edits and edits[0] > 15
+    s = score_and_decide(run, epsilon=0.0).summary
+    assert s.repeat_stop_event is None and s.stop_event is None
+    assert max(d.repeat_count for d in score_and_decide(run, epsilon=0.0).decisions) < REPEAT_LIMIT
+
+
+def test_real_claude_sessions_have_no_identical_failure_loop(real_fixtures) -> None:
+    for path in sorted((real_fixtures / "claude-code").glob("*.jsonl")):
+        for run in efc_tui.load_all(path):
+            assert score_and_decide(run, epsilon=0.0).summary.repeat_stop_event is None, path.name
+
+
+def test_a_real_javac_loop_is_stopped_by_its_third_repetition() -> None:
+    """Multi-SWE-bench Java: SWE-agent re-runs `javac` after `javac: command not found`."""
+    from tests.conftest import SHARED
+
+    path = (SHARED / "real-runs" / "multi_swe_bench_java_sweagent" / "evaluation" / "java" / "verified"
+            / "20240825_SWE-agent_deepseek-chat-v2" / "trajs" / "googlecontainertools__jib-4035.traj")
+    if not path.is_file():
+        pytest.skip("../shared/real-runs is not present")
+    run = efc_tui.load(path)
+    s = score_and_decide(run, epsilon=0.0).summary
+    assert s.repeat_stop_event is not None and s.stop_by == "repeat"
+    loop = [t for t, e in enumerate(run.events[: s.stop_event + 1]) if "javac" in e.action_text]
+    assert len(loop) >= REPEAT_LIMIT
+    # labelled resolved, with its final submission after the stop: counted at risk
+    assert s.success is True and s.success_at_risk is True
