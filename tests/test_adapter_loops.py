@@ -227,7 +227,7 @@ def test_a_real_javac_loop_is_stopped_by_its_third_repetition() -> None:
         pytest.skip("../shared/real-runs is not present")
     run = efc_tui.load(path)
     s = score_and_decide(run, epsilon=0.0).summary
-    assert s.repeat_stop_event is not None and s.stop_by == "repeat"
+    assert s.stop_event is not None and s.stop_event == s.repeat_stop_event and s.stop_by == "repeat"
     loop = [t for t, e in enumerate(run.events[: s.stop_event + 1]) if "javac" in e.action_text]
     assert len(loop) >= REPEAT_LIMIT
     # labelled resolved, with its final submission after the stop: counted at risk
