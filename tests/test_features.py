@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from efc_tui.model import Status
 from efc_tui.scoring.estimator import Estimator, Theta
@@ -140,3 +142,22 @@ def test_empty_run_scores_to_zero() -> None:
     assert led.figures.events == 0
     assert led.figures.efc == 0 and led.figures.c_raw == 0
     assert led.figures.eta is None  # C_raw = 0: no ratio, not a NaN
+
+
+# last_exception_line: the last match of _EXC_LINE, as a scan of the whole text finds it
+_EXC_PIECES = ["E", "  E  ", "", " ", "\t", "KeyError: 'k'", "E   AssertionError: 1 != 2",
+               "  File \"x.py\", line 3", "ValueErrors", "x.FooException", "TestFailure ok",
+               "Error", "ErrorLog", "élan Error", "E\tTypeError", "\x85", "\u2028", "1 failed"]
+
+
+@settings(max_examples=500)
+@given(st.lists(st.one_of(st.sampled_from(_EXC_PIECES), st.text(max_size=12)), max_size=14),
+       st.sampled_from(["\n", "\r\n", "\n\n"]))
+def test_last_exception_line_matches_a_full_scan(pieces: list[str], sep: str) -> None:
+    from efc_tui.scoring.features import _EXC_LINE, last_exception_line
+
+    text = sep.join(pieces)
+    line = ""
+    for m in _EXC_LINE.finditer(text):
+        line = m.group(0)
+    assert last_exception_line(text) == line

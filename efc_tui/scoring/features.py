@@ -115,12 +115,42 @@ def shingles(text: str) -> set[int]:
     return set(map(hash, zip(words, words[1:], words[2:], strict=False)))
 
 
+_EXC_WORDS = ("Error", "Exception", "Failure")
+
+
+def last_exception_line(tail: str) -> str:
+    """The last match of ``_EXC_LINE`` in ``tail`` (as ``finditer`` over the whole text
+    finds it), or "" when there is none, without scanning every line.
+
+    Every match holds one of ``_EXC_WORDS``. From the line of the last occurrence of one,
+    step back over the lines a match could start on without ending there (blank lines and
+    a lone ``E``, which ``^\\s*(?:E\\s+)?`` can span): no match starting before that point
+    ends after it, so the matches ``finditer`` finds from there on are the whole scan's.
+    When there are none, the same is done before that point."""
+    end = len(tail)
+    while end > 0:
+        at = max(tail.rfind(w, 0, end) for w in _EXC_WORDS)
+        if at < 0:
+            return ""
+        start = tail.rfind("\n", 0, at) + 1
+        while start > 0:
+            prev = tail.rfind("\n", 0, start - 1) + 1
+            if tail[prev : start - 1].strip() not in ("", "E"):
+                break
+            start = prev
+        line = ""
+        for m in _EXC_LINE.finditer(tail, start, end):
+            line = m.group(0)
+        if line:
+            return line
+        end = start
+    return ""
+
+
 def error_signature(ev: Event) -> tuple[str, str]:
     """(status, normalized error message) of a failing event."""
     tail = ev.observation_text[-_TEXT_SCAN:]
-    line = ""
-    for m in _EXC_LINE.finditer(tail):
-        line = m.group(0)
+    line = last_exception_line(tail)
     if not line:
         stripped = tail.rstrip()
         line = stripped.rsplit("\n", 1)[-1] if stripped else ""
