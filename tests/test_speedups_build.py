@@ -110,3 +110,29 @@ def test_pure_python_scores_like_the_reference_when_nothing_is_built(tmp_path: P
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("pure Python (the compiled extension is not built)")
+
+
+def test_gc_quiet_freezes_each_run_while_it_is_scored_and_restores_the_collector() -> None:
+    import gc
+
+    from efc_tui.cli._common import gc_quiet
+
+    def reader():
+        for i in range(3):
+            assert not gc.isenabled()  # nothing scans what the reader builds
+            yield i
+
+    seen = []
+    for run in gc_quiet(reader()):
+        assert gc.isenabled() and gc.get_freeze_count() > 0  # the run is frozen while scored
+        seen.append(run)
+    assert seen == [0, 1, 2] and gc.isenabled() and gc.get_freeze_count() == 0
+
+    def broken():
+        yield 0
+        raise ValueError("bad line")
+
+    with pytest.raises(ValueError):
+        for _ in gc_quiet(broken()):
+            pass
+    assert gc.isenabled() and gc.get_freeze_count() == 0
