@@ -12,6 +12,13 @@
  *   no_hints(text)  parsers/status.py: true when neither a test summary nor a failure
  *       hint can be in the text (the substring pre-filters of parse_checks and
  *       _has_failure_hint), so the classifier needs no regular expression.
+ *   native_step(...)  parsers/native.py, step_to_event for a well-formed step.
+ *   gate_pass(events)  scoring/gates.py, the loop of compute_gates (Q, G, G_nr, Λ, Λ_nr, A).
+ *   cost_pass(events)  scoring/raw_cost.py, the per-event columns of raw_cost.
+ *
+ * Event instances are built straight into their slots (Maker) only while the model's
+ * Event is exactly the slots dataclass listed in EVENT_FIELDS; otherwise the class is
+ * called, and a change of its fields turns the compiled step off (parsers/native.py).
  *
  * Shingles are compared by a 64-bit hash of their code points here and by Python's hash()
  * there: two different lines count as one only on a 64-bit collision, in either path.
@@ -21,6 +28,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,6 +284,14 @@ static int shingles(PyObject *text, ShingleWork *w) {
         const unsigned char *d = (const unsigned char *)data;
         while (start <= len) {
             Py_ssize_t end = start;
+            /* 8 chars at a time while none is below 0x1f (every line break of a 1-byte
+             * string is, but U+0085, which is >= 0x80) */
+            while (end + 8 <= len) {
+                uint64_t x;
+                memcpy(&x, d + end, 8);
+                if (((x - 0x1f1f1f1f1f1f1f1fULL) | x) & 0x8080808080808080ULL) break;
+                end += 8;
+            }
             while (end < len && !BREAK1[d[end]]) end++;
             Py_ssize_t a = start, b = end;
             while (a < b && SPACE1[d[a]]) a++;
@@ -525,6 +541,24 @@ static int cite_token(CitedTable *table, const unsigned char *p, Py_ssize_t nbyt
     return 0;
 }
 
+/* For 8 ASCII chars, a bit per char (bit k: char k) set when it is a token char:
+ * [-./0-9] (0x2d-0x39), [A-Z], _ and [a-z]. For a byte b < 0x80, b >= lo exactly when
+ * b + (0x80 - lo) has its top bit set, and b <= hi when b + (0x7f - hi) has it clear;
+ * no sum carries into the next byte. */
+#define BYTES(v) (0x0101010101010101ULL * (uint64_t)(v))
+static inline uint64_t in_range8(uint64_t x, unsigned lo, unsigned hi) {
+    return (x + BYTES(0x80 - lo)) & ~(x + BYTES(0x7f - hi));
+}
+
+static inline uint64_t token_bits8(const unsigned char *p) {
+    uint64_t x;
+    memcpy(&x, p, 8);
+    uint64_t t = in_range8(x, 0x2d, 0x39) | in_range8(x, 0x41, 0x5a) | in_range8(x, 0x5f, 0x5f) |
+                 in_range8(x, 0x61, 0x7a);
+    uint64_t y = (t >> 7) & BYTES(1); /* one bit per byte, at the byte's lowest bit */
+    return (y * 0x0102040810204080ULL) >> 56;
+}
+
 /* z, pass 2 for one observation: every token of the text (features.word_list) that a later
  * action cites moves first_ref[t] to the earliest such later event. */
 static int cite_pass(CitedTable *table, PyObject *text, int64_t t, int64_t *first_ref, Buf *scratch) {
@@ -533,6 +567,52 @@ static int cite_pass(CitedTable *table, PyObject *text, int64_t t, int64_t *firs
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t len = PyUnicode_GET_LENGTH(text);
     Py_ssize_t i = 0;
+    if (PyUnicode_IS_ASCII(text) && table->min_len >= 8) {
+        /* ASCII text: one bit per char, 64 chars a word; a token that could be cited is a
+         * run of >= 8 token chars, so a word whose 8-wide windows are never all set holds
+         * no start of one and is skipped whole. */
+        const unsigned char *d = (const unsigned char *)data;
+        Py_ssize_t nw = (len + 63) / 64;
+        uint64_t stackbits[64], *bits = nw <= 64 ? stackbits : malloc((size_t)nw * 8);
+        if (!bits) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (Py_ssize_t w = 0; w < nw; w++) {
+            uint64_t m = 0;
+            Py_ssize_t base = w * 64, n = len - base < 64 ? len - base : 64, k = 0;
+            for (; k + 8 <= n; k += 8) m |= token_bits8(d + base + k) << k;
+            for (; k < n; k++) m |= (uint64_t)TOKEN1[d[base + k]] << k;
+            bits[w] = m;
+        }
+        Py_ssize_t resume = 0; /* runs already handled end before this char */
+        for (Py_ssize_t w = 0; w < nw; w++) {
+            uint64_t m = bits[w], next = w + 1 < nw ? bits[w + 1] : 0;
+            /* bit k of r: chars base+k .. base+k+7 are all token chars */
+            uint64_t r1 = m & ((m >> 1) | (next << 63));
+            uint64_t n1 = next & (next >> 1);
+            uint64_t r2 = r1 & ((r1 >> 2) | (n1 << 62));
+            uint64_t n2 = n1 & (n1 >> 2);
+            uint64_t r3 = r2 & ((r2 >> 4) | (n2 << 60));
+            while (r3) {
+                Py_ssize_t pos = w * 64 + __builtin_ctzll(r3);
+                r3 &= r3 - 1;
+                if (pos < resume) continue;
+                Py_ssize_t s = pos, e = pos;
+                while (s > 0 && TOKEN1[d[s - 1]]) s--;
+                while (e < len && TOKEN1[d[e]]) e++;
+                resume = e;
+                Py_ssize_t nbytes = e - s;
+                if (nbytes < table->min_len || nbytes > table->max_len) continue;
+                if (cite_token(table, d + s, nbytes, t, first_ref) < 0) {
+                    if (bits != stackbits) free(bits);
+                    return -1;
+                }
+            }
+        }
+        if (bits != stackbits) free(bits);
+        return 0;
+    }
     if (kind == PyUnicode_1BYTE_KIND) {
         const unsigned char *d = (const unsigned char *)data;
         /* run / nbytes: chars and UTF-8 bytes of the token run ending at i (a char >= 128
@@ -587,6 +667,82 @@ static int cite_pass(CitedTable *table, PyObject *text, int64_t t, int64_t *firs
     }
     return 0;
 }
+
+/* ---------------------------------------------------------------- building dataclass instances */
+
+/* A slots dataclass of the model (Event) built without running its __init__: the
+ * fields are written straight into their slots, in the order the C code lists them. Used
+ * only when the class is exactly that: its fields are the expected names, each a plain
+ * object slot, and it has no __post_init__ or own __new__; otherwise the class is called. */
+#define MAX_FIELDS 32
+
+typedef struct {
+    PyTypeObject *type;
+    Py_ssize_t off[MAX_FIELDS];
+    int n, direct;
+} Maker;
+
+/* ``fields``: the class's dataclass field names, in order; ``expected``: the order in which
+ * the C code passes values. A mismatch is an error: the model changed under the C code. */
+static int maker_setup(Maker *m, PyObject *type, PyObject *fields, const char *const *expected) {
+    if (!PyType_Check(type) || !PyTuple_Check(fields)) {
+        PyErr_SetString(PyExc_TypeError, "a dataclass type and its field names");
+        return -1;
+    }
+    int n = 0;
+    while (expected[n]) n++;
+    if (PyTuple_GET_SIZE(fields) != n || n > MAX_FIELDS) goto mismatch;
+    for (int i = 0; i < n; i++) {
+        PyObject *f = PyTuple_GET_ITEM(fields, i);
+        if (!PyUnicode_Check(f) || PyUnicode_CompareWithASCIIString(f, expected[i]) != 0) goto mismatch;
+    }
+    Py_XSETREF(m->type, (PyTypeObject *)Py_NewRef(type));
+    m->n = n;
+    m->direct = ((PyTypeObject *)type)->tp_new == PyBaseObject_Type.tp_new &&
+                !PyObject_HasAttrString(type, "__post_init__");
+    PyObject *slots = PyObject_GetAttrString(type, "__slots__");
+    if (!slots) {
+        PyErr_Clear();
+        m->direct = 0;
+    } else {
+        if (PySequence_Size(slots) != n) m->direct = 0;
+        Py_DECREF(slots);
+        PyErr_Clear();
+    }
+    for (int i = 0; m->direct && i < n; i++) {
+        PyObject *d = PyObject_GetAttrString(type, expected[i]);
+        if (!d) return -1;
+        if (Py_IS_TYPE(d, &PyMemberDescr_Type)) {
+            PyMemberDef *def = ((PyMemberDescrObject *)d)->d_member;
+            if (def->type == T_OBJECT_EX && !(def->flags & READONLY))
+                m->off[i] = def->offset;
+            else
+                m->direct = 0;
+        } else {
+            m->direct = 0;
+        }
+        Py_DECREF(d);
+    }
+    return 0;
+mismatch:
+    PyErr_Format(PyExc_ValueError, "%R does not have the fields the compiled code fills", type);
+    return -1;
+}
+
+static PyObject *maker_new(Maker *m, PyObject *const *vals) {
+    if (!m->direct) return PyObject_Vectorcall((PyObject *)m->type, vals, (size_t)m->n, NULL);
+    PyObject *o = m->type->tp_alloc(m->type, 0);
+    if (!o) return NULL;
+    for (int i = 0; i < m->n; i++) *(PyObject **)((char *)o + m->off[i]) = Py_NewRef(vals[i]);
+    return o;
+}
+
+static const char *const EVENT_FIELDS[] = {
+    "index", "step", "kind", "tool", "status", "action_text", "observation_text", "tokens_in",
+    "tokens_out", "tool_calls", "wall_s", "ops", "refs", "checks", "memory_write", "plan",
+    "truncated", "timestamp", "oracle", "flags", "extra", NULL};
+
+static Maker EVENT_MAKER;
 
 /* ---------------------------------------------------------------- module state */
 
@@ -1118,6 +1274,213 @@ error:
     return result;
 }
 
+/* ---------------------------------------------------------------- gate_pass, cost_pass */
+
+/* scoring/gates.py's constants, given once by setup_gates(). */
+typedef struct {
+    PyObject *q_status, *kind_repair, *kind_generation;
+    double g[6][2]; /* first, newly passed, rose, same failure, fell, other */
+    double l[4][2]; /* repair, generation passed, generation other, other */
+} Gates;
+
+static Gates G;
+
+static PyObject *setup_gates(PyObject *self, PyObject *args) {
+    Gates g;
+    if (!PyArg_ParseTuple(args, "O!OO(dd)(dd)(dd)(dd)(dd)(dd)(dd)(dd)(dd)(dd)", &PyDict_Type, &g.q_status,
+                          &g.kind_repair, &g.kind_generation, &g.g[0][0], &g.g[0][1], &g.g[1][0], &g.g[1][1],
+                          &g.g[2][0], &g.g[2][1], &g.g[3][0], &g.g[3][1], &g.g[4][0], &g.g[4][1], &g.g[5][0],
+                          &g.g[5][1], &g.l[0][0], &g.l[0][1], &g.l[1][0], &g.l[1][1], &g.l[2][0], &g.l[2][1],
+                          &g.l[3][0], &g.l[3][1]))
+        return NULL;
+    Py_INCREF(g.q_status);
+    Py_INCREF(g.kind_repair);
+    Py_INCREF(g.kind_generation);
+    Py_XDECREF(G.q_status);
+    Py_XDECREF(G.kind_repair);
+    Py_XDECREF(G.kind_generation);
+    G = g;
+    Py_RETURN_NONE;
+}
+
+static long severity_of(PyObject *status) {
+    PyObject *sv = PyDict_GetItemWithError(S.severity, status);
+    if (!sv) {
+        if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, status);
+        return -100;
+    }
+    long v = PyLong_AsLong(sv);
+    return (v == -1 && PyErr_Occurred()) ? -100 : v;
+}
+
+/* gates.compute_gates: (Q, G, G_nr, Λ, Λ_nr, A) for every event. */
+static PyObject *gate_pass(PyObject *self, PyObject *events) {
+    if (!PyList_CheckExact(events) || !G.q_status || !S.severity) {
+        PyErr_SetString(PyExc_TypeError, "gate_pass takes the event list (after setup_gates)");
+        return NULL;
+    }
+    Py_ssize_t T = PyList_GET_SIZE(events);
+    size_t nT = (size_t)(T > 0 ? T : 1);
+    double *Q = malloc(nT * 8), *Gv = malloc(nT * 8), *Gn = malloc(nT * 8), *L = malloc(nT * 8),
+           *Ln = malloc(nT * 8);
+    int64_t *A = malloc(nT * 8);
+    PyObject *result = NULL, *prev = NULL; /* borrowed: statuses live in the enum */
+    int64_t attempts = 0;
+    if (!Q || !Gv || !Gn || !L || !Ln || !A) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t t = 0; t < T; t++) {
+        PyObject *ev = PyList_GET_ITEM(events, t);
+        PyObject *st = PyObject_GetAttr(ev, s_status), *kind = st ? PyObject_GetAttr(ev, s_kind) : NULL;
+        if (!kind) {
+            Py_XDECREF(st);
+            goto done;
+        }
+        PyObject *qv = PyDict_GetItemWithError(G.q_status, st);
+        double q = qv ? PyFloat_AsDouble(qv) : -1.0;
+        if (!qv || (q == -1.0 && PyErr_Occurred())) {
+            if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, st);
+            Py_DECREF(st);
+            Py_DECREF(kind);
+            goto done;
+        }
+        Q[t] = q;
+        A[t] = attempts;
+        int row; /* gates.progress_gate */
+        if (attempts == 0) {
+            row = 0;
+        } else if (st == S.status_none || !prev) {
+            row = 5;
+        } else if (st == S.status_passed && prev != S.status_passed) {
+            row = 1;
+        } else {
+            long sev = severity_of(st), psev = severity_of(prev);
+            if (sev == -100 || psev == -100) {
+                Py_DECREF(st);
+                Py_DECREF(kind);
+                goto done;
+            }
+            row = sev > psev ? 2 : (sev == psev && st != S.status_passed) ? 3 : sev < psev ? 4 : 5;
+        }
+        Gv[t] = G.g[row][0];
+        Gn[t] = G.g[row][1];
+        int lrow = kind == G.kind_repair ? 0 : kind == G.kind_generation ? (st == S.status_passed ? 1 : 2) : 3;
+        L[t] = G.l[lrow][0];
+        Ln[t] = G.l[lrow][1];
+        if (st != S.status_none) {
+            attempts++;
+            prev = st;
+        }
+        Py_DECREF(st);
+        Py_DECREF(kind);
+    }
+    {
+        size_t T8 = (size_t)T * 8;
+        result = Py_BuildValue("(NNNNNN)", bytearray_of(Q, T8), bytearray_of(Gv, T8), bytearray_of(Gn, T8),
+                               bytearray_of(L, T8), bytearray_of(Ln, T8), bytearray_of(A, T8));
+    }
+done:
+    free(Q);
+    free(Gv);
+    free(Gn);
+    free(L);
+    free(Ln);
+    free(A);
+    return result;
+}
+
+/* float(x) for an event's count or duration, as numpy.fromiter(..., float) reads it */
+static int num_as_double(PyObject *v, double *out) {
+    if (PyFloat_CheckExact(v)) {
+        *out = PyFloat_AS_DOUBLE(v);
+        return 0;
+    }
+    *out = PyFloat_AsDouble(v);
+    return (*out == -1.0 && PyErr_Occurred()) ? -1 : 0;
+}
+
+static int flags_has(PyObject *flags, const char *name) {
+    if (!PyTuple_CheckExact(flags)) return -2;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(flags); k++) {
+        PyObject *f = PyTuple_GET_ITEM(flags, k);
+        if (PyUnicode_Check(f) && PyUnicode_CompareWithASCIIString(f, name) == 0) return 1;
+    }
+    return 0;
+}
+
+/* raw_cost.raw_cost's columns: (tokens, tool_calls, wall_s, ops, events whose tokens were
+ * estimated, events without wall time). */
+static PyObject *cost_pass(PyObject *self, PyObject *events) {
+    if (!PyList_CheckExact(events)) {
+        PyErr_SetString(PyExc_TypeError, "cost_pass takes the event list");
+        return NULL;
+    }
+    static PyObject *s_tin, *s_tout, *s_calls, *s_wall, *s_ops, *s_flags;
+    if (!s_tin) {
+        s_tin = PyUnicode_InternFromString("tokens_in");
+        s_tout = PyUnicode_InternFromString("tokens_out");
+        s_calls = PyUnicode_InternFromString("tool_calls");
+        s_wall = PyUnicode_InternFromString("wall_s");
+        s_ops = PyUnicode_InternFromString("ops");
+        s_flags = PyUnicode_InternFromString("flags");
+        if (!s_tin || !s_tout || !s_calls || !s_wall || !s_ops || !s_flags) return NULL;
+    }
+    Py_ssize_t T = PyList_GET_SIZE(events);
+    size_t nT = (size_t)(T > 0 ? T : 1);
+    double *tok = malloc(nT * 8), *calls = malloc(nT * 8), *wall = malloc(nT * 8), *ops = malloc(nT * 8);
+    Py_ssize_t est_tok = 0, no_wall = 0;
+    PyObject *result = NULL;
+    if (!tok || !calls || !wall || !ops) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t t = 0; t < T; t++) {
+        PyObject *ev = PyList_GET_ITEM(events, t);
+        PyObject *v[6] = {PyObject_GetAttr(ev, s_tin), NULL, NULL, NULL, NULL, NULL};
+        int ok = v[0] != NULL;
+        if (ok) ok = (v[1] = PyObject_GetAttr(ev, s_tout)) != NULL;
+        if (ok) ok = (v[2] = PyObject_GetAttr(ev, s_calls)) != NULL;
+        if (ok) ok = (v[3] = PyObject_GetAttr(ev, s_wall)) != NULL;
+        if (ok) ok = (v[4] = PyObject_GetAttr(ev, s_ops)) != NULL;
+        if (ok) ok = (v[5] = PyObject_GetAttr(ev, s_flags)) != NULL;
+        if (ok) {
+            /* e.tokens_in + e.tokens_out, then float() */
+            int64_t a, b;
+            if (as_i64(v[0], 0, &a) == 0 && as_i64(v[1], 0, &b) == 0 && v[0] != Py_None && v[1] != Py_None &&
+                (a + b) <= (1LL << 53) && (a + b) >= -(1LL << 53)) {
+                tok[t] = (double)(a + b);
+            } else {
+                PyObject *sum = PyNumber_Add(v[0], v[1]);
+                ok = sum && num_as_double(sum, &tok[t]) == 0;
+                Py_XDECREF(sum);
+            }
+        }
+        ok = ok && num_as_double(v[2], &calls[t]) == 0 && num_as_double(v[3], &wall[t]) == 0 &&
+             num_as_double(v[4], &ops[t]) == 0;
+        int ft = ok ? flags_has(v[5], "tokens") : 0, fw = ok ? flags_has(v[5], "wall_s") : 0;
+        for (int k = 0; k < 6; k++) Py_XDECREF(v[k]);
+        if (!ok) goto done;
+        if (ft == -2 || fw == -2) {
+            fallback("event flags are not a tuple");
+            goto done;
+        }
+        est_tok += ft;
+        no_wall += fw;
+    }
+    {
+        size_t T8 = (size_t)T * 8;
+        result = Py_BuildValue("(NNNNnn)", bytearray_of(tok, T8), bytearray_of(calls, T8), bytearray_of(wall, T8),
+                               bytearray_of(ops, T8), est_tok, no_wall);
+    }
+done:
+    free(tok);
+    free(calls);
+    free(wall);
+    free(ops);
+    return result;
+}
+
 /* ---------------------------------------------------------------- no_hints */
 
 /* The substrings status.py looks for before any regular expression. A hit on any of them
@@ -1210,17 +1573,37 @@ static inline int match_at(int kind, const void *data, Py_ssize_t i, Py_ssize_t 
 static int scan(const NeedleSet *ns, int kind, const void *data, Py_ssize_t a, Py_ssize_t b, int stop) {
     int found = 0;
     const unsigned char *d = (const unsigned char *)data;
-    for (Py_ssize_t i = a; i + 4 <= b; i++) {
-        uint32_t v = kind == PyUnicode_1BYTE_KIND ? load4(d + i) : read4(kind, data, i);
-        unsigned key = bloom_key(v);
-        if (!((ns->bloom[key >> 6] >> (key & 63)) & 1)) continue;
-        for (int k = 0; k < ns->n; k++)
-            if (ns->head[k] == v && match_at(kind, data, i, b, ns->list[k]->s, ns->len[k])) found |= ns->list[k]->group;
-        if (found & stop) return found;
+    if (kind == PyUnicode_1BYTE_KIND) {
+        for (Py_ssize_t i = a; i + 4 <= b; i++) {
+            uint32_t v = load4(d + i);
+            unsigned key = bloom_key(v);
+            if (!((ns->bloom[key >> 6] >> (key & 63)) & 1)) continue;
+            for (int k = 0; k < ns->n; k++)
+                if (ns->head[k] == v && match_at(kind, data, i, b, ns->list[k]->s, ns->len[k]))
+                    found |= ns->list[k]->group;
+            if (found & stop) return found;
+        }
+    } else {
+        for (Py_ssize_t i = a; i + 4 <= b; i++) {
+            uint32_t v = read4(kind, data, i);
+            unsigned key = bloom_key(v);
+            if (!((ns->bloom[key >> 6] >> (key & 63)) & 1)) continue;
+            for (int k = 0; k < ns->n; k++)
+                if (ns->head[k] == v && match_at(kind, data, i, b, ns->list[k]->s, ns->len[k]))
+                    found |= ns->list[k]->group;
+            if (found & stop) return found;
+        }
     }
     if (found & G_ERROR) {
         if (kind == PyUnicode_1BYTE_KIND) {
-            if (b - a >= 2 && memmem(d + a, (size_t)(b - a), "==", 2)) found |= G_EQEQ;
+            const unsigned char *p = d + a, *end = d + b;
+            while (p + 1 < end && (p = memchr(p, '=', (size_t)(end - 1 - p))) != NULL) {
+                if (p[1] == '=') {
+                    found |= G_EQEQ;
+                    break;
+                }
+                p++;
+            }
         } else {
             for (Py_ssize_t i = a; i + 2 <= b; i++)
                 if (match_at(kind, data, i, b, "==", 2)) {
@@ -1291,10 +1674,12 @@ static PyObject *k_action, *k_observation, *k_update, *k_usage, *k_type, *k_t, *
 
 static PyObject *setup_native(PyObject *self, PyObject *args) {
     Native n;
-    if (!PyArg_ParseTuple(args, "OOO!O!OOOOOOO", &n.event_type, &n.checks_type, &PyDict_Type, &n.kinds,
-                          &PyDict_Type, &n.statuses, &n.infer_kind, &n.classify, &n.kind_message,
-                          &n.kind_tool, &n.kind_check, &n.status_none, &n.status_passed))
+    PyObject *fields;
+    if (!PyArg_ParseTuple(args, "OO!OO!O!OOOOOOO", &n.event_type, &PyTuple_Type, &fields, &n.checks_type,
+                          &PyDict_Type, &n.kinds, &PyDict_Type, &n.statuses, &n.infer_kind, &n.classify,
+                          &n.kind_message, &n.kind_tool, &n.kind_check, &n.status_none, &n.status_passed))
         return NULL;
+    if (maker_setup(&EVENT_MAKER, n.event_type, fields, EVENT_FIELDS) < 0) return NULL;
     PyObject **dst = (PyObject **)&N, **src = (PyObject **)&n;
     for (size_t i = 0; i < sizeof(Native) / sizeof(PyObject *); i++) {
         Py_INCREF(src[i]);
@@ -1610,7 +1995,7 @@ static PyObject *native_step(PyObject *self, PyObject *args) {
     vals[19] = flag_tuple;
     vals[20] = extra;
     if (vals[0] && vals[1] && vals[7] && vals[8] && vals[9] && vals[10] && vals[11])
-        ev = PyObject_Vectorcall(N.event_type, vals, 21, NULL);
+        ev = maker_new(&EVENT_MAKER, vals);
     Py_XDECREF(vals[0]);
     Py_XDECREF(vals[1]);
     Py_XDECREF(vals[7]);
@@ -1665,6 +2050,9 @@ static PyMethodDef methods[] = {
     {"shingle_count", shingle_count, METH_O, "len(features.shingles(text)), for tests."},
     {"setup_native", setup_native, METH_VARARGS, "Give native_step the model types and the classifier."},
     {"native_step", native_step, METH_VARARGS, "native.step_to_event for a well-formed step, else None."},
+    {"setup_gates", setup_gates, METH_VARARGS, "Give gate_pass the gate tables."},
+    {"gate_pass", gate_pass, METH_O, "The loop of gates.compute_gates."},
+    {"cost_pass", cost_pass, METH_O, "The per-event columns of raw_cost.raw_cost."},
     {NULL, NULL, 0, NULL},
 };
 

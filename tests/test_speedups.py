@@ -413,6 +413,20 @@ def test_native_step_hands_back_unknown_fields() -> None:
     assert compiled({**base, "usage": {"tokens_in": True}}, 0, False) is None
 
 
+def test_native_step_refuses_an_event_class_it_does_not_know() -> None:
+    """A model Event whose fields differ from the ones the C code fills is refused at set-up
+    (parsers/native.py then builds events in Python), and the working set-up is kept."""
+    from efc_tui.parsers import native
+    from efc_tui.parsers.native import _compiled_step
+
+    args = (Checks, native._KINDS, native._STATUSES, native.infer_kind, native.classify_observation,
+            EventKind.MESSAGE, EventKind.TOOL, EventKind.CHECK, Status.NONE, Status.PASSED)
+    with pytest.raises(ValueError, match="fields"):
+        fast.setup_native(Event, ("index", "step", "kind"), *args)
+    ev = _compiled_step()({"type": "step", "action": {"tool": "bash", "input": "ls"}}, 3, False)
+    assert type(ev) is Event and ev.index == 3 and ev.tool == "bash"
+
+
 def _step_lines(path: Path) -> list[dict[str, Any]]:
     out = []
     with path.open("rb") as f:
@@ -478,3 +492,63 @@ def test_feature_pass_on_repeated_actions() -> None:
         b = compute_features(run)
     assert b.q.tolist() == [1.0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]
     assert np.array_equal(a.q, b.q) and np.array_equal(a.repeat_action, b.repeat_action)
+
+
+# --------------------------------------------------------------------- gates, raw cost
+
+
+runs_for_scoring = st.lists(events, min_size=0, max_size=30)
+
+
+@settings(max_examples=120, suppress_health_check=[HealthCheck.too_slow])
+@given(runs_for_scoring, st.lists(st.integers(0, 3), max_size=30), st.integers(1, 8),
+       st.sampled_from([0.0, 1e-4, 0.02, 0.5]))
+def test_scoring_and_adapter_match_python(
+    evs: list[Event], steps: list[int], window: int, epsilon: float
+) -> None:
+    """Gates, raw cost and everything scored from them (the adapter's decisions too) on
+    random runs: several candidates per step, verdicts with and without counts, any status
+    and kind."""
+    from efc_tui.adapter import score_and_decide
+    from tests.reference_ledgers import snapshot
+
+    step = 0
+    for i, e in enumerate(evs):
+        step += steps[i] if i < len(steps) else 1
+        e.index, e.step = i, step // 2
+        e.tokens_in, e.tool_calls, e.wall_s, e.ops = 10 * i, i % 2, 0.5 * (i % 3), i % 4
+        e.flags = ("tokens",) if i % 3 == 0 else ("wall_s",) if i % 3 == 1 else ()
+    run = Run(run_id="h", events=evs)
+    a = snapshot(score_and_decide(run, window=window, epsilon=epsilon))
+    with _fast.pure_python():
+        b = snapshot(score_and_decide(run, window=window, epsilon=epsilon))
+    assert first_difference(b, a) is None
+
+
+def test_compiled_loops_are_the_ones_running() -> None:
+    """The speed-ups are in use (a silent fallback would pass every equality test)."""
+    from efc_tui.parsers import load
+    from efc_tui.scoring.features import _compiled_pass
+    from tests.conftest import SAMPLES
+
+    run = next(load(SAMPLES / "repair_loop.jsonl"))
+    assert _compiled_pass(fast, run.events) is not None
+    assert len(fast.gate_pass(run.events)[0]) == 8 * len(run.events)
+    assert fast.cost_pass(run.events) is not None
+
+
+@pytest.mark.parametrize("value", [2**70, 1.5, -3])
+def test_odd_counts_score_alike(value: Any) -> None:
+    """Counts the compiled loops do not take as small ints (huge, float, negative) give the
+    Python path's results."""
+    from efc_tui.adapter import score_and_decide
+    from tests.reference_ledgers import snapshot
+
+    evs = [Event(index=i, step=i, kind=EventKind.CHECK, status=Status.ASSERTION_ERROR,
+                 observation_text=f"{i} failed", checks=Checks(passed=value if i else 1, failed=1, total=3),
+                 tokens_in=value if i == 1 else 5) for i in range(4)]
+    run = Run(run_id="odd", events=evs)
+    a = snapshot(score_and_decide(run))
+    with _fast.pure_python():
+        b = snapshot(score_and_decide(run))
+    assert first_difference(b, a) is None

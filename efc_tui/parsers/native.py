@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterator
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -300,8 +301,12 @@ def _compiled_step() -> Any:
     fast = _fast.speedups()
     if fast is None:
         return None
-    fast.setup_native(Event, Checks, _KINDS, _STATUSES, infer_kind, classify_observation,
-                      EventKind.MESSAGE, EventKind.TOOL, EventKind.CHECK, Status.NONE, Status.PASSED)
+    try:
+        fast.setup_native(Event, tuple(f.name for f in fields(Event)), Checks, _KINDS, _STATUSES,
+                          infer_kind, classify_observation, EventKind.MESSAGE, EventKind.TOOL,
+                          EventKind.CHECK, Status.NONE, Status.PASSED)
+    except ValueError:  # the model's Event changed under the compiled code: Python builds it
+        return None
     return fast.native_step
 
 
