@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -25,7 +26,8 @@ def export(
     output: str = typer.Option(..., "--output", "-o", metavar="PATH", help=(
         "Where to write. A folder (an existing one, or any path ending in /) gets one "
         "<run_id>.ledger.json per run; a .jsonl file gets one document per line; any other "
-        "file gets one document (a run) or a JSON array (several)."
+        "file gets one document (a run) or a JSON array (several); a .parquet file gets one "
+        "row per event of every run (needs pyarrow: pip install 'efc-tui[parquet]')."
     )),
     fmt: str | None = typer.Option(None, "--format", "-f", help="Force a reader (see `efc-tui formats`)."),
     with_text: bool = typer.Option(False, "--with-text", help="Include each event's action and observation text."),
@@ -45,7 +47,17 @@ def export(
     from efc_tui.scoring import load_estimator
 
     outcomes = outcomes_from(labels, success_threshold)
+    from efc_tui import parquet
+
+    if parquet.is_parquet_target(output):
+        try:
+            parquet.require()
+        except EfcError as exc:
+            fail(exc)
     files = collect_paths(paths)
+    if parquet.is_parquet_target(output):
+        _export_parquet(Path(output), files, fmt, lenient, quiet, outcomes, estimator, with_text)
+        return
     try:
         est = load_estimator(estimator)
         with open_ledgers(output, files) as sink:
@@ -56,3 +68,34 @@ def export(
         fail(exc)
     if not quiet:
         note(f"wrote {sink.count} ledger(s) to {sink.where}")
+
+
+def _export_parquet(target: Path, files: Any, fmt: str | None, lenient: bool, quiet: bool,
+                    outcomes: Any, estimator: str | None, with_text: bool) -> None:
+    """``export -o X.parquet``: one row per event, the ledger documents' values (each
+    document goes through its JSON form, so the file reads back to what the JSON holds)."""
+    import orjson
+
+    from efc_tui.adapter import score_and_decide
+    from efc_tui.export import dumps, ledger_document
+    from efc_tui.io import write_atomic
+    from efc_tui.output import refuse_input
+    from efc_tui.parquet import event_rows, table_bytes
+    from efc_tui.scoring import load_estimator
+
+    rows: list[dict[str, Any]] = []
+    runs = 0
+    try:
+        refuse_input(target, files)
+        est = load_estimator(estimator)
+        for run in iter_runs(files, fmt, lenient, quiet=quiet, outcomes=outcomes):
+            doc = orjson.loads(dumps(ledger_document(score_and_decide(run, est), with_text=with_text)))
+            rows.extend(event_rows(doc))
+            runs += 1
+        write_atomic(target, table_bytes(rows))
+    except EfcError as exc:
+        fail(exc)
+    except OSError as exc:
+        fail(f"{target}: {exc}")
+    if not quiet:
+        note(f"wrote {len(rows):,} event row(s) of {runs} run(s) to {target}")

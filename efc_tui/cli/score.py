@@ -130,6 +130,7 @@ def score(
     scheduler: str | None = typer.Option(None, "--scheduler", metavar="ADDRESS", help=SCHEDULER_HELP),
     dask_workers: int | None = typer.Option(None, "--dask-workers", min=1, help=WORKERS_HELP),
     junit: Path | None = typer.Option(None, "--junit", metavar="FILE", help="Also write a JUnit XML report to FILE: one test case per run, a failure per threshold it missed (with the numbers), its figures as output."),
+    parquet_out: Path | None = typer.Option(None, "--parquet", metavar="FILE", help="Also write the run figures to FILE as Parquet: one row per run, the columns of --jsonl (needs pyarrow: pip install 'efc-tui[parquet]')."),
     github: bool = typer.Option(False, "--github", help="Print GitHub Actions annotations on stdout after the table: an error per missed threshold naming the run and its file, then a notice with the counts."),
 ) -> None:
     """Score runs headless: EFC, Estimated-EFC, NRS-EFC, raw cost, eta, D_task and X per run.
@@ -153,6 +154,13 @@ def score(
     if github and (json_out or jsonl_out or csv_out):
         fail("--github prints annotations on stdout: not with --json, --jsonl or --csv "
              "(--junit FILE writes a report beside them)")
+    if parquet_out is not None:
+        from efc_tui import parquet
+
+        try:
+            parquet.require()
+        except EfcError as exc:
+            fail(exc)
     on_dask = dask_setting(dask, scheduler, dask_workers, paths)
     outcomes = outcomes_from(labels, success_threshold)
     files = collect_paths(paths) if on_dask is None else None
@@ -197,6 +205,7 @@ def score(
               summaries=report or max_waste is not None)
     streaming = jsonl_out or csv_out
     checks: list[RunCheck] | None = [] if junit is not None or github else None
+    parquet_rows: list[dict[str, Any]] | None = [] if parquet_out is not None else None
 
     def emit(item: ScoredItem) -> None:
         row = item.row
@@ -210,6 +219,8 @@ def score(
             misses.append(msg.split(": ", 2)[-1])
         if checks is not None:
             checks.append(RunCheck(item.run_id, item.source_path, row, misses))
+        if parquet_rows is not None:
+            parquet_rows.append(row)
         if report:
             summaries.append(summary)
         elif documents is not None and item.document is not None:
@@ -249,6 +260,8 @@ def score(
         _print_table(rows, fit_caption)
     if checks is not None:
         _ci_reports(checks, junit, github, local or [], limits, max_waste)
+    if parquet_out is not None and parquet_rows is not None:
+        _write_parquet(parquet_out, parquet_rows, columns, local or [])
     sys.stdout.flush()
     for f in failures:
         warn(f"threshold not met: {f}")
@@ -276,6 +289,19 @@ def _ci_reports(checks: list[RunCheck], junit: Path | None, github: bool, inputs
             fail(f"--junit {junit}: {exc}")
     if github:
         sys.stdout.write("".join(line + "\n" for line in github_annotations(checks)))
+
+
+def _write_parquet(target: Path, rows: list[dict[str, Any]], columns: list[str], inputs: Any) -> None:
+    """``--parquet FILE``: one row per run (written atomically, never over an input)."""
+    from efc_tui.io import write_atomic
+    from efc_tui.output import refuse_input
+    from efc_tui.parquet import table_bytes
+
+    try:
+        refuse_input(target, [Path(p) for p in inputs])
+        write_atomic(target, table_bytes(rows, columns))
+    except (EfcError, OSError) as exc:
+        fail(f"--parquet {target}: {exc}")
 
 
 def _print_adapter(
