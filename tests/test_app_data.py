@@ -164,3 +164,22 @@ def test_chart_draws_series_markers_and_rules() -> None:
     body = "\n".join(line.plain for line in lines)
     assert "●" in body and "stop" in body and "┊" in body and "C_raw" in body
     assert render(chart, 40, 10)[3].plain == lines[3].plain  # deterministic
+
+
+def test_summary_shows_dollars_only_when_the_log_records_them() -> None:
+    import dataclasses
+
+    from efc_tui.app.widgets.summary import RunSummary
+
+    est = load_estimator(APP / "estimator.json")
+    run = api.load(APP / "small.jsonl")
+    for cost, shown in ((None, None), (0.0421, "$0.0421 logged")):
+        r = dataclasses.replace(run, cost_usd=cost)
+        data = ReplayData(r)
+        data.set_scored(api.score(r, est))
+        figures = RunSummary(data).render_summary().plain.splitlines()[1]
+        assert "C_raw" in figures
+        if shown is None:
+            assert "$" not in figures
+        else:
+            assert shown in figures and figures.index("C_raw") < figures.index(shown)

@@ -218,3 +218,25 @@ def test_shell_completion() -> None:
     out = subprocess.run([str(script)], env=env, capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["--adapter", "--adapter-sweep"]
+
+
+def test_dollars_beside_c_raw_only_where_the_log_records_them(tmp_path: Path) -> None:
+    """Cost in dollars (issue 15): summed by the reader, shown beside C_raw; never invented."""
+    header, *rest = (SAMPLES / "clean_pass.jsonl").read_text().splitlines(keepends=True)
+    priced = tmp_path / "priced.jsonl"
+    doc = json.loads(header)
+    doc.update(run_id="priced", cost_usd=0.0421)
+    priced.write_text(json.dumps(doc) + "\n" + "".join(rest))
+    r = runner.invoke(app, ["score", str(priced), str(SAMPLES / "clean_pass.jsonl"), "-q"],
+                      env={"COLUMNS": "200"})
+    assert r.exit_code == 0
+    lines = r.stdout.splitlines()
+    head = next(line for line in lines if "C_raw" in line)
+    assert head.index("C_raw") < head.index("cost $") < head.index("eta")  # beside C_raw
+    end = head.index("cost $") + len("cost $")  # numbers are right-aligned under it
+    priced_row = next(line for line in lines if "priced" in line)
+    plain_row = next(line for line in lines if "clean-pass" in line)
+    assert priced_row[:end].split()[-1] == "0.0421"
+    assert plain_row[:end].split()[-1] == "–"  # unknown, not 0
+    r = runner.invoke(app, ["score", str(SAMPLES), "-q"], env={"COLUMNS": "200"})
+    assert "cost $" not in r.stdout  # no run records dollars: no column

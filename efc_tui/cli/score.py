@@ -66,6 +66,7 @@ SCORE_TABLE: tuple[Col, ...] = (
     Col("Est-EFC", "est_efc", rank=8),
     Col("NRS-EFC", "nrs_efc"),
     Col("C_raw", "c_raw", rank=3),
+    Col("cost $", "cost_usd", rank=5, optional=True),
     Col("eta", "eta", rank=2),
     Col("D_task", "d_task", rank=7),
     Col("X", "x", rank=2),

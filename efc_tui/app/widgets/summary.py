@@ -86,6 +86,8 @@ class RunSummary(Static):
                     f"{label} {fmt_num(figures[name], cells)}" for label, name, cells in HEADLINE
                 )
             )
+            if run.cost_usd is not None:  # dollars only when the log records them
+                t.append(f"  ${run.cost_usd:.4g} logged")
             s = d.summary
             if s is not None:
                 if s.stop_event is None:
