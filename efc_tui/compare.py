@@ -33,6 +33,19 @@ DIFF_SCHEMA = "efc-diff/1"
 #: characters of an action kept in a step (the JSON and the table; the key uses all)
 ACTION_SHOWN = 120
 _SPACE = re.compile(r"\s+")
+#: how each kind of aligned step is shown (``efc-tui diff`` and the app's compare view)
+MATCH_SHOWN = {"same": "=", "similar": "≈", "different": "≠", "a only": "A", "b only": "B"}
+#: verdicts, short, for tables (the JSON has the full names)
+VERDICT_SHOWN = {
+    "passed": "pass",
+    "assertion_error": "assert",
+    "runtime_error": "runtime",
+    "timeout": "timeout",
+    "static_reject": "static",
+    "api_error": "api_err",
+    "other": "other",
+    "none": "",
+}
 
 
 def action_key(text: str) -> str:
@@ -279,4 +292,15 @@ def compare(a: ScoredRun, b: ScoredRun) -> RunDiff:
     return diff
 
 
-__all__ = ["DIFF_SCHEMA", "RunDiff", "RunSide", "Side", "Step", "action_key", "align", "compare"]
+__all__ = [
+    "DIFF_SCHEMA",
+    "MATCH_SHOWN",
+    "VERDICT_SHOWN",
+    "RunDiff",
+    "RunSide",
+    "Side",
+    "Step",
+    "action_key",
+    "align",
+    "compare",
+]

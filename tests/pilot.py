@@ -13,6 +13,7 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled, WorkerFailed
 
+from efc_tui.app.screens.compare import CompareScreen
 from efc_tui.app.screens.picker import PickerScreen
 from efc_tui.app.screens.replay import ReplayScreen
 
@@ -34,6 +35,8 @@ def settled(app: App[Any]) -> bool:
         return screen.ready.is_set() and not screen.scoring
     if isinstance(screen, PickerScreen):
         return screen.done
+    if isinstance(screen, CompareScreen):
+        return screen.diff is not None
     return True
 
 

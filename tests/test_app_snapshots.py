@@ -81,3 +81,14 @@ def test_replay_screen_at_80x24(snap_compare: SnapCompare) -> None:
     and the footer with / ? q all fit."""
     app = EfcApp([APP / "small.jsonl"], fit=load_fit_view(APP / "fit.json"), estimator=EST, select=4)
     assert snap_compare(app, terminal_size=(80, 24), run_before=settle)
+
+
+def test_compare_view(snap_compare: SnapCompare) -> None:
+    """open A --compare B: both runs, the summary, the aligned steps with their gaps."""
+    app = EfcApp(
+        [Path("sample_traces") / "repair_loop.jsonl"],
+        compare=Path("sample_traces") / "clean_pass.jsonl",
+        fit=load_fit_view(APP / "fit.json"),
+        estimator=EST,
+    )
+    assert snap_compare(app, terminal_size=(120, 30), run_before=settle)

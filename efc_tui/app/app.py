@@ -23,7 +23,7 @@ from efc_tui import api
 from efc_tui.adapter import ScoredRun
 from efc_tui.app.fitview import FitView, load_fit_view
 from efc_tui.app.loading import RunLoader
-from efc_tui.app.messages import LoadFailed, OpenPicker, OpenRun, ScreenReady
+from efc_tui.app.messages import LoadFailed, OpenEvent, OpenPicker, OpenRun, ScreenReady
 from efc_tui.app.screens.help import HelpScreen, key_name, key_rows, screen_title
 from efc_tui.app.screens.picker import PickerScreen
 from efc_tui.app.screens.replay import ReplayScreen
@@ -57,6 +57,7 @@ class EfcApp(App[int]):
         export_dir: Path | None = None,
         picker: bool | None = None,
         outcomes: Outcomes | None = None,
+        compare: Path | None = None,
     ) -> None:
         super().__init__()
         #: trace files (folders and globs expanded, as ``efc-tui score`` expands them)
@@ -71,6 +72,8 @@ class EfcApp(App[int]):
         self.select = select
         #: where ``e`` proposes to write ledgers (None: beside each trace)
         self.export_dir = export_dir
+        #: ``--compare B``: open the compare view of the one run given and B's run
+        self.compare = compare
         self.use_picker = (
             picker if picker is not None
             else len(self.paths) != 1 or any(Path(p).is_dir() for p in paths)
@@ -105,7 +108,20 @@ class EfcApp(App[int]):
     # -- screens ----------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        if self.compare is not None:
+            from efc_tui.app.screens.compare import CompareScreen
+
+            self.push_screen(CompareScreen(self.paths[0], self.compare, read=self.read_runs,
+                                           score=self.score))
+            return
         self.push_screen(self._picker() if self.use_picker else self._replay(self.paths[0]))
+
+    def on_open_event(self, message: OpenEvent) -> None:
+        """The compare view asks for one of its runs at an event: replay it (esc: back)."""
+        loader = RunLoader(message.path, fmt=self.fmt, lenient=self.lenient, from_picker=True,
+                           outcomes=self.outcomes)
+        self.push_screen(ReplayScreen(loader, score=self.score, fit=self.fit_view,
+                                      export_dir=self.export_dir, select=message.event))
 
     def on_open_run(self, message: OpenRun) -> None:
         self.push_screen(self._replay(message.path, ordinal=message.ordinal, from_picker=True))

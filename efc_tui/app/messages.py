@@ -20,6 +20,7 @@ from textual.message import Message
 
 from efc_tui.adapter import ScoredRun
 from efc_tui.app.loading import Update
+from efc_tui.compare import RunDiff
 
 # -- workers to their screen ----------------------------------------------------------------
 
@@ -72,7 +73,23 @@ class PickerDone(Message):
     errors: list[str] = field(default_factory=list)
 
 
+@dataclass
+class CompareReady(Message):
+    """Both runs of the compare view are read, scored and aligned."""
+
+    bubble: ClassVar[bool] = False
+    diff: RunDiff
+
+
 # -- screens to the app ---------------------------------------------------------------------
+
+
+@dataclass
+class OpenEvent(Message):
+    """The compare view: replay the run of ``path`` with ``event`` selected (esc: back)."""
+
+    path: Path
+    event: int
 
 
 @dataclass

@@ -26,20 +26,6 @@ if TYPE_CHECKING:
     from efc_tui.model import Run
     from efc_tui.parsers import Outcomes
 
-#: how each kind of aligned step is shown in the table
-MATCH_SHOWN = {"same": "=", "similar": "≈", "different": "≠", "a only": "A", "b only": "B"}
-#: verdicts, short (the JSON has the full names)
-VERDICT_SHOWN = {
-    "passed": "pass",
-    "assertion_error": "assert",
-    "runtime_error": "runtime",
-    "timeout": "timeout",
-    "static_reject": "static",
-    "api_error": "api_err",
-    "other": "other",
-    "none": "",
-}
-
 
 def _one_run(
     name: str, path: str, run_id: str | None, fmt: str | None, lenient: bool, outcomes: Outcomes
@@ -150,6 +136,7 @@ def _print_tables(d: RunDiff, changes_only: bool) -> None:
 
     from efc_tui.cli._common import fmt_value
     from efc_tui.cli._tables import print_fitted
+    from efc_tui.compare import MATCH_SHOWN, VERDICT_SHOWN
     from efc_tui.display import success_label
     from efc_tui.text import sanitize_label
 

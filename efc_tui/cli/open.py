@@ -36,6 +36,7 @@ def open_(
     export_dir: Path | None = typer.Option(None, "--export-dir", help="Where `e` proposes to write <run_id>.ledger.json (default: the folder of the trace; `e` asks before writing and says where)."),
     estimator: str | None = typer.Option(None, help="Estimator file from `efc-tui calibrate` (default: the package's)."),
     lenient: bool = typer.Option(False, help="Skip and count malformed lines instead of failing."),
+    compare: Path | None = typer.Option(None, "--compare", metavar="B", help="Compare the run with the run of B, step by step (the view of `efc-tui diff`): n/N the next difference, a/b replay either run at that step."),
     labels: Path | None = typer.Option(None, "--labels", help=LABELS_HELP),
     success_threshold: float = typer.Option(1.0, "--success-threshold", help=THRESHOLD_HELP),
 ) -> None:
@@ -57,6 +58,11 @@ def open_(
         problem = follow_problem(files[0], fmt)
         if problem is not None:
             fail(problem)
+    if compare is not None:
+        if not single or follow:
+            fail("--compare compares one run with another: give one PATH, without --follow")
+        if not compare.is_file():
+            fail(f"--compare {compare}: no such file")
     if export_dir is not None and not export_dir.is_dir():
         fail(f"--export-dir {export_dir}: no such folder")
     if screenshot is not None and not screenshot.parent.is_dir() and str(screenshot.parent):
@@ -80,6 +86,7 @@ def open_(
     tui = EfcApp(
         files, fmt=fmt, lenient=lenient, estimator=est, fit=fit_view, follow=follow,
         select=select, export_dir=export_dir, picker=not single, outcomes=outcomes,
+        compare=compare,
     )
     if screenshot is None:
         tui.run()
