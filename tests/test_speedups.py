@@ -527,14 +527,25 @@ def test_scoring_and_adapter_match_python(
 
 def test_compiled_loops_are_the_ones_running() -> None:
     """The speed-ups are in use (a silent fallback would pass every equality test)."""
+    from efc_tui.adapter.config import AdapterConfig
+    from efc_tui.adapter.decide import _compiled_loop, _Inputs
+    from efc_tui.adapter.loops import streaks_and_starts
     from efc_tui.parsers import load
+    from efc_tui.scoring import load_estimator, score_run
     from efc_tui.scoring.features import _compiled_pass
     from tests.conftest import SAMPLES
 
     run = next(load(SAMPLES / "repair_loop.jsonl"))
     assert _compiled_pass(fast, run.events) is not None
+    ledger = score_run(run, load_estimator())  # sets the gate tables up
     assert len(fast.gate_pass(run.events)[0]) == 8 * len(run.events)
     assert fast.cost_pass(run.events) is not None
+    nr = np.ones(len(run.events))
+    streaks, starts = streaks_and_starts(run)
+    inputs = _Inputs(run.events, ledger.features, nr, ledger.cost.delta, nr, nr, streaks, starts,
+                     1.0, 3, 0.01, AdapterConfig(3, 0.01).repeat)
+    loop = _compiled_loop(fast, inputs)
+    assert loop is not None and len(loop.decisions) == len(run.events)
 
 
 @pytest.mark.parametrize("value", [2**70, 1.5, -3])
@@ -552,3 +563,46 @@ def test_odd_counts_score_alike(value: Any) -> None:
     with _fast.pure_python():
         b = snapshot(score_and_decide(run))
     assert first_difference(b, a) is None
+
+
+def test_rollback_ties_go_to_the_latest_candidate() -> None:
+    from efc_tui.adapter import score_and_decide
+
+    kinds = [(0, Status.ASSERTION_ERROR), (0, Status.ASSERTION_ERROR), (1, Status.RUNTIME_ERROR)]
+    evs = [Event(index=i, step=s, kind=EventKind.GENERATION, tool="edit", status=st,
+                 action_text=f"write v{i}", observation_text=f"out {i}") for i, (s, st) in enumerate(kinds)]
+    run = Run(run_id="ties", events=evs)
+    a = score_and_decide(run).decisions[2]
+    with _fast.pure_python():
+        b = score_and_decide(run).decisions[2]
+    assert b.rollback_to == 1 and a.as_dict() == b.as_dict()
+
+
+@pytest.mark.parametrize("repeat", [0, 2, 3])
+@pytest.mark.parametrize("epsilon", [0.0, 1e6])
+def test_repetition_rule_decided_alike(repeat: int, epsilon: float) -> None:
+    """A failure loop (one command failing the same way again and again, with edits and
+    thoughts in between): the repetition rule's stops and reasons, alone and together with
+    the window rule (a huge ε fires it everywhere), are the Python path's."""
+    from efc_tui.adapter import score_and_decide
+    from tests.reference_ledgers import snapshot
+
+    evs = []
+    for i in range(12):
+        if i % 3 == 2:
+            evs.append(Event(index=i, step=i, kind=EventKind.REPAIR, tool="edit", status=Status.NONE,
+                             action_text=f"edit try {i}", observation_text="ok"))
+        else:
+            evs.append(Event(index=i, step=i, kind=EventKind.CHECK, tool="bash", status=Status.ASSERTION_ERROR,
+                             action_text="pytest -q tests/test_a.py",
+                             observation_text="E   AssertionError: 1 != 2\n1 failed in 0.1s",
+                             checks=Checks(passed=0, failed=1, total=1), tokens_in=100, tool_calls=1))
+    run = Run(run_id="loop", events=evs)
+    a = score_and_decide(run, window=2, epsilon=epsilon, repeat=repeat)
+    with _fast.pure_python():
+        b = score_and_decide(run, window=2, epsilon=epsilon, repeat=repeat)
+    assert first_difference(snapshot(b), snapshot(a)) is None
+    fired = [d for d in a.decisions if d.repeat_rule]
+    assert bool(fired) == (repeat > 0)
+    if fired and fired[0].control == "stop":
+        assert "times in a row since event" in fired[0].control_reason

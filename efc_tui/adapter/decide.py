@@ -32,15 +32,19 @@ roll-back targets.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields
+from types import ModuleType
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from efc_tui import _fast
 from efc_tui.adapter.config import (
     ALTERNATIVE_KINDS,
     CANDIDATE_KINDS,
     DISCARD_NOVELTY,
+    INVALID_STATUSES,
+    PROMOTE_NOVELTY,
     AdapterConfig,
 )
 from efc_tui.adapter.gating import gate_memory
@@ -54,8 +58,9 @@ from efc_tui.adapter.summary import (
     success_at_risk,
     waste_split,
 )
-from efc_tui.model import Event, Status
+from efc_tui.model import Event, EventKind, Status
 from efc_tui.scoring.constants import Q_STATUS
+from efc_tui.scoring.features import Features
 from efc_tui.scoring.ledger import Ledger
 
 _STATUS_NAME = {s: s.value for s in Status}
@@ -170,22 +175,82 @@ def _roi_key(roi: float | None, efc_nr: float) -> float:
     return math.inf if efc_nr > 0 else 0.0
 
 
-def decide(
-    ledger: Ledger, config: AdapterConfig, demand: PrefixDemand | None = None
-) -> tuple[list[Decision], AdapterSummary]:
-    """Decisions for every event of a scored run, and the run's counterfactual summary."""
-    run = ledger.run
-    events = run.events
-    f, g = ledger.features, ledger.gates
-    dem = demand or prefix_demand(run)
-    d_task = dem.value
-    W, eps, K = config.window, config.epsilon, config.repeat
-    nr = prefix_nr(f, g, ledger.estimator)
-    dc = np.asarray(ledger.cost.delta, dtype=float)
-    x_nr = np.cumsum(nr) / d_task
-    ratios = _window_ratios(nr, dc, d_task, W)
-    streaks, starts = streaks_and_starts(run)
+class _Loop(NamedTuple):
+    decisions: list[Decision]
+    has_obs: np.ndarray  # bool: a non-blank observation
+    first_pass: int | None
+    first_rollback: tuple[int, int] | None
+    memory_counts: dict[str, int]
+    ranked_steps: int
 
+
+class _Inputs(NamedTuple):
+    """What the per-event loop reads, computed once for both implementations."""
+
+    events: list[Event]
+    f: Features
+    nr: np.ndarray
+    dc: np.ndarray
+    x_nr: np.ndarray
+    ratios: np.ndarray
+    streaks: np.ndarray
+    starts: np.ndarray
+    d_task: float
+    W: int
+    eps: float
+    K: int
+
+
+def _compiled_loop(fast: ModuleType, i: _Inputs) -> _Loop | None:
+    """The per-event loop in C (efc_tui/_speedups.c, ``decide_pass``): the same decisions
+    as ``_python_loop``, bit for bit; None when a run holds something it does not take."""
+    if not _setup_compiled(fast):
+        return None
+    f = i.f
+    cols = [np.ascontiguousarray(x, dtype=np.float64) for x in
+            (i.nr, i.dc, i.x_nr, i.ratios, f.n, f.a, f.p_prefix, f.m_prefix, f.c)]
+    ints = [np.ascontiguousarray(x, dtype=np.int64) for x in (i.streaks, i.starts)]
+    try:
+        out = fast.decide_pass(i.events, *cols, *ints, float(i.d_task), int(i.W), float(i.eps),
+                               f"{i.eps:g}", int(i.K))
+    except _fast.Fallback:
+        return None
+    decisions, has_obs, first_pass, first_rollback, counts, ranked = out
+    memory = {"promote": counts[0], "scratch": counts[1], "discard": counts[2]}
+    return _Loop(decisions, np.frombuffer(has_obs, dtype=np.bool_), first_pass, first_rollback,
+                 memory, ranked)
+
+
+_compiled_ready: dict[int, bool] = {}
+
+
+def _setup_compiled(fast: ModuleType) -> bool:
+    """Give the compiled loop the adapter's types and constants (once); False when the
+    Decision class no longer has the fields it fills (then Python decides)."""
+    ready = _compiled_ready.get(id(fast))
+    if ready is None:
+        from efc_tui.adapter import gating
+
+        try:
+            fast.setup_decide(
+                Decision, tuple(f.name for f in fields(Decision)), CANDIDATE_KINDS,
+                ALTERNATIVE_KINDS, INVALID_STATUSES, EventKind.ERROR, Status.NONE, Status.PASSED,
+                Q_STATUS, gating._STATUS_NAME, gating._KIND_NAME,
+                (CONTINUE, STOP, ROLLBACK, AUDIT, RANK),
+                (gating.PROMOTE, gating.SCRATCH, gating.DISCARD),
+                DISCARD_NOVELTY, PROMOTE_NOVELTY, f"{DISCARD_NOVELTY:g}", f"{PROMOTE_NOVELTY:g}",
+            )
+            ready = True
+        except ValueError:
+            ready = False
+        _compiled_ready[id(fast)] = ready
+    return ready
+
+
+def _python_loop(i: _Inputs) -> _Loop:
+    """The per-event loop, pure Python (the reference the compiled loop mirrors)."""
+    events, f, d_task, W, eps, K = i.events, i.f, i.d_task, i.W, i.eps, i.K
+    nr, dc, x_nr, ratios, streaks, starts = i.nr, i.dc, i.x_nr, i.ratios, i.streaks, i.starts
     decisions: list[Decision] = []
     known_checks = 0
     # candidates of the current step: [event, score or None]; siblings at one step are
@@ -292,12 +357,42 @@ def decide(
             )
         )
 
+    has_obs = np.fromiter(
+        (bool(e.observation_text) and not e.observation_text.isspace() for e in events), bool, len(events)
+    )
+    return _Loop(decisions, has_obs, first_pass, first_rollback, memory_counts, len(ranked_steps))
+
+
+def decide(
+    ledger: Ledger, config: AdapterConfig, demand: PrefixDemand | None = None
+) -> tuple[list[Decision], AdapterSummary]:
+    """Decisions for every event of a scored run, and the run's counterfactual summary
+    (the per-event loop compiled when built: the same decisions)."""
+    run = ledger.run
+    events = run.events
+    f, g = ledger.features, ledger.gates
+    dem = demand or prefix_demand(run)
+    d_task = dem.value
+    W, eps, K = config.window, config.epsilon, config.repeat
+    nr = prefix_nr(f, g, ledger.estimator)
+    dc = np.asarray(ledger.cost.delta, dtype=float)
+    x_nr = np.cumsum(nr) / d_task
+    ratios = _window_ratios(nr, dc, d_task, W)
+    streaks, starts = streaks_and_starts(run)
+    inputs = _Inputs(events, f, nr, dc, x_nr, ratios, streaks, starts, d_task, W, eps, K)
+
+    loop = None
+    fast = _fast.speedups()
+    if fast is not None and type(events) is list:
+        loop = _compiled_loop(fast, inputs)
+    if loop is None:
+        loop = _python_loop(inputs)
+    decisions, has_obs, first_pass, first_rollback, memory_counts, n_ranked = loop
+
     rep_stop = repeat_stop(streaks, K)
     stop, stop_by = first_stop(stop_index(ratios, eps), rep_stop)
     risk, risk_reason = success_at_risk(stop, first_pass, run.success, len(events))
-    redundant = (f.n < DISCARD_NOVELTY) & np.fromiter(
-        (bool(e.observation_text) and not e.observation_text.isspace() for e in events), bool, len(events)
-    )
+    redundant = (f.n < DISCARD_NOVELTY) & has_obs
     waste = waste_split(dc, f.repeat_action, f.repeat_error, redundant, stop)
     summary = AdapterSummary(
         run_id=run.run_id,
@@ -322,7 +417,7 @@ def decide(
         rollback_event=first_rollback[0] if first_rollback else None,
         rollback_to=first_rollback[1] if first_rollback else None,
         memory=memory_counts,
-        ranked_steps=len(ranked_steps),
+        ranked_steps=n_ranked,
         waste=waste,
         ratios=ratios,
         dc=dc,
