@@ -22,7 +22,7 @@ from efc_tui.cli._common import (
 )
 from efc_tui.errors import EfcError
 from efc_tui.io import write_atomic
-from efc_tui.scoring.constants import DEFAULT_SEED_FRACTION
+from efc_tui.scoring.constants import DEFAULT_SEED_FRACTION, THETA_METHODS
 from efc_tui.synthetic.templates import DEFAULT_HOLDOUT
 
 if TYPE_CHECKING:  # rich, numpy and the calibration code load when the command runs
@@ -79,6 +79,9 @@ def calibrate_cmd(
     seed_fraction: float = typer.Option(DEFAULT_SEED_FRACTION, "--seed-fraction", min=0.0, max=0.9, help="Share of task seeds held out."),
     adapter: bool = typer.Option(True, "--adapter/--no-adapter", help="Choose the adapter's W and ε on the calibration runs."),
     adapter_real: list[str] | None = typer.Option(None, "--adapter-real", help="Labelled real runs (files or folders) that also constrain the adapter's W and ε: chosen with the repetition rule on, at most 3% of each corpus's successes at risk (docs/adapter.md). Without it: the window rule alone on the calibration runs."),
+    theta_fit: str = typer.Option("poisson", "--theta-fit", help="How θ is fitted: poisson (unbiased run sums; default) or lsq (the paper's least squares on log1p(y))."),
+    demand_bootstrap: int = typer.Option(100, "--demand-bootstrap", min=0, help="Task-level bootstrap resamples for the demand exponents' 95% intervals (0: none)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the demand bootstrap."),
     note_text: str | None = typer.Option(None, "--note", help="Recorded in the file's provenance (e.g. how to regenerate it)."),
     fmt: str | None = typer.Option(None, "--format", "-f", help="Force a reader (see `efc-tui formats`)."),
     json_out: bool = typer.Option(False, "--json", help="Print the fit figures as JSON instead of a table."),
@@ -90,6 +93,8 @@ def calibrate_cmd(
     """Fit θ (full and prefix), the task-demand exponents and the adapter's W and ε on a
     calibration split (by template and seed); report in-sample and held-out quality and
     write an estimator file with its provenance. Use it with `--estimator` or ship it."""
+    if theta_fit not in THETA_METHODS:
+        fail(f"--theta-fit must be one of {', '.join(THETA_METHODS)}, not {theta_fit!r}")
     import orjson
 
     from efc_tui.scoring.calibrate import calibrate
@@ -116,6 +121,9 @@ def calibrate_cmd(
             corpus=_corpus(paths, len(files)),
             command=note_text,
             adapter=chooser,
+            theta_method=theta_fit,
+            demand_bootstrap=demand_bootstrap,
+            seed=seed,
         )
         data = orjson.dumps(result.estimator, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
         write_atomic(output, data)
@@ -129,6 +137,12 @@ def calibrate_cmd(
         sys.stdout.write(orjson.dumps(result.figures, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
         stdout_console().print(figures_table(result.figures))
+        dem = result.estimator.get("demand")
+        if dem:
+            iv = dem.get("intervals") or {}
+            parts = [f"{k} {b:.2f}" + (f" [{iv[k][0]:.2f}, {iv[k][1]:.2f}]" if k in iv else "")
+                     for k, b in zip(("L", "H_tool", "S_state", "N_obs", "V_ver"), dem["beta"][1:], strict=False)]
+            note("demand exponents (hand form: all 1): " + ", ".join(parts))
     est = result.estimator
     note(f"wrote {output}: W = {est['adapter']['window']}, ε = {est['adapter']['epsilon']:g} "
          f"({est['provenance']['adapter']})")

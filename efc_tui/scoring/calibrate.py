@@ -152,16 +152,60 @@ def corr_squared(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.corrcoef(a, b)[0, 1] ** 2)
 
 
-def fit_theta(phi: np.ndarray, y: np.ndarray, *, drop: Sequence[int] = ()) -> ThetaFit:
-    """Closed-form least squares of log1p(y) on [1, phi]; dropped columns get weight 0."""
+def fit_theta(phi: np.ndarray, y: np.ndarray, *, drop: Sequence[int] = (), method: str = "poisson") -> ThetaFit:
+    """θ of ÊFC_t = max(0, exp(θ0 + θ·phi) − 1) on [1, phi]; dropped columns get weight 0.
+
+    ``lsq``: closed-form least squares of log1p(y) (SPEC §3.4, the paper's). It estimates
+    E[log(1 + y) | phi], so exp(·) − 1 is a geometric, not an arithmetic, mean: on a target
+    that is 0 or κ it underestimates every sum by the Jensen gap (a third on the default
+    corpus). ``poisson`` (**Decision**, docs/equations.md): Poisson pseudo-maximum
+    likelihood of 1 + y with a log link, which estimates E[1 + y | phi] itself, so run sums of
+    ÊFC_t are unbiased for sums of y_t. It starts from the least-squares solution.
+    """
     keep = [j for j in range(phi.shape[1]) if j not in set(drop)]
     X = np.column_stack([np.ones(len(phi)), phi[:, keep]])
     target = np.log1p(y)
     coef, *_ = np.linalg.lstsq(X, target, rcond=None)
+    if method == "poisson" and len(y):
+        coef = _poisson(X, 1.0 + y, coef)
+    elif method not in THETA_METHODS:
+        raise ValueError(f"unknown θ method {method!r}")
     theta = np.zeros(phi.shape[1])
     theta[keep] = coef[1:]
     fit = ThetaFit(float(coef[0]), tuple(float(x) for x in theta), float("nan"), len(y))
     return ThetaFit(fit.theta0, fit.theta, r_squared(target, fit.predict_log(phi)), len(y))
+
+
+def _poisson(X: np.ndarray, mu_target: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """Poisson pseudo-ML with a log link by Newton–Raphson (IRLS), from ``start``."""
+    coef = np.asarray(start, dtype=float).copy()
+    n = len(mu_target)
+
+    def loss(c: np.ndarray) -> float:
+        eta = np.clip(X @ c, -30.0, 30.0)
+        return float((np.exp(eta) - mu_target * eta).sum() / n)
+
+    cur = loss(coef)
+    for _ in range(100):
+        eta = np.clip(X @ coef, -30.0, 30.0)
+        mu = np.exp(eta)
+        grad = X.T @ (mu - mu_target) / n
+        hess = (X * mu[:, None]).T @ X / n + 1e-9 * np.eye(X.shape[1])
+        step = np.linalg.solve(hess, grad)
+        t = 1.0
+        while t > 1e-6:  # backtracking keeps every step a descent step
+            cand = coef - t * step
+            new = loss(cand)
+            if new <= cur:
+                break
+            t /= 2
+        else:
+            break
+        coef, done = cand, cur - new < 1e-12
+        cur = new
+        if done or float(np.abs(t * step).max()) < 1e-10:
+            break
+    return coef
 
 
 def _rounded(fit: ThetaFit) -> ThetaFit:
@@ -214,40 +258,104 @@ def demand_terms(components: dict[str, float | None]) -> dict[str, float] | None
 class DemandFit:
     beta: tuple[float, ...]
     medians: dict[str, float]
-    r2: float
+    #: per-run log-likelihood of the collapse curve: fitted exponents, and all exponents 1
+    loglik: float
+    loglik_hand: float
+    runs: int
     tasks: int
-    skipped_tasks: int
+    skipped_runs: int
+    #: 95% task-bootstrap intervals of β1..β5 (name -> [lo, hi]), when bootstrapped
+    intervals: dict[str, list[float]] = field(default_factory=dict)
+    resamples: int = 0
+    #: the collapse curve (saturating law on Oracle-EFC / D_fitted, median-normalized)
+    curve: dict[str, float] = field(default_factory=dict)
 
 
-def fit_demand(records: list[RunRecord]) -> DemandFit | None:
-    """Exponents β0..β5 of the fitted D_task on calibration tasks (module docstring)."""
-    by_task: dict[str, list[RunRecord]] = defaultdict(list)
-    for r in records:
-        by_task[r.task_id].append(r)
-    terms_all: list[dict[str, float]] = []
-    rows: list[tuple[dict[str, float], float]] = []
-    skipped = 0
-    for task_id in sorted(by_task):
-        rs = by_task[task_id]
-        terms = demand_terms(rs[0].components)
-        if terms is None:
-            skipped += 1
-            continue
-        terms_all.append(terms)
-        solved = [r.oracle_efc for r in rs if r.success]
-        if len(solved) < MIN_SOLVED or float(np.median(solved)) <= 0:
-            skipped += 1
-            continue
-        rows.append((terms, float(np.median(solved))))
-    if len(rows) < len(COMPONENTS) + 2:
+def _collapse_nll(params: np.ndarray, logx: np.ndarray, T: np.ndarray, y: np.ndarray,
+                  w: np.ndarray) -> float:
+    """Negative Bernoulli log-likelihood of success under the saturating collapse curve."""
+    beta, (e_inf, gap, logz0, alpha) = params[:-4], params[-4:]
+    logz = logx - T @ beta
+    s = 1.0 / (1.0 + np.exp(np.clip(alpha * (logz - logz0), -50.0, 50.0)))
+    e = np.clip(e_inf + gap * s, 1e-6, 1 - 1e-6)
+    return float(-(w * (y * np.log1p(-e) + (1 - y) * np.log(e))).sum() / w.sum())
+
+
+def _fit_collapse(logx: np.ndarray, T: np.ndarray, y: np.ndarray, w: np.ndarray,
+                  start: np.ndarray, free_beta: bool = True) -> tuple[np.ndarray, float]:
+    from scipy.optimize import minimize
+
+    k = T.shape[1]
+    lo = [-3.0] * k + [0.0, 0.0, -12.0, 0.05]
+    hi = [5.0] * k + [1.0, 1.0, 12.0, 8.0]
+    if not free_beta:
+        lo[:k] = hi[:k] = list(start[:k])
+    best: tuple[np.ndarray, float] | None = None
+    for a0 in (start[-1], 0.7, 2.0):
+        x0 = start.copy()
+        x0[-1] = a0
+        res = minimize(_collapse_nll, x0, args=(logx, T, y, w), method="L-BFGS-B",
+                       bounds=list(zip(lo, hi, strict=True)))
+        if best is None or res.fun < best[1]:
+            best = (res.x, float(res.fun))
+    assert best is not None
+    return best
+
+
+def fit_demand(records: list[RunRecord], *, bootstrap: int = 0, seed: int = 0) -> DemandFit | None:
+    """Exponents β1..β5 of the fitted D_task, fitted for curve collapse (SPEC §4; paper §5.2).
+
+    On calibration runs with every demand component known and a success label, β (and the
+    four parameters of a saturating collapse curve, ``efc_tui.fitting.saturating``) maximize
+    the Bernoulli likelihood of success given X = Oracle-EFC / D_fitted, with
+    D_fitted = exp(β0)·Π (term / median)^β over the terms L, H_tool, S_state, 1 + N_obs,
+    1 − V_ver, medians over the calibration runs. β0 = Σ log(median) keeps D_fitted on the
+    scale of the hand form at a typical task (it cancels under median normalization).
+    ``bootstrap`` task-level resamples give 95% percentile intervals of β1..β5.
+    """
+    rows = [(r, demand_terms(r.components)) for r in records if r.success is not None]
+    usable = [(r, t) for r, t in rows if t is not None and r.oracle_efc > 0]
+    skipped = len(records) - len(usable)
+    if len(usable) < 20 or len({r.task_id for r, _ in usable}) < len(COMPONENTS) + 2:
         return None
-    medians = {k: float(np.median([t[k] for t in terms_all])) for k in COMPONENTS}
-    X = np.array([[1.0] + [math.log(max(t[k], 1e-9) / max(medians[k], 1e-9)) for k in COMPONENTS]
-                  for t, _ in rows])
-    target = np.log([v for _, v in rows])
-    beta, *_ = np.linalg.lstsq(X, target, rcond=None)
-    return DemandFit(tuple(float(b) for b in beta), medians, r_squared(target, X @ beta),
-                     len(rows), skipped)
+    medians = {k: float(np.median([t[k] for _, t in usable])) for k in COMPONENTS}
+    T = np.array([[math.log(max(t[k], 1e-9) / max(medians[k], 1e-9)) for k in COMPONENTS]
+                  for _, t in usable])
+    x = np.array([r.oracle_efc for r, _ in usable])
+    logx = np.log(x / float(np.median(x)))
+    y = np.array([float(bool(r.success)) for r, _ in usable])
+    w = np.ones(len(y))
+    start = np.array([1.0] * len(COMPONENTS) + [0.05, 0.7, 0.0, 1.5])
+    hand, nll_hand = _fit_collapse(logx, T, y, w, start, free_beta=False)
+    params, nll = _fit_collapse(logx, T, y, w, hand)
+    beta = params[: len(COMPONENTS)]
+    intervals: dict[str, list[float]] = {}
+    if bootstrap > 0:
+        tasks = np.array([r.task_id for r, _ in usable])
+        uniq, inv = np.unique(tasks, return_inverse=True)
+        rng = np.random.default_rng(seed)
+        draws = []
+        for _ in range(bootstrap):
+            counts = np.bincount(rng.integers(0, len(uniq), len(uniq)), minlength=len(uniq))
+            wb = counts[inv].astype(float)
+            if wb.sum() == 0:
+                continue
+            pb, _ = _fit_collapse(logx, T, y, wb, params)
+            draws.append(pb[: len(COMPONENTS)])
+        if draws:
+            arr = np.array(draws)
+            for j, k in enumerate(COMPONENTS):
+                lo, hi = np.percentile(arr[:, j], [2.5, 97.5])
+                intervals[k] = [_r(float(lo)), _r(float(hi))]
+    beta0 = sum(math.log(max(medians[k], 1e-9)) for k in COMPONENTS)
+    e_inf, gap, logz0, alpha = params[-4:]
+    curve = {"E_inf": _r(float(e_inf)), "E_0": _r(float(e_inf + gap)),
+             "z_0": _r(float(math.exp(logz0))), "alpha": _r(float(alpha))}
+    n = len(y)
+    return DemandFit(
+        (float(beta0), *(float(b) for b in beta)), medians, -nll * n, -nll_hand * n, n,
+        len({r.task_id for r, _ in usable}), skipped, intervals, bootstrap, curve,
+    )
 
 
 # -- the whole calibration -------------------------------------------------------------------
@@ -279,6 +387,9 @@ def calibrate(
     corpus: dict[str, Any] | None = None,
     command: str | None = None,
     adapter: AdapterChooser | None = None,
+    theta_method: str = "poisson",
+    demand_bootstrap: int = 100,
+    seed: int = 0,
 ) -> Calibration:
     """Fit θ (full and prefix), the demand exponents and (when ``adapter`` is given and
     works) the adapter's W and ε; report quality per split and record provenance."""
@@ -307,9 +418,9 @@ def calibrate(
             "all held out?)"
         )
     # the file carries θ rounded to DIGITS; every figure below describes those numbers
-    full = _rounded(fit_theta(*_stack(calib, prefix=False)))
-    prefix = _rounded(fit_theta(*_stack(calib, prefix=True), drop=[Z_COLUMN]))
-    dem = fit_demand(calib)
+    full = _rounded(fit_theta(*_stack(calib, prefix=False), method=theta_method))
+    prefix = _rounded(fit_theta(*_stack(calib, prefix=True), drop=[Z_COLUMN], method=theta_method))
+    dem = fit_demand(calib, bootstrap=demand_bootstrap, seed=seed)
     adapter_block: dict[str, Any] = {"window": DEFAULT_WINDOW, "epsilon": DEFAULT_EPSILON}
     adapter_status = "adapter constants not yet calibrated"
     if adapter is not None:
@@ -327,8 +438,8 @@ def calibrate(
         "prefix": {s: theta_quality(prefix, by_split[s], prefix=True) for s in SPLITS},
     }
     if dem is not None:
-        figures["demand"] = {"r2_log_target": _r(dem.r2), "tasks": dem.tasks,
-                             "tasks_skipped": dem.skipped_tasks}
+        figures["demand"] = {"loglik": _r(dem.loglik), "loglik_hand": _r(dem.loglik_hand),
+                             "runs": dem.runs, "tasks": dem.tasks, "runs_skipped": dem.skipped_runs}
     provenance: dict[str, Any] = {
         "status": "calibrated",
         "package_version": __version__,
@@ -344,7 +455,10 @@ def calibrate(
             "runs_without_oracle": skipped,
         },
         "target": "y_t = Oracle-EFC_t = kappa I V R M from the oracle block (SPEC 3.1); "
-                  "fit log1p(y_t) = theta0 + theta . phi (closed-form least squares)",
+                  + ("1 + y_t = exp(theta0 + theta . phi) by Poisson pseudo-maximum likelihood"
+                     if theta_method == "poisson" else
+                     "fit log1p(y_t) = theta0 + theta . phi (closed-form least squares)"),
+        "theta_method": theta_method,
         "adapter": adapter_status,
         "figures": figures,
     }
@@ -357,8 +471,12 @@ def calibrate(
         "demand": None if dem is None else {
             "beta": [_r(b) for b in dem.beta],
             "medians": {k: _r(v) for k, v in dem.medians.items()},
-            "target": "median Oracle-EFC of a calibration task's successful runs "
-                      f"(tasks solved at least {MIN_SOLVED} times)",
+            "intervals": dem.intervals,
+            "bootstrap": {"resamples": dem.resamples, "unit": "task", "confidence": 0.95},
+            "target": "curve collapse: the exponents maximize the Bernoulli likelihood of "
+                      "success under a saturating failure curve of Oracle-EFC / D_fitted "
+                      "on the calibration runs",
+            "collapse_curve": dem.curve,
             "terms": "L, H_tool, S_state, 1 + N_obs, 1 - V_ver, each divided by its median",
         },
         "adapter": adapter_block,

@@ -62,3 +62,7 @@ DEFAULT_SEED_FRACTION = 0.2
 
 #: novelty below this marks an observation redundant (SPEC §6 waste split)
 REDUNDANT_NOVELTY = 0.2
+
+#: how `calibrate` fits θ: Poisson pseudo-ML on 1 + y (default) or the paper's least squares
+#: on log1p(y) (docs/equations.md)
+THETA_METHODS: tuple[str, ...] = ("poisson", "lsq")

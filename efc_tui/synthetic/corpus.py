@@ -1,15 +1,16 @@
 """Generate a synthetic corpus deterministically (SPEC §7) and write it as efc-trace/1.
 
 Layout: every family has ``runs`` task instances (task i uses the family's templates in
-turn); every harness runs every task at every budget level, so harnesses and budgets are
-compared on the same tasks. One JSONL file per family × harness
-(``<family>__<harness>.jsonl``, runs ordered by budget then task) and a ``corpus.manifest``
-(JSON; not a trace name, so folder walks skip it) recording what was generated.
+turn); every harness runs every task with every model at every budget level, so harnesses,
+models and budgets are compared on the same tasks. One JSONL file per family × harness ×
+model (``<family>__<harness>__<model>.jsonl``, runs ordered by budget then task) and a
+``corpus.manifest`` (JSON; not a trace name, so folder walks skip it) recording what was
+generated.
 
 Determinism: each task draws from ``random.Random("<seed>/<family>/<i>")`` and each run from
-``random.Random("<seed>/<family>/<i>/<harness>/<budget>")`` (string seeds hash with SHA-512,
-the same on every machine and Python build), so a given seed gives byte-identical files
-whatever the number of worker processes.
+``random.Random("<seed>/<family>/<i>/<harness>/<model>/<budget>")`` (string seeds hash with
+SHA-512, the same on every machine and Python build), so a given seed gives byte-identical
+files whatever the number of worker processes.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from efc_tui.io import write_atomic
 from efc_tui.model import Run
 from efc_tui.parsers.native_writer import dumps_runs
 from efc_tui.synthetic.engine import simulate_run
-from efc_tui.synthetic.harnesses import HARNESS_NAMES, get_harness
-from efc_tui.synthetic.tasks import DEFAULT_BUDGETS, DEFAULT_RUNS, DEFAULT_SEED, Task
+from efc_tui.synthetic.harnesses import HARNESS_NAMES, get_harness, get_model
+from efc_tui.synthetic.tasks import DEFAULT_BUDGETS, DEFAULT_MODELS, DEFAULT_RUNS, DEFAULT_SEED, Task
 from efc_tui.synthetic.templates import FAMILIES, FAMILY_NAMES, templates_of
 
 MANIFEST = "corpus.manifest"
@@ -43,6 +44,7 @@ class CorpusSpec:
 
     families: tuple[str, ...] = FAMILY_NAMES
     harnesses: tuple[str, ...] = HARNESS_NAMES
+    models: tuple[str, ...] = DEFAULT_MODELS
     budgets: tuple[float, ...] = DEFAULT_BUDGETS
     runs: int = DEFAULT_RUNS
     seed: int = DEFAULT_SEED
@@ -53,6 +55,8 @@ class CorpusSpec:
                 raise InputError(f"unknown family {f!r}; known: {', '.join(FAMILIES)}")
         for h in self.harnesses:
             get_harness(h)
+        for m in self.models:
+            get_model(m)
         if self.runs < 1:
             raise InputError("--runs must be at least 1")
         if not self.budgets or any(not (0 < b <= 100) for b in self.budgets):
@@ -60,7 +64,13 @@ class CorpusSpec:
 
     @property
     def total_runs(self) -> int:
-        return len(self.families) * len(self.harnesses) * len(self.budgets) * self.runs
+        return (len(self.families) * len(self.harnesses) * len(self.models) * len(self.budgets)
+                * self.runs)
+
+    @property
+    def cells(self) -> list[tuple[str, str, str]]:
+        """(family, harness, model) of every output file, in order."""
+        return [(f, h, m) for f in self.families for h in self.harnesses for m in self.models]
 
 
 def make_task(family: str, i: int, seed: int) -> Task:
@@ -76,26 +86,26 @@ def budget_label(budget: float) -> str:
     return f"b{budget:g}"
 
 
-def simulate_cell(spec: CorpusSpec, family: str, harness: str) -> Iterator[Run]:
-    """Every run of one family × harness: budgets in order, then tasks."""
+def simulate_cell(spec: CorpusSpec, family: str, harness: str, model: str) -> Iterator[Run]:
+    """Every run of one family × harness × model: budgets in order, then tasks."""
     fam = FAMILIES[family]
     preset = get_harness(harness)
+    mp = get_model(model)
     tasks = [make_task(family, i, spec.seed) for i in range(spec.runs)]
     for budget in spec.budgets:
         for i, task in enumerate(tasks):
-            rng = random.Random(f"{spec.seed}/{family}/{i}/{preset.name}/{budget!r}")
+            rng = random.Random(f"{spec.seed}/{family}/{i}/{preset.name}/{mp.name}/{budget!r}")
             yield simulate_run(
-                fam, task, preset, budget, rng,
-                run_id=f"{task.task_id}-{preset.name}-{budget_label(budget)}",
+                fam, task, preset, mp, budget, rng,
+                run_id=f"{task.task_id}-{preset.name}-{mp.name}-{budget_label(budget)}",
                 extra={"corpus_seed": spec.seed},
             )
 
 
 def generate(spec: CorpusSpec) -> Iterator[Run]:
-    """The whole corpus in memory order (family, harness, budget, task)."""
-    for family in spec.families:
-        for harness in spec.harnesses:
-            yield from simulate_cell(spec, family, harness)
+    """The whole corpus in file order (family, harness, model, then budget, task)."""
+    for family, harness, model in spec.cells:
+        yield from simulate_cell(spec, family, harness, model)
 
 
 @dataclass
@@ -124,13 +134,13 @@ class CorpusSummary:
         return sum(c.successes for c in self.files)
 
 
-def cell_file(family: str, harness: str) -> str:
-    return f"{family}__{harness}.jsonl"
+def cell_file(family: str, harness: str, model: str) -> str:
+    return f"{family}__{harness}__{model}.jsonl"
 
 
-def _write_cell(spec: CorpusSpec, family: str, harness: str, out_dir: str) -> CellSummary:
-    runs = list(simulate_cell(spec, family, harness))
-    name = cell_file(family, harness)
+def _write_cell(spec: CorpusSpec, family: str, harness: str, model: str, out_dir: str) -> CellSummary:
+    runs = list(simulate_cell(spec, family, harness, model))
+    name = cell_file(family, harness, model)
     write_atomic(Path(out_dir) / name, dumps_runs(runs))
     return CellSummary(name, len(runs), sum(len(r.events) for r in runs),
                        sum(1 for r in runs if r.success))
@@ -168,19 +178,19 @@ def write_corpus(
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"cannot create output folder: {exc.strerror or exc}", out) from None
-    cells = [(f, h) for f in spec.families for h in spec.harnesses]
+    cells = spec.cells
     summary = CorpusSummary(spec)
-    results: dict[tuple[str, str], CellSummary] = {}
+    results: dict[tuple[str, str, str], CellSummary] = {}
     if jobs > 1 and len(cells) > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(_write_cell, spec, f, h, str(out)): (f, h) for f, h in cells}
+            futures = {pool.submit(_write_cell, spec, *c, str(out)): c for c in cells}
             for fut in futures:  # in submission order: deterministic summary
                 results[futures[fut]] = cell = fut.result()
                 if on_cell:
                     on_cell(cell)
     else:
-        for f, h in cells:
-            results[(f, h)] = cell = _write_cell(spec, f, h, str(out))
+        for c in cells:
+            results[c] = cell = _write_cell(spec, *c, str(out))
             if on_cell:
                 on_cell(cell)
     summary.files = [results[c] for c in cells]

@@ -1,299 +1,389 @@
 """Simulate one run step by step (SPEC §7).
 
-The harness preset chooses each step: reflect without feedback, query a tool (routing
-quality decides whether it is the relevant tool or a distractor; redundancy whether it
-re-issues an earlier query), submit, check the submission, or repair after a failing check.
-The environment answers from the task's hidden state, corrupted with probability
-p_obs = 1 − (1 − template noise)(1 − harness noise), and noise garbles one fact of the
-observation. With the harness's verifier strength a tool call runs *verified*: a
-deterministic check of the observation that catches corruption with probability equal to
-the checker coverage (the agent discards what it catches). A tool result carries the task's
-partial-evaluator readout (subgoals passing, as ``observation.checks``) when verified, and
-otherwise with probability 0.5 + 0.5 × coverage; an explicit check is blind (passes without
-counts) with probability 1 − coverage.
+The agent works through the task's facts in a random order (``tasks.py`` explains the
+knobs). Each turn the harness and model decide what happens:
 
-New progress is written to memory with the harness's memory fidelity; unsaved progress can
-be lost to a context compaction (state pressure), after which the agent redoes it. The run
-ends when the harness submits and stops (an exhausted budget forces a submission); the
-family's deterministic evaluator decides success from the final answer. Nothing here reads
-an EFC formula: the oracle block of each event only records hidden-state terms
-(``oracle.py``) that ``efc_tui.scoring.factors.oracle_factors`` turns into Oracle-EFC.
+- **lookup** (tool): try one of the plausible tools for the current reading of the current
+  fact. A *miss* ("not held here") rules that tool out for this reading; a *hit* returns the
+  fact's value, which counts as one agreeing reading. With the harness's noise the channel
+  corrupts a hit into the other candidate value; a *verified* lookup (the harness's
+  verifier strength; it costs a second tool call) catches that at once, an unverified one
+  lets the wrong value in, and two readings that disagree make the agent throw the fact's
+  readings away and start over. A fact is established after 1 + N_obs agreeing readings;
+  then, with the task's state-loss hazard, a later operation overwrites it (the next
+  observation says so) and it must be established again (those events are ``repair``);
+- **check**: the task's checker, run once before the first lookup, reports the expected
+  value of every exposed fact (settling them) and how many subgoals pass;
+- waste, which costs raw budget and tells the agent nothing: a call to an irrelevant
+  distractor tool (routing), a repeated earlier query (redundancy), reflection, and a
+  malformed call the harness rejects (the model);
+- **memory**: progress is written to memory with the harness's memory fidelity; unsaved
+  progress can be lost to a context compaction (state pressure) and is then redone;
+- **submit** (generation): when every fact is established, or when the step or tool budget
+  runs out; unestablished facts are answered with a guess between their two candidates.
+
+The task's deterministic evaluator decides success from the submitted answer. Nothing here
+reads an EFC formula: each event's oracle block records what happened in the hidden state
+(``oracle.py``), which ``efc_tui.scoring.factors.oracle_factors`` turns into Oracle-EFC.
+Lookup observations carry the environment's progress readout (subgoals passing, as
+``observation.checks``) with probability 0.5 + 0.5·V_ver.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from efc_tui.model import Checks, Event, EventKind, Run, Status, TaskDemand
 from efc_tui.synthetic import oracle
-from efc_tui.synthetic.harnesses import HarnessPreset
-from efc_tui.synthetic.tasks import DISTRACTOR_TOOLS, Action, CheckResult, Family, Task
+from efc_tui.synthetic.families import Family
+from efc_tui.synthetic.harnesses import HarnessPreset, ModelPreset
+from efc_tui.synthetic.tasks import Task, unit_hash
 
-MODEL = "sim-1"
-#: per-step chance of a compaction = LOSS_RATE · π · u / (u + 3), u = unsaved progress events
+#: per-turn chance of a compaction = LOSS_RATE · π · u / (u + 3), u = unsaved progress events
 LOSS_RATE = 0.35
 SYSTEM_PROMPT_TOKENS = 250
 _KIND = {k.value: k for k in EventKind}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Mark:
-    """What the hidden state says about an event when it happens."""
+    """What the hidden state says about an event (oracle bookkeeping)."""
 
-    delta: float  # Δlatent
-    distractor: bool
-    faithful: float  # share of its facts the channel left intact
-    checked: bool  # a deterministic check result is part of the event
-    n: float  # oracle novelty
+    delta: float = 0.0
+    distractor: bool = False
+    faithful: bool = True
+    n: float = 0.0
+    kept: bool = True
+
+
+@dataclass(slots=True)
+class _Fact:
+    """The agent's belief about one fact, and the events behind it."""
+
+    index: int
+    #: readings (votes) per candidate value: value -> event indices
+    votes: dict[str, list[int]] = field(default_factory=dict)
+    established: str | None = None
+    #: events whose information the current belief rests on (misses and votes)
+    work: list[int] = field(default_factory=list)
+    saved: bool = False
+    repairing: bool = False
+    #: tools still untried for the current reading, and the one that holds it
+    untried: list[str] = field(default_factory=list)
+    home: str | None = None
+    last_event: int | None = None
 
 
 class _Sim:
     """The mutable bookkeeping of one run."""
 
-    def __init__(self, family: Family, task: Task, h: HarnessPreset, budget: float,
+    def __init__(self, fam: Family, task: Task, h: HarnessPreset, m: ModelPreset, budget: float,
                  rng: random.Random) -> None:
-        self.fam, self.task, self.h, self.rng = family, task, h, rng
+        self.fam, self.task, self.h, self.m, self.rng = fam, task, h, m, rng
         self.steps_cap = max(1, round(h.steps * budget))
         self.tools_cap = round(h.tools * budget)
-        self.p_obs = 1.0 - (1.0 - task.noise) * (1.0 - h.noise)
         self.events: list[Event] = []
-        self.marks: list[_Mark] = []  # per event: oracle terms known when it happens
+        self.marks: list[_Mark] = []
         self.steps = 0
         self.tools = 0
         self.transcript = len(task.instruction) // 4
-        self.belief = family.new_belief(task)
-        self.saved = family.copy_belief(self.belief)
-        self.unsaved: list[int] = []
-        self.saved_events: set[int] = set()
-        self.lost_events: set[int] = set()
-        self.queries: list[Action] = []
+        #: the true value of every fact (a state change flips it to the other candidate)
+        self.truth = [f.value for f in task.facts]
+        self.facts = [_Fact(i) for i in range(task.L)]
+        order = [i for i in range(task.L) if i not in task.exposed]
+        rng.shuffle(order)
+        self.queue: list[int] = order
+        self.exposed_open = set(task.exposed)
+        self.unsaved: list[int] = []  # facts established but not yet in memory
+        self.queries: list[tuple[str, str]] = []  # earlier (action, observation) of lookups
+        self.notes: list[str] = []  # state changes to announce in the next observation
+        self.reflect = min(0.9, h.reflect * m.reflect)
+        self.redundancy = min(0.9, h.redundancy * m.redundancy)
 
     # -- events -------------------------------------------------------------------------
     def emit(
-        self, kind: str, tool: str | None, action: str, obs: str, *, status: Status = Status.NONE,
-        checks: CheckResult | None = None, model_call: bool = True, tool_call: bool = False,
-        refs: list[int] | None = None, memory: str | None = None, delta: float = 0.0,
-        distractor: bool = False, faithful: float = 1.0, n: float = 0.0,
-        checked: bool | None = None, extra: dict[str, Any] | None = None,
+        self, kind: str, tool: str | None, action: str, obs: str, mark: _Mark, *,
+        status: Status = Status.NONE, checks: Checks | None = None, tool_calls: int = 0,
+        refs: list[int] | None = None, memory: str | None = None, model_call: bool = True,
+        extra: dict[str, Any] | None = None,
     ) -> int:
         t = len(self.events)
         rng = self.rng
-        if checked is None:
-            checked = kind == "check"
+        if self.notes and tool_calls:
+            obs = obs + "\n" + "\n".join(self.notes)
+            self.notes = []
         tin = tout = 0
         wall = 0.0
         if model_call:
             tin = SYSTEM_PROMPT_TOKENS + min(self.h.context, self.transcript)
-            tout = max(20, round(self.h.tok_out * rng.uniform(0.6, 1.4)))
+            tout = max(20, round(self.h.tok_out * self.m.verbosity * rng.uniform(0.6, 1.4)))
             wall = tout / 80.0
-        if tool_call:
+        if tool_calls:
             wall += rng.uniform(0.2, 1.5)
         self.transcript += tout + (len(action) + len(obs)) // 4
-        ops = int(model_call) + int(tool_call) + int(memory is not None)
+        ops = int(model_call) + tool_calls + int(memory is not None)
         self.events.append(Event(
             index=t, step=t, kind=_KIND[kind], tool=tool, status=status,
             action_text=action, observation_text=obs,
-            tokens_in=tin, tokens_out=tout, tool_calls=int(tool_call), wall_s=round(wall, 3),
-            ops=ops, refs=tuple(sorted(set(refs or ()))),
-            checks=None if checks is None else Checks(checks.passed, checks.failed, checks.total),
+            tokens_in=tin, tokens_out=tout, tool_calls=tool_calls, wall_s=round(wall, 3),
+            ops=ops, refs=tuple(sorted({r for r in (refs or ()) if r < t})), checks=checks,
             memory_write=memory, extra=extra or {},
         ))
-        self.marks.append(_Mark(delta, distractor, faithful, checked, n))
+        self.marks.append(mark)
         if model_call:
             self.steps += 1
-        if tool_call:
-            self.tools += 1
+        self.tools += tool_calls
         return t
 
     def finish_oracle(self) -> None:
-        """Oracle blocks, once hindsight (was the information kept or lost?) is known."""
-        d = self.task.demand
-        for t, (ev, mk) in enumerate(zip(self.events, self.marks, strict=True)):
-            if t in self.lost_events:
-                b_mem = oracle.B_MEM_LOST
-            elif t in self.saved_events or ev.memory_write is not None:
-                b_mem = oracle.B_MEM_SAVED
-            else:
-                b_mem = oracle.B_MEM_CONTEXT
-            ev.oracle = oracle.oracle_block(
-                delta_latent=mk.delta, distractor=mk.distractor, faithful=mk.faithful,
-                checked=mk.checked, coverage=self.task.coverage, H_tool=d["H_tool"],
-                S_state=d["S_state"], n=mk.n, b_mem=b_mem,
-            )
+        for ev, mk in zip(self.events, self.marks, strict=True):
+            ev.oracle = oracle.oracle_block(delta_latent=mk.delta, distractor=mk.distractor,
+                                            faithful=mk.faithful, kept=mk.kept, n=mk.n)
+
+    def readout(self) -> Checks | None:
+        """The environment's progress readout, shown with probability 0.5 + 0.5·V_ver."""
+        if self.rng.random() >= 0.5 + 0.5 * self.task.demand["V_ver"]:
+            return None
+        ok = sum(1 for f in self.facts if f.established is not None and f.established == self.truth[f.index])
+        return Checks(ok, self.task.L - ok, self.task.L)
+
+    def lose(self, events: list[int]) -> None:
+        for e in events:
+            self.marks[e].kept = False
 
     # -- memory -------------------------------------------------------------------------
-    def maybe_save(self) -> str | None:
-        if not self.unsaved or self.rng.random() >= self.h.memory:
-            return None
-        self.saved = self.fam.copy_belief(self.belief)
-        self.saved_events.update(self.unsaved)
-        self.unsaved = []
-        return self.fam.memory_text(self.task, self.belief)
-
     def maybe_compact(self) -> bool:
-        u = len(self.unsaved)
+        pending = [f for f in self.facts if (f.work and f.established is None) or (f.established is not None and not f.saved)]
+        u = sum(len(f.work) for f in pending)
         if not u or self.rng.random() >= LOSS_RATE * self.h.pressure * u / (u + 3):
             return False
-        self.belief = self.fam.copy_belief(self.saved)
-        self.lost_events.update(self.unsaved)
-        self.unsaved = []
+        for f in pending:
+            self.lose(f.work)
+            was = f.established is not None
+            f.votes, f.work, f.established, f.untried, f.home = {}, [], None, [], None
+            if f.index not in self.queue:
+                self.queue.insert(0, f.index)
+            if was and f.index in self.unsaved:
+                self.unsaved.remove(f.index)
         self.transcript //= 3
         self.emit("message", None, "", f"[context compacted: {u} recent observations summarized away]",
-                  model_call=False, extra={"compaction": True})
+                  _Mark(), model_call=False, extra={"compaction": True})
         return True
 
     # -- actions ------------------------------------------------------------------------
-    def act(self, a: Action) -> None:
-        """Run a productive action against the environment and update the belief
-        (verified with the harness's verifier strength; see the module docstring)."""
-        rng = self.rng
-        verified = self.tools + 1 < self.tools_cap and rng.random() < self.h.verify
-        corrupt = rng.random() < self.p_obs
-        obs = self.fam.observe(self.task, a, corrupt, rng)
+    def check(self) -> None:
+        """The task's checker, before the first lookup: settles every exposed fact."""
+        task = self.task
+        settled = sorted(self.exposed_open)
+        passed = [i for i in sorted(task.exposed) if i not in self.exposed_open]
+        lines = [f"PASS {task.facts[i].name}" for i in passed]
+        lines += [f"FAIL {task.facts[i].name}: expected {self.truth[i]}" for i in settled]
+        lines.append(f"{len(passed)} passed, {len(settled)} failed")
         t = len(self.events)
-        rejected = verified and corrupt and rng.random() < self.task.coverage
-        refs: list[int] = []
-        delta = 0.0
-        if not rejected:
-            before = self.fam.progress(self.task, self.belief)
-            refs = self.fam.apply(self.task, self.belief, a, obs, t)
-            after = self.fam.progress(self.task, self.belief)
-            delta = self.fam.delta(self.task, before, after)
-            self.unsaved.append(t)
-        text, status, checks = obs.text, Status.NONE, None
-        if verified:
-            # the observation's own verification decides the status; the task's partial
-            # evaluator reports its subgoal counts alongside
-            # (a rejection is a verdict; an accepted observation carries none of its own)
-            checks = self.fam.check(self.task, self.belief)
-            if rejected:
-                status = Status.ASSERTION_ERROR
-                text += f"\nverify: FAIL checksum mismatch in {a.tool} result"
+        for i in settled:
+            st = self.facts[i]
+            st.established, st.work, st.saved = self.truth[i], [t], True
+        self.exposed_open.clear()
+        self.emit("check", task.check_tool, f"{task.check_tool} --all", "\n".join(lines),
+                  _Mark(delta=float(len(settled)), n=1.0 if settled else 0.0),
+                  status=Status.ASSERTION_ERROR if settled else Status.PASSED,
+                  checks=Checks(len(passed), len(settled), len(task.exposed)), tool_calls=1)
+        for i in settled:
+            self.after_established(i, t)
+
+    def after_established(self, i: int, t: int) -> None:
+        """A fact just got established at event t: maybe the state moves on (hazard)."""
+        task = self.task
+        if self.rng.random() < task.hazard:
+            f = task.facts[i]
+            self.truth[i] = f.decoy if self.truth[i] == f.value else f.value
+            self.notes.append(f"note: {f.name} was overwritten by a later operation")
+            st = self.facts[i]
+            st.established, st.votes, st.work, st.untried, st.home = None, {}, [], [], None
+            st.repairing = True
+            if i in task.exposed:
+                self.exposed_open.add(i)
             else:
-                text += "\nverify: PASS"
-            text += f"\nprogress: subgoals {checks.passed}/{checks.total} pass"
-        elif rng.random() < 0.5 + 0.5 * self.task.coverage:
-            # the environment's partial evaluator shows progress where the task exposes it
-            checks = self.fam.check(self.task, self.belief)
-            text += f"\nprogress: subgoals {checks.passed}/{checks.total} pass"
-        memory = self.maybe_save() if not rejected else None
-        action = f"{a.text} --verify" if verified else a.text
-        self.emit(a.kind, a.tool, action, text, status=status, checks=checks, tool_call=True,
-                  refs=refs, memory=memory, delta=delta,
-                  faithful=1.0 - 1.0 / obs.facts if corrupt else 1.0,
-                  n=0.0 if rejected else 1.0, checked=checks is not None)
+                self.queue.insert(0, i)
+            if i in self.unsaved:
+                self.unsaved.remove(i)
+
+    def lookup(self, i: int) -> None:
+        rng, task, fam = self.rng, self.task, self.fam
+        st = self.facts[i]
+        fact = task.facts[i]
+        if not st.untried:
+            st.untried = list(task.tools)
+            st.home = rng.choice(task.tools)
+        tool = st.untried.pop(rng.randrange(len(st.untried)))
+        verified = self.tools + 2 <= self.tools_cap and rng.random() < self.h.verify
+        calls = 2 if verified else 1
+        scanned = 8 + int(unit_hash(task.seed, fact.name, tool) * 40)  # the store's size
+        refs = [st.last_event] if st.last_event is not None else []
+        # the agent says which reading this is: a confirmation is a fresh read, not a replay
+        reading = sum(len(v) for v in st.votes.values()) + 1
+        action = fam.lookup.format(tool=tool, fact=fact.name)
+        if reading > 1:
+            action += f" --fresh {reading}"
+        if st.repairing:
+            action += " --after-change"
         if verified:
-            self.tools += 1  # the verification is a second call
-        if a.kind == "tool" and not rejected:
-            self.queries.append(a)
+            action += " --verify"
+        t = len(self.events)
+        kind = "repair" if st.repairing else "tool"
+        if tool != st.home:
+            obs = fam.miss.format(tool=tool, fact=fact.name, scanned=scanned, reading=reading)
+            if verified:
+                obs += "\nverify: PASS"
+            st.work.append(t)
+            st.last_event = t
+            self.emit(kind, tool, action, obs, _Mark(delta=1.0, n=1.0), checks=self.readout(),
+                      tool_calls=calls, refs=refs)
+            self.queries.append((action, obs))
+            return
+        st.untried = []  # the reading is done
+        value = self.truth[i]
+        corrupt = rng.random() < self.h.noise
+        if corrupt:
+            value = fact.decoy if value == fact.value else fact.value
+        obs = fam.hit.format(tool=tool, fact=fact.name, value=value, scanned=scanned, reading=reading)
+        status = Status.NONE
+        if verified and corrupt:
+            obs += "\nverify: FAIL checksum mismatch"
+            st.last_event = t
+            self.emit(kind, tool, action, obs, _Mark(faithful=False, n=1.0),
+                      status=Status.ASSERTION_ERROR, checks=self.readout(), tool_calls=calls, refs=refs)
+            return
+        if verified:
+            obs += "\nverify: PASS"
+        st.votes.setdefault(value, []).append(t)
+        st.work.append(t)
+        st.last_event = t
+        memory = None
+        if len(st.votes) > 1:  # readings disagree: throw them away and start over
+            self.lose([e for e in st.work if e < t])
+            st.votes, st.work = {}, []
+            obs += f"\n(conflicting readings of {fact.name}: starting over)"
+            mark = _Mark(faithful=not corrupt, n=1.0, kept=False)
+        else:
+            mark = _Mark(delta=1.0 if not corrupt else 0.0, faithful=not corrupt, n=1.0)
+            if len(st.votes[value]) >= 1 + task.confirm:
+                st.established = value
+                if i in self.queue:
+                    self.queue.remove(i)
+                st.repairing = False
+                st.saved = False
+                self.unsaved.append(i)
+        if self.unsaved and rng.random() < self.h.memory:
+            memory = "; ".join(f"{task.facts[j].name} = {self.facts[j].established}" for j in self.unsaved)
+            for j in self.unsaved:
+                self.facts[j].saved = True
+            self.unsaved = []
+        self.emit(kind, tool, action, obs, mark, status=status, checks=self.readout(),
+                  tool_calls=calls, refs=refs, memory=memory)
+        self.queries.append((action, obs))
+        if st.established is not None and st.last_event == t:
+            self.after_established(i, t)
 
     def repeat(self) -> None:
-        """Re-issue an earlier query; the agent learns nothing new from it."""
-        a = self.rng.choice(self.queries[-3:])
-        corrupt = self.rng.random() < self.p_obs
-        obs = self.fam.observe(self.task, a, corrupt, self.rng)
-        self.emit(a.kind, a.tool, a.text, obs.text, tool_call=True, n=0.0,
-                  faithful=1.0 - 1.0 / obs.facts if corrupt else 1.0)
+        action, obs = self.rng.choice(self.queries[-3:])
+        self.emit("tool", action.split()[0], action, obs, _Mark(n=0.0), tool_calls=1)
 
     def distract(self) -> None:
         rng = self.rng
         tool = rng.choice(self.task.distractors)
-        cursor = rng.getrandbits(20)
         words = rng.sample(("config", "cache", "index", "legacy", "report", "session", "draft"), 2)
         obs = "\n".join(
             f"{words[i % 2]}_{rng.randrange(1000):03d}: {rng.randrange(10**6)} bytes, no match"
             for i in range(rng.randint(1, 4))
-        ) + f"\ncursor c{cursor:05x}"
-        self.emit("tool", tool, f"{tool} {self.task.template.split('/')[0]} --page {rng.randint(1, 9)}",
-                  obs, tool_call=True, distractor=True, n=0.5)
+        ) + f"\ncursor c{rng.getrandbits(20):05x}"
+        self.emit("tool", tool, f"{tool} {self.task.family.split('_')[0]} --page {rng.randint(1, 9)}",
+                  obs, _Mark(distractor=True, n=oracle.N_DISTRACTOR), tool_calls=1)
 
-    def reflect(self) -> None:
+    def malformed(self, i: int) -> None:
+        tool = self.rng.choice(self.task.tools)
+        fact = self.task.facts[i].name
+        self.emit("tool", tool, f"{tool} --{fact.lower()}=", f"error: unrecognized arguments: --{fact.lower()}=",
+                  _Mark(n=0.0), status=Status.STATIC_REJECT, tool_calls=1)
+
+    def do_reflect(self) -> None:
         thought = self.rng.choice((
             "re-reading the task statement before the next step",
             "considering which tool to call next",
             "summarizing what is known so far",
             "double-checking the plan",
         ))
-        self.emit("reflect", None, f"think: {thought}", "")
+        self.emit("reflect", None, f"think: {thought}", "", _Mark())
 
-    def check(self, answer: str | None) -> CheckResult:
-        """An explicit check. The checker sees the task's subgoals with probability equal to
-        its coverage; a blind check passes without counts (and cannot catch anything)."""
-        res = self.fam.check(self.task, self.belief)
-        target = "answer" if answer is not None else "progress"
-        action = f"{self.fam.check_tool} --{target}"
-        if self.rng.random() >= self.task.coverage:
-            self.emit("check", self.fam.check_tool, action, "no applicable checks failed",
-                      status=Status.PASSED, tool_call=True, n=1.0, checked=True)
-            return CheckResult(res.total, 0, "")
-        status = Status.PASSED if res.ok else Status.ASSERTION_ERROR
-        self.emit("check", self.fam.check_tool, action, res.text, status=status, checks=res,
-                  tool_call=True, n=1.0)
-        return res
-
-    def submit(self) -> str:
-        answer, refs = self.fam.answer(self.task, self.belief, self.rng)
-        self.emit("generation", None, f"submit {answer}", "answer recorded", refs=refs)
+    def submit(self) -> list[str]:
+        rng, task = self.rng, self.task
+        answer, refs = [], []
+        for st, fact in zip(self.facts, task.facts, strict=True):
+            if st.established is not None:
+                answer.append(st.established)
+                refs.extend(st.work[-1:])
+            else:
+                answer.append(rng.choice((fact.value, fact.decoy)))
+        text = "submit " + " ".join(f"{f.name}={v}" for f, v in zip(task.facts, answer, strict=True))
+        self.emit("generation", None, text, "answer recorded", _Mark(), refs=refs)
         return answer
 
     # -- the loop -----------------------------------------------------------------------
-    def run(self) -> tuple[str, list[Event]]:
-        h, rng, fam, task = self.h, self.rng, self.fam, self.task
-        answer: str | None = None
+    def run(self) -> list[str]:
+        h, m, rng, task = self.h, self.m, self.rng, self.task
         while True:
-            if self.steps_cap - self.steps <= 1:  # the last step is kept for submitting
-                answer = self.submit()
+            if self.steps_cap - self.steps <= 1:  # the last turn is kept for submitting
                 break
             if self.maybe_compact():
                 continue
-            if rng.random() < h.reflect:
-                self.reflect()
+            if rng.random() < self.reflect:
+                self.do_reflect()
                 continue
-            a = fam.next_action(task, self.belief)
-            if a is None or self.tools >= self.tools_cap:
-                answer = self.submit()
-                can_check = self.tools < self.tools_cap and self.steps_cap - self.steps > 1
-                if not (can_check and rng.random() < h.verify):
-                    break
-                res = self.check(answer)
-                if res.ok or not h.repair:
-                    break
-                fam.on_failed_check(task, self.belief, res)
+            if self.tools >= self.tools_cap:
+                break
+            if self.exposed_open:
+                self.check()
                 continue
-            if task.distractors and rng.random() >= h.route:
+            if not self.queue:
+                break
+            i = self.queue[0]
+            if rng.random() < m.malformed:
+                self.malformed(i)
+            elif task.distractors and rng.random() < (1 - h.route) * min(1.0, len(task.distractors) / 2):
                 self.distract()
-            elif self.queries and rng.random() < h.redundancy:
+            elif self.queries and rng.random() < self.redundancy:
                 self.repeat()
             else:
-                self.act(a)
-                if (fam.check_due(task, self.belief) and self.tools < self.tools_cap
-                        and rng.random() < h.verify):
-                    res = self.check(None)
-                    if not res.ok and h.repair:
-                        fam.on_failed_check(task, self.belief, res)
+                self.lookup(i)
+        answer = self.submit()
         self.finish_oracle()
-        return answer, self.events
+        return answer
+
+
+def evaluate(task: Task, truth: list[str], answer: list[str]) -> bool:
+    """The task's evaluator: every hidden test probes one fact's submitted value."""
+    return all(answer[i] == truth[i] for i in task.tests)
 
 
 def simulate_run(
-    family: Family, task: Task, harness: HarnessPreset, budget: float, rng: random.Random,
-    *, run_id: str, extra: dict[str, Any] | None = None,
+    family: Family, task: Task, harness: HarnessPreset, model: ModelPreset, budget: float,
+    rng: random.Random, *, run_id: str, extra: dict[str, Any] | None = None,
 ) -> Run:
-    """One simulated run: events with oracle blocks, success from the family's evaluator."""
-    sim = _Sim(family, task, harness, budget, rng)
-    answer, events = sim.run()
+    """One simulated run: events with oracle blocks, success from the task's evaluator."""
+    sim = _Sim(family, task, harness, model, budget, rng)
+    answer = sim.run()
     d = task.demand
     return Run(
         run_id=run_id,
-        events=events,
+        events=sim.events,
         task_id=task.task_id,
         task_family=task.family,
         harness=harness.name,
-        model=MODEL,
+        model=model.name,
         budget={"level": budget, "steps": sim.steps_cap, "tool_calls": sim.tools_cap},
-        success=family.evaluate(task, answer),
+        success=evaluate(task, sim.truth, answer),
         task_demand=TaskDemand(L=d["L"], H_tool=d["H_tool"], S_state=d["S_state"],
                                N_obs=d["N_obs"], V_ver=d["V_ver"]),
         source_format="native",
@@ -302,4 +392,4 @@ def simulate_run(
     )
 
 
-__all__ = ["DISTRACTOR_TOOLS", "MODEL", "simulate_run"]
+__all__ = ["simulate_run"]

@@ -1,20 +1,38 @@
-"""What the three task families share: templates, task instances, actions, check results.
+"""Templates and task instances of the synthetic families, with causal task demand.
 
-A *template* (``needle/wide``, ``state/long``, ...) is a family of generated tasks: it fixes
-the ranges of the template parameters the paper names (number of latent variables,
-distractor tools, observation-noise probability, checker coverage). A *task instance* draws
-concrete values and a hidden state from a template and a seed. Families implement
-:class:`Family`; the simulator (``engine.py``) only talks to that interface.
+Every synthetic task asks the agent to establish ``L`` hidden *facts* (a shard's value, a
+register's final value, whether an item passes the rules) and submit them. Each of the
+paper's task-demand components (SPEC §4) is a knob of the task that really changes how much
+effective feedback success needs:
+
+| component | knob (what the environment does) | work it adds |
+|---|---|---|
+| L       | facts to establish | one fact's work per fact |
+| H_tool  | each reading of a fact is served by one of P plausible tools, and which one is hidden (it changes from reading to reading); the agent tries them in turn, every miss ruling one out | (P + 1) / 2 lookups per reading: H_tool = (P + 1) / 2 |
+| S_state | state-loss hazard h: an established fact is invalidated (a later operation overwrites it) with probability h and must be established again | 1 / (1 − h) establishments per fact: S_state = 1 / (1 − h) |
+| N_obs   | observation ambiguity: a value is only trusted after 1 + N_obs agreeing readings | 1 + N_obs readings per establishment |
+| V_ver   | the share of facts the task's checker exposes: one check settles every exposed fact (it reports their expected values) | only the other (1 − V_ver)·L facts need readings |
+
+So the credited work a task needs is ``(1 − V_ver)·L · H_tool · (1 + N_obs) · S_state``
+lookups (plus one check when something is exposed): the paper's hand-designed D_task, with
+every factor causal. Harness and model quality (routing to irrelevant tools, redundant
+queries, reflection, channel noise, memory loss, malformed actions) waste raw budget without
+changing that requirement: they move η, not D.
+
+Success comes from the task's deterministic evaluator: ``TESTS`` hidden test cases, each
+probing one fact, pass when the submitted value of every probed fact is right. A fact the
+agent did not establish is answered with one of its two candidate values (right half of the
+time), so success is a smooth function of the share of the work done, never a hard
+threshold, and a run with no feedback at all still succeeds (1/2)^TESTS of the time.
 """
 
 from __future__ import annotations
 
-import math
 import random
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from efc_tui.errors import InputError
 
@@ -23,126 +41,77 @@ from efc_tui.errors import InputError
 DEFAULT_SEED = 7
 DEFAULT_RUNS = 32
 DEFAULT_BUDGETS: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0)
+DEFAULT_MODELS: tuple[str, ...] = ("sim-small", "sim-base", "sim-large")
 
+#: irrelevant tools a poorly routed harness wastes calls on (they hold none of the facts)
 DISTRACTOR_TOOLS = (
     "cache.lookup", "legacy.grep", "web.search", "notes.read", "metrics.query",
     "docs.fetch", "shell.ls", "kv.scan",
 )
+#: hidden test cases of the evaluator; each probes one fact (drawn with replacement)
+TESTS = 3
 
 
 @dataclass(frozen=True, slots=True)
 class Template:
-    """A template family of tasks: the ranges its instances draw from (SPEC §7)."""
+    """A template family of tasks: the levels its instances draw around (SPEC §7)."""
 
     name: str
     family: str
-    #: latent variables: shards (needle), operations (state), items (rule), inclusive range
-    size: tuple[int, int]
-    #: registers (state) or rule conditions (rule); unused by needle
-    aux: tuple[int, int]
+    #: facts to establish, inclusive range (L)
+    facts: tuple[int, int]
+    #: plausible tools per reading (P; H_tool = (P + 1) / 2)
+    plausible: int
+    #: state-loss hazard h (S_state = 1 / (1 − h)); an instance draws it within ±0.05
+    hazard: float
+    #: extra agreeing readings a value needs (N_obs)
+    confirm: int
+    #: share of facts the checker exposes (V_ver); an instance draws it within ±0.05
+    exposed: float
+    #: irrelevant distractor tools on offer, inclusive range
     distractors: tuple[int, int]
-    #: observation-noise probability (an instance draws it within ±30%)
-    noise: float
-    #: checker coverage (±0.1): how often the task's deterministic checker is visible. It
-    #: sets the chance that a tool result carries the partial-evaluator readout
-    #: (0.5 + 0.5·coverage), that a verified call catches a corrupted observation, and
-    #: that an explicit check is not blind; the header reports it as V_ver.
-    coverage: float
     intent: str
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One fact: its name, its true value and the other candidate value."""
+
+    name: str
+    value: str
+    decoy: str
 
 
 @dataclass(slots=True)
 class Task:
-    """One task instance: concrete template parameters and the hidden state."""
+    """One task instance: concrete knob values and the hidden state."""
 
     task_id: str
     family: str
     template: str
     seed: int
-    n_latent: int
-    n_aux: int
+    facts: tuple[Fact, ...]
+    #: the plausible tools of the family (the first ``plausible`` of them are on offer)
+    tools: tuple[str, ...]
+    hazard: float
+    confirm: int
+    #: indices of the facts the checker exposes
+    exposed: frozenset[int]
     distractors: tuple[str, ...]
-    noise: float
-    coverage: float
+    #: indices of the facts the evaluator's hidden tests probe
+    tests: tuple[int, ...]
     instruction: str
-    hidden: Any
+    check_tool: str
     #: task-demand factors L, H_tool, S_state, N_obs, V_ver (SPEC §4), written to the header
     demand: dict[str, float] = field(default_factory=dict)
 
-
-@dataclass(frozen=True, slots=True)
-class Action:
-    """What the agent does next: ``op`` and ``arg`` are the family's, the rest is the trace."""
-
-    op: str
-    arg: Any
-    kind: str
-    tool: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Observation:
-    payload: Any
-    text: str
-    #: how many facts it reports (noise garbles one of them)
-    facts: int = 1
-
-
-@dataclass(frozen=True, slots=True)
-class CheckResult:
-    """The task's partial evaluator on the agent's current belief: the covered subgoals
-    that pass and fail (the same meter for verified calls, progress checks and the check
-    of a submitted answer)."""
-
-    passed: int
-    failed: int
-    text: str
-    #: what failed, in the family's terms (subgoal indices)
-    failing: tuple[int, ...] = ()
+    @property
+    def L(self) -> int:
+        return len(self.facts)
 
     @property
-    def ok(self) -> bool:
-        return self.failed == 0
-
-    @classmethod
-    def from_verdicts(cls, verdicts: Iterable[tuple[int, bool, str]]) -> CheckResult:
-        """One check report from (subgoal, passed, label) verdicts: a PASS/FAIL line per
-        subgoal and a pytest-style summary line that the status classifier reads."""
-        lines, failing = [], []
-        for key, ok, label in verdicts:
-            lines.append(f"{'PASS' if ok else 'FAIL'} {label}")
-            if not ok:
-                failing.append(key)
-        passed = len(lines) - len(failing)
-        lines.append(f"{passed} passed, {len(failing)} failed")
-        return cls(passed, len(failing), "\n".join(lines), tuple(failing))
-
-    @property
-    def total(self) -> int:
-        return self.passed + self.failed
-
-
-class Family(Protocol):
-    """A synthetic task family: hidden state, agent belief, environment and evaluator."""
-
-    name: str
-    check_tool: str
-
-    def make_task(self, template: Template, task_id: str, rng: random.Random) -> Task: ...
-    def new_belief(self, task: Task) -> Any: ...
-    def copy_belief(self, belief: Any) -> Any: ...
-    def next_action(self, task: Task, belief: Any) -> Action | None: ...
-    def observe(self, task: Task, action: Action, corrupt: bool, rng: random.Random) -> Observation: ...
-    def apply(self, task: Task, belief: Any, action: Action, obs: Observation, t: int) -> list[int]: ...
-    def progress(self, task: Task, belief: Any) -> tuple[int, ...]: ...
-    def delta(self, task: Task, before: tuple[int, ...], after: tuple[int, ...]) -> float: ...
-    def memory_text(self, task: Task, belief: Any) -> str: ...
-    def check_due(self, task: Task, belief: Any) -> bool: ...
-    def check(self, task: Task, belief: Any) -> CheckResult: ...
-    def on_failed_check(self, task: Task, belief: Any, result: CheckResult) -> None: ...
-    def answer(self, task: Task, belief: Any, rng: random.Random) -> tuple[str, list[int]]: ...
-    def evaluate(self, task: Task, answer: str) -> bool: ...
+    def plausible(self) -> int:
+        return len(self.tools)
 
 
 def unit_hash(*parts: Any) -> float:
@@ -154,33 +123,80 @@ def hex_id(rng: random.Random, prefix: str) -> str:
     return f"{prefix}-{rng.getrandbits(24):06X}"
 
 
-def draw_common(template: Template, rng: random.Random) -> tuple[int, int, tuple[str, ...], float, float]:
-    """size, aux, distractor tool names, noise and coverage of one instance."""
-    size = rng.randint(*template.size)
-    aux = rng.randint(*template.aux)
-    n_dis = rng.randint(*template.distractors)
-    distractors = tuple(rng.sample(DISTRACTOR_TOOLS, n_dis))
-    noise = round(template.noise * rng.uniform(0.7, 1.3), 4)
-    coverage = round(min(0.95, max(0.05, template.coverage + rng.uniform(-0.1, 0.1))), 4)
-    return size, aux, distractors, noise, coverage
+def h_tool(plausible: int) -> float:
+    """H_tool: expected lookups per reading when one of P plausible tools holds it."""
+    return (plausible + 1) / 2
 
 
-def tool_entropy(n_relevant: int, n_distractors: int) -> float:
-    """H_tool: entropy (bits) of a uniform choice among the tools on offer."""
-    return round(math.log2(n_relevant + n_distractors), 4)
+def s_state(hazard: float) -> float:
+    """S_state: expected establishments per fact under state-loss hazard h."""
+    return 1.0 / (1.0 - hazard)
 
 
-def demand(L: int, H_tool: float, S_state: float, noise: float, coverage: float) -> dict[str, float]:
-    return {"L": float(L), "H_tool": H_tool, "S_state": round(S_state, 4), "N_obs": noise,
-            "V_ver": coverage}
+def required_work(task: Task) -> float:
+    """The credited lookups the task needs in expectation (module docstring): the causal
+    D_task the simulator implements."""
+    open_facts = task.L - len(task.exposed)
+    check = 1.0 if task.exposed else 0.0
+    return open_facts * h_tool(task.plausible) * (1 + task.confirm) * s_state(task.hazard) + check
+
+
+def make_demand(task: Task) -> dict[str, float]:
+    return {
+        "L": float(task.L),
+        "H_tool": h_tool(task.plausible),
+        "S_state": round(s_state(task.hazard), 4),
+        "N_obs": float(task.confirm),
+        "V_ver": round(len(task.exposed) / task.L, 4),
+    }
+
+
+def draw_task(
+    template: Template, task_id: str, rng: random.Random, *, fact_names: list[str],
+    tools: tuple[str, ...], check_tool: str, value_prefix: str,
+    instruction: str,
+) -> Task:
+    """A task instance of ``template``: the family supplies names, tools and wording.
+
+    ``instruction`` is formatted with ``facts``, ``tools``, ``n``, ``confirm`` and
+    ``candidates`` (the two candidate values of every fact).
+    """
+    n = rng.randint(*template.facts)
+    hazard = round(min(0.9, max(0.0, template.hazard + rng.uniform(-0.05, 0.05))), 4) if template.hazard else 0.0
+    share = min(0.8, max(0.0, template.exposed + rng.uniform(-0.05, 0.05))) if template.exposed else 0.0
+    n_exposed = min(n - 1, round(share * n))
+    facts = []
+    for i in range(n):
+        a, b = hex_id(rng, value_prefix), hex_id(rng, value_prefix)
+        facts.append(Fact(fact_names[i], a, b))
+    exposed = frozenset(rng.sample(range(n), n_exposed))
+    distractors = tuple(rng.sample(DISTRACTOR_TOOLS, rng.randint(*template.distractors)))
+    plausible = tools[: template.plausible]
+    tests = tuple(rng.randrange(n) for _ in range(TESTS))
+    on_offer = [*plausible, check_tool, *distractors]
+    candidates = "; ".join(
+        f"{f.name}: {' or '.join(sorted((f.value, f.decoy)))}" for f in facts
+    )
+    text = instruction.format(
+        facts=", ".join(f.name for f in facts), tools=", ".join(on_offer), n=n,
+        confirm=template.confirm + 1, candidates=candidates,
+    )
+    task = Task(
+        task_id=task_id, family=template.family, template=template.name,
+        seed=rng.getrandbits(32), facts=tuple(facts), tools=plausible, hazard=hazard,
+        confirm=template.confirm, exposed=exposed, distractors=distractors, tests=tests,
+        instruction=text, check_tool=check_tool,
+    )
+    task.demand = make_demand(task)
+    return task
 
 
 def parse_list(value: str | list[str] | tuple[str, ...] | None, known: tuple[str, ...], what: str) -> tuple[str, ...]:
     """Comma-separated names (or a list) checked against the known ones; None means all."""
     if value is None:
         return known
-    items = value.split(",") if isinstance(value, str) else [p for v in value for p in v.split(",")]
-    out = []
+    items: Iterable[str] = value.split(",") if isinstance(value, str) else [p for v in value for p in v.split(",")]
+    out: list[str] = []
     for raw in items:
         name = raw.strip()
         if not name:

@@ -1,56 +1,80 @@
-"""Template families of the three synthetic task families (SPEC §7).
+"""Templates of the three synthetic families (SPEC §7): a factorial design of task demand.
 
-Twelve templates, four per family, spanning the paper's template parameters: latent
-variables (size), distractor tools, observation-noise probability and checker coverage.
-Calibration holds out whole templates (``DEFAULT_HOLDOUT``, one per family) and a share of
-task seeds; see ``efc_tui.scoring.calibrate``.
+Twelve templates, four per family. Each template sets the five demand knobs of
+``tasks.py`` (facts L, plausible tools P, state-loss hazard h, confirmations N_obs, exposed
+share V_ver) and the number of irrelevant distractor tools at a low or a high level. The
+levels follow the first six columns of the 12-run Plackett–Burman design, so across the
+twelve templates every knob is high in six and low in six and no two knobs move together
+(orthogonal columns): the fitted demand exponents are identifiable. Instances jitter L, h
+and V_ver around their template's level.
+
+| knob | low | high |
+|---|---|---|
+| L (facts) | 3–4 | 7–8 |
+| P (plausible tools; H_tool = (P+1)/2) | 1 (1.0) | 3 (2.0) |
+| h (state-loss hazard; S_state = 1/(1−h)) | 0 (1.0) | 0.4 (1.67) |
+| N_obs (extra confirmations) | 0 | 1 |
+| V_ver (exposed share) | 0 | 0.5 |
+| distractor tools | 0–1 | 2–4 |
+
+Calibration holds out whole templates (``DEFAULT_HOLDOUT``, one per family, chosen so the
+held-out three still show every knob at both levels) and a share of task seeds; see
+``efc_tui.scoring.calibrate``.
 """
 
 from __future__ import annotations
 
 from efc_tui.errors import InputError
-from efc_tui.synthetic import needle, rule_filter, state_tracking
-from efc_tui.synthetic.tasks import Family, Template
+from efc_tui.synthetic.families import FAMILIES, FAMILY_NAMES, NEEDLE, RULE, STATE, Family
+from efc_tui.synthetic.tasks import Template
 
-FAMILIES: dict[str, Family] = {
-    needle.NAME: needle.FAMILY,
-    state_tracking.NAME: state_tracking.FAMILY,
-    rule_filter.NAME: rule_filter.FAMILY,
+__all__ = ["DEFAULT_HOLDOUT", "FAMILIES", "FAMILY_NAMES", "PLACKETT_BURMAN", "TEMPLATES",
+           "get_template", "templates_of"]
+
+#: the first six columns of the 12-run Plackett–Burman design (rows are templates)
+PLACKETT_BURMAN: tuple[str, ...] = (
+    "++-+++", "-++-++", "+-++-+", "-+-++-", "--+-++", "---+-+",
+    "+---+-", "++---+", "+++---", "-+++--", "+-+++-", "------",
+)
+
+_LEVELS = {
+    "facts": ((3, 4), (7, 8)),
+    "plausible": (1, 3),
+    "hazard": (0.0, 0.4),
+    "confirm": (0, 1),
+    "exposed": (0.0, 0.5),
+    "distractors": ((0, 1), (2, 4)),
 }
-FAMILY_NAMES: tuple[str, ...] = tuple(FAMILIES)
 
-_T = Template
-#: name, family, size, aux, distractors, noise, coverage, intent
-TEMPLATES: tuple[Template, ...] = (
-    _T("needle/small", needle.NAME, (5, 8), (0, 0), (0, 1), 0.03, 0.9,
-       "few shards, a clean channel, a checker that is almost always visible"),
-    _T("needle/wide", needle.NAME, (12, 18), (0, 0), (1, 3), 0.06, 0.7,
-       "more shards to search and some distractor tools"),
-    _T("needle/noisy", needle.NAME, (8, 12), (0, 0), (2, 4), 0.15, 0.6,
-       "reads often lie (a hidden key, a made-up value); the checker is blind more often"),
-    _T("needle/deep", needle.NAME, (18, 24), (0, 0), (3, 5), 0.08, 0.5,
-       "the longest scan, the most distractors and a weak checker"),
-    _T("state/short", state_tracking.NAME, (5, 7), (3, 3), (0, 1), 0.03, 0.9,
-       "a short log, three registers, a checker that is almost always visible"),
-    _T("state/long", state_tracking.NAME, (11, 15), (3, 4), (1, 3), 0.05, 0.7,
-       "a longer log to replay"),
-    _T("state/noisy", state_tracking.NAME, (8, 11), (3, 4), (2, 4), 0.15, 0.55,
-       "reads often return the wrong operation; the checker is often blind"),
-    _T("state/wide", state_tracking.NAME, (9, 12), (5, 6), (3, 5), 0.08, 0.6,
-       "many registers to keep in mind and many distractors"),
-    _T("rule/small", rule_filter.NAME, (10, 14), (2, 2), (0, 1), 0.03, 0.9,
-       "few items, two conditions, a checker that is almost always visible"),
-    _T("rule/many", rule_filter.NAME, (20, 26), (3, 3), (1, 3), 0.05, 0.7,
-       "more items and conditions"),
-    _T("rule/noisy", rule_filter.NAME, (14, 20), (3, 3), (2, 4), 0.15, 0.6,
-       "scans and rules often come back corrupted"),
-    _T("rule/strict", rule_filter.NAME, (26, 32), (4, 4), (3, 5), 0.08, 0.5,
-       "the most items and conditions, many distractors, a weak checker"),
+
+def _template(family: Family, slot: int, row: str, intent: str) -> Template:
+    hi = [c == "+" for c in row]
+    pick = lambda key, i: _LEVELS[key][1 if hi[i] else 0]  # noqa: E731
+    return Template(
+        name=f"{family.name.split('_')[0]}/{slot}", family=family.name,
+        facts=pick("facts", 0), plausible=pick("plausible", 1), hazard=pick("hazard", 2),
+        confirm=pick("confirm", 3), exposed=pick("exposed", 4), distractors=pick("distractors", 5),
+        intent=intent,
+    )
+
+
+def _describe(row: str) -> str:
+    names = ("many facts", "ambiguous tools", "volatile state", "ambiguous readings",
+             "an exposing checker", "many distractors")
+    high = [n for n, c in zip(names, row, strict=False) if c == "+"]
+    return ", ".join(high) if high else "every knob low"
+
+
+TEMPLATES: tuple[Template, ...] = tuple(
+    _template(fam, slot, PLACKETT_BURMAN[4 * f + slot], _describe(PLACKETT_BURMAN[4 * f + slot]))
+    for f, fam in enumerate((NEEDLE, STATE, RULE))
+    for slot in range(4)
 )
 TEMPLATE_BY_NAME: dict[str, Template] = {t.name: t for t in TEMPLATES}
 
-#: held-out templates of the default calibration split: one per family
-DEFAULT_HOLDOUT: tuple[str, ...] = ("needle/wide", "state/long", "rule/many")
+#: held-out templates of the default calibration split: one per family, together showing
+#: every knob at both levels
+DEFAULT_HOLDOUT: tuple[str, ...] = ("needle/1", "state/2", "rule/1")
 
 
 def templates_of(family: str) -> tuple[Template, ...]:
@@ -62,3 +86,4 @@ def get_template(name: str) -> Template:
         return TEMPLATE_BY_NAME[name]
     except KeyError:
         raise InputError(f"unknown template {name!r}; known: {', '.join(TEMPLATE_BY_NAME)}") from None
+

@@ -1,0 +1,127 @@
+"""The saturating power law: the paper's failure curve with a finite failure rate at zero
+feedback.
+
+    E(z) = E_inf + (E_0 − E_inf) / (1 + (z / z_0)^α),   0 ≤ E_inf ≤ E_0 ≤ 1,  z_0 > 0,  α ∈ (0, 5]
+
+For z ≫ z_0 this is E_inf + A·z^(−α) with A = (E_0 − E_inf)·z_0^α, the paper's eq. 14; at
+z = 0 it is E_0, the failure rate of a run that got no effective feedback at all (an agent
+that only guesses still succeeds sometimes), where the paper's curve diverges and has to be
+capped. **Decision** (docs/equations.md): this is the default curve of ``efc-tui fit``; the
+paper's capped form stays available and is reported beside it.
+
+Fits here are deterministic: a grid over (log z_0, α) with the two linear parameters
+(E_inf, E_0) solved in closed form under their bounds at each grid point, then a bounded
+``scipy.optimize.least_squares`` polish from the best grid point.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+ALPHA_MIN = 0.05
+ALPHA_MAX = 8.0
+_ALPHAS = np.geomspace(ALPHA_MIN, ALPHA_MAX, 24)
+_LOGZ0 = np.linspace(-4.0, 4.0, 33)  # z_0 in units of the normalization median
+
+
+@dataclass(frozen=True, slots=True)
+class SaturatingLaw:
+    """E(z) = E_inf + (E_0 − E_inf) / (1 + (z / z_0)^α) (z median-normalized)."""
+
+    e_inf: float
+    e_0: float
+    z_0: float
+    alpha: float
+
+    def failure(self, z_norm: np.ndarray | float) -> np.ndarray:
+        z = np.maximum(np.asarray(z_norm, dtype=float), 0.0)
+        with np.errstate(over="ignore", divide="ignore"):
+            s = 1.0 / (1.0 + np.power(z / self.z_0, self.alpha))
+        return np.clip(self.e_inf + (self.e_0 - self.e_inf) * s, 0.0, 1.0)
+
+    @property
+    def a(self) -> float:
+        """A of the power-law tail E_inf + A·z^(−α)."""
+        return (self.e_0 - self.e_inf) * self.z_0 ** self.alpha
+
+    def as_dict(self) -> dict[str, float]:
+        return {"E_inf": self.e_inf, "E_0": self.e_0, "z_0": self.z_0, "alpha": self.alpha}
+
+
+def _shape(z: np.ndarray, logz0: float, alpha: float) -> np.ndarray:
+    with np.errstate(over="ignore", divide="ignore"):
+        return 1.0 / (1.0 + np.power(np.maximum(z, 0.0) / math.exp(logz0), alpha))
+
+
+def _linear(s: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, float, float]:
+    """Best (E_inf, E_0) with 0 ≤ E_inf ≤ E_0 ≤ 1 for y ≈ E_inf + (E_0 − E_inf)·s; SSE."""
+    best = (0.0, 0.0, math.inf)
+
+    def sse(ei: float, e0: float) -> float:
+        r = y - (ei + (e0 - ei) * s)
+        return float((w * r * r).sum())
+
+    # unconstrained: y = ei·(1 − s) + e0·s
+    A = np.column_stack([1.0 - s, s]) * np.sqrt(w)[:, None]
+    b = y * np.sqrt(w)
+    try:
+        (ei, e0), *_ = np.linalg.lstsq(A, b, rcond=None)
+        if 0.0 <= ei <= e0 <= 1.0:
+            return float(ei), float(e0), sse(float(ei), float(e0))
+    except np.linalg.LinAlgError:
+        pass
+    # otherwise the optimum is on an edge of the triangle {0 ≤ ei ≤ e0 ≤ 1}
+    sw = float(w.sum())
+    cands: list[tuple[float, float]] = []
+    # ei = 0: y ≈ e0·s
+    d = float((w * s * s).sum())
+    if d > 0:
+        cands.append((0.0, min(1.0, max(0.0, float((w * s * y).sum()) / d))))
+    # e0 = 1: y − s ≈ ei·(1 − s)
+    d = float((w * (1 - s) ** 2).sum())
+    if d > 0:
+        cands.append((min(1.0, max(0.0, float((w * (1 - s) * (y - s)).sum()) / d)), 1.0))
+    # ei = e0 = c (flat)
+    c = float((w * y).sum()) / sw if sw > 0 else 0.0
+    cands.append((min(1.0, max(0.0, c)),) * 2)
+    for ei, e0 in cands:
+        v = sse(ei, e0)
+        if v < best[2]:
+            best = (ei, e0, v)
+    return best
+
+
+def fit_saturating(z_norm: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> SaturatingLaw:
+    """Weighted least-squares fit of the saturating law to points (z, y) (z ≥ 0)."""
+    z = np.asarray(z_norm, dtype=float)
+    y = np.asarray(y, dtype=float)
+    w = np.ones_like(y) if w is None else np.asarray(w, dtype=float)
+    best = (math.inf, 0.0, 1.0, 0.0, 1.0)
+    for lz in _LOGZ0:
+        for a in _ALPHAS:
+            ei, e0, v = _linear(_shape(z, lz, a), y, w)
+            if v < best[0]:
+                best = (v, ei, e0, lz, a)
+    _, ei, e0, lz, a = best
+    try:
+        from scipy.optimize import least_squares
+
+        sw = np.sqrt(w)
+
+        def resid(p: np.ndarray) -> np.ndarray:
+            e_i, gap, l0, al = p
+            return sw * (e_i + gap * _shape(z, l0, al) - y)
+
+        x0 = np.array([ei, max(0.0, e0 - ei), lz, a])
+        lo = np.array([0.0, 0.0, -8.0, ALPHA_MIN])
+        hi = np.array([1.0, 1.0, 8.0, ALPHA_MAX])
+        sol = least_squares(resid, np.clip(x0, lo, hi), bounds=(lo, hi), method="trf")
+        e_i, gap, l0, al = sol.x
+        if e_i + gap <= 1.0 + 1e-9 and float((sol.fun ** 2).sum()) < best[0]:
+            ei, e0, lz, a = float(e_i), float(min(1.0, e_i + gap)), float(l0), float(al)
+    except Exception:  # the grid optimum stands
+        pass
+    return SaturatingLaw(float(ei), float(e0), float(math.exp(lz)), float(a))
