@@ -22,7 +22,17 @@ __all__ = ["app", "main"]
 
 def _registered_app() -> Typer:
     """The Typer app with every command registered (importing a module registers it)."""
-    from efc_tui.cli import calibrate, diff, export, fit, formats, open, score, simulate  # noqa: F401
+    from efc_tui.cli import (  # noqa: F401
+        calibrate,
+        diff,
+        experiment,
+        export,
+        fit,
+        formats,
+        open,
+        score,
+        simulate,
+    )
     from efc_tui.cli._app import app
 
     return app

@@ -28,7 +28,6 @@ correlation (the R² of a linear fit of O on Ê).
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +36,7 @@ import numpy as np
 
 from efc_tui import __version__
 from efc_tui.model import Run
-from efc_tui.scoring.constants import DEFAULT_SEED_FRACTION, FEATURES
+from efc_tui.scoring.constants import DEFAULT_SEED_FRACTION, FEATURES, THETA_METHODS
 from efc_tui.scoring.demand import COMPONENTS, V_VER_CAP
 from efc_tui.scoring.estimator import ESTIMATOR_SCHEMA, Theta
 from efc_tui.scoring.factors import oracle_factors
@@ -53,6 +52,12 @@ Z_COLUMN = FEATURES.index("z")
 DEFAULT_WINDOW = 6
 DEFAULT_EPSILON = 0.02
 DIGITS = 6
+
+
+def _r4(x: float) -> float:
+    """Four significant digits: the demand fit is iterative (stable to ~1e-6) and its
+    bootstrap intervals are wider than that by far."""
+    return float(f"{x:.4g}") if math.isfinite(x) else x
 
 
 def _r(x: float) -> float:
@@ -272,17 +277,30 @@ class DemandFit:
 
 
 def _collapse_nll(params: np.ndarray, logx: np.ndarray, T: np.ndarray, y: np.ndarray,
-                  w: np.ndarray) -> float:
-    """Negative Bernoulli log-likelihood of success under the saturating collapse curve."""
-    beta, (e_inf, gap, logz0, alpha) = params[:-4], params[-4:]
+                  w: np.ndarray) -> tuple[float, np.ndarray]:
+    """Negative Bernoulli log-likelihood of success under the saturating collapse curve
+    E = E_inf + gap / (1 + exp(α (log z − log z_0))), log z = log x − T·β, and its gradient."""
+    k = T.shape[1]
+    beta, (e_inf, gap, logz0, alpha) = params[:k], params[k:]
     logz = logx - T @ beta
-    s = 1.0 / (1.0 + np.exp(np.clip(alpha * (logz - logz0), -50.0, 50.0)))
+    d = logz - logz0
+    s = 1.0 / (1.0 + np.exp(np.clip(alpha * d, -50.0, 50.0)))
     e = np.clip(e_inf + gap * s, 1e-6, 1 - 1e-6)
-    return float(-(w * (y * np.log1p(-e) + (1 - y) * np.log(e))).sum() / w.sum())
+    W = float(w.sum())
+    nll = float(-(w * (y * np.log1p(-e) + (1 - y) * np.log(e))).sum() / W)
+    g = w * (y / (1 - e) - (1 - y) / e) / W  # dNLL/dE per run
+    ds = -s * (1 - s)  # ds/du, u = α·d
+    grad = np.empty_like(params)
+    grad[:k] = T.T @ (g * gap * ds * -alpha)  # du/dβ = −α·T
+    grad[k] = g.sum()
+    grad[k + 1] = (g * s).sum()
+    grad[k + 2] = (g * gap * ds * -alpha).sum()
+    grad[k + 3] = (g * gap * ds * d).sum()
+    return nll, grad
 
 
 def _fit_collapse(logx: np.ndarray, T: np.ndarray, y: np.ndarray, w: np.ndarray,
-                  start: np.ndarray, free_beta: bool = True) -> tuple[np.ndarray, float]:
+                  start: np.ndarray, free_beta: bool = True, restarts: bool = True) -> tuple[np.ndarray, float]:
     from scipy.optimize import minimize
 
     k = T.shape[1]
@@ -291,11 +309,12 @@ def _fit_collapse(logx: np.ndarray, T: np.ndarray, y: np.ndarray, w: np.ndarray,
     if not free_beta:
         lo[:k] = hi[:k] = list(start[:k])
     best: tuple[np.ndarray, float] | None = None
-    for a0 in (start[-1], 0.7, 2.0):
+    for a0 in ((start[-1], 0.7, 2.0) if restarts else (start[-1],)):
         x0 = start.copy()
         x0[-1] = a0
-        res = minimize(_collapse_nll, x0, args=(logx, T, y, w), method="L-BFGS-B",
-                       bounds=list(zip(lo, hi, strict=True)))
+        res = minimize(_collapse_nll, x0, args=(logx, T, y, w), jac=True, method="L-BFGS-B",
+                       bounds=list(zip(lo, hi, strict=True)),
+                       options={"ftol": 1e-13, "gtol": 1e-9, "maxiter": 2000})
         if best is None or res.fun < best[1]:
             best = (res.x, float(res.fun))
     assert best is not None
@@ -340,17 +359,17 @@ def fit_demand(records: list[RunRecord], *, bootstrap: int = 0, seed: int = 0) -
             wb = counts[inv].astype(float)
             if wb.sum() == 0:
                 continue
-            pb, _ = _fit_collapse(logx, T, y, wb, params)
+            pb, _ = _fit_collapse(logx, T, y, wb, params, restarts=False)
             draws.append(pb[: len(COMPONENTS)])
         if draws:
             arr = np.array(draws)
             for j, k in enumerate(COMPONENTS):
                 lo, hi = np.percentile(arr[:, j], [2.5, 97.5])
-                intervals[k] = [_r(float(lo)), _r(float(hi))]
+                intervals[k] = [_r4(float(lo)), _r4(float(hi))]
     beta0 = sum(math.log(max(medians[k], 1e-9)) for k in COMPONENTS)
     e_inf, gap, logz0, alpha = params[-4:]
-    curve = {"E_inf": _r(float(e_inf)), "E_0": _r(float(e_inf + gap)),
-             "z_0": _r(float(math.exp(logz0))), "alpha": _r(float(alpha))}
+    curve = {"E_inf": _r4(float(e_inf)), "E_0": _r4(float(e_inf + gap)),
+             "z_0": _r4(float(math.exp(logz0))), "alpha": _r4(float(alpha))}
     n = len(y)
     return DemandFit(
         (float(beta0), *(float(b) for b in beta)), medians, -nll * n, -nll_hand * n, n,
@@ -438,7 +457,7 @@ def calibrate(
         "prefix": {s: theta_quality(prefix, by_split[s], prefix=True) for s in SPLITS},
     }
     if dem is not None:
-        figures["demand"] = {"loglik": _r(dem.loglik), "loglik_hand": _r(dem.loglik_hand),
+        figures["demand"] = {"loglik": _r4(dem.loglik), "loglik_hand": _r4(dem.loglik_hand),
                              "runs": dem.runs, "tasks": dem.tasks, "runs_skipped": dem.skipped_runs}
     provenance: dict[str, Any] = {
         "status": "calibrated",
@@ -469,7 +488,7 @@ def calibrate(
         "full": {"theta0": full.theta0, "theta": list(full.theta)},
         "prefix": {"theta0": prefix.theta0, "theta": list(prefix.theta)},
         "demand": None if dem is None else {
-            "beta": [_r(b) for b in dem.beta],
+            "beta": [_r4(b) for b in dem.beta],
             "medians": {k: _r(v) for k, v in dem.medians.items()},
             "intervals": dem.intervals,
             "bootstrap": {"resamples": dem.resamples, "unit": "task", "confidence": 0.95},

@@ -56,4 +56,25 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_WHERE))
 
 
-__all__ = sorted(_WHERE)
+__all__ = [
+    "DEFAULT_BUDGETS",
+    "DEFAULT_HOLDOUT",
+    "DEFAULT_MODELS",
+    "DEFAULT_RUNS",
+    "DEFAULT_SEED",
+    "FAMILIES",
+    "FAMILY_NAMES",
+    "HARNESS_NAMES",
+    "MODELS",
+    "MODEL_NAMES",
+    "PRESETS",
+    "TEMPLATES",
+    "CorpusSpec",
+    "generate",
+    "get_harness",
+    "get_model",
+    "get_template",
+    "make_task",
+    "simulate_run",
+    "write_corpus",
+]

@@ -31,7 +31,13 @@ from efc_tui.model import Run
 from efc_tui.parsers.native_writer import dumps_runs
 from efc_tui.synthetic.engine import simulate_run
 from efc_tui.synthetic.harnesses import HARNESS_NAMES, get_harness, get_model
-from efc_tui.synthetic.tasks import DEFAULT_BUDGETS, DEFAULT_MODELS, DEFAULT_RUNS, DEFAULT_SEED, Task
+from efc_tui.synthetic.tasks import (
+    DEFAULT_BUDGETS,
+    DEFAULT_MODELS,
+    DEFAULT_RUNS,
+    DEFAULT_SEED,
+    Task,
+)
 from efc_tui.synthetic.templates import FAMILIES, FAMILY_NAMES, templates_of
 
 MANIFEST = "corpus.manifest"

@@ -80,8 +80,12 @@ class _Sim:
     """The mutable bookkeeping of one run."""
 
     def __init__(self, fam: Family, task: Task, h: HarnessPreset, m: ModelPreset, budget: float,
-                 rng: random.Random) -> None:
+                 rng: random.Random, matched: bool = False) -> None:
         self.fam, self.task, self.h, self.m, self.rng = fam, task, h, m, rng
+        #: matched-budget accounting: every turn costs the same (full context, fixed output,
+        #: one tool call, verification included), no reflection, and the agent keeps working
+        #: (re-reading established facts) until the budget is spent
+        self.matched = matched
         self.steps_cap = max(1, round(h.steps * budget))
         self.tools_cap = round(h.tools * budget)
         self.events: list[Event] = []
@@ -99,7 +103,7 @@ class _Sim:
         self.unsaved: list[int] = []  # facts established but not yet in memory
         self.queries: list[tuple[str, str]] = []  # earlier (action, observation) of lookups
         self.notes: list[str] = []  # state changes to announce in the next observation
-        self.reflect = min(0.9, h.reflect * m.reflect)
+        self.reflect = 0.0 if matched else min(0.9, h.reflect * m.reflect)
         self.redundancy = min(0.9, h.redundancy * m.redundancy)
 
     # -- events -------------------------------------------------------------------------
@@ -116,11 +120,18 @@ class _Sim:
             self.notes = []
         tin = tout = 0
         wall = 0.0
-        if model_call:
+        if model_call and self.matched:
+            tin = SYSTEM_PROMPT_TOKENS + self.h.context
+            tout = round(self.h.tok_out * self.m.verbosity)
+            wall = tout / 80.0
+        elif model_call:
             tin = SYSTEM_PROMPT_TOKENS + min(self.h.context, self.transcript)
             tout = max(20, round(self.h.tok_out * self.m.verbosity * rng.uniform(0.6, 1.4)))
             wall = tout / 80.0
-        if tool_calls:
+        if tool_calls and self.matched:
+            tool_calls = 1
+            wall += 0.8
+        elif tool_calls:
             wall += rng.uniform(0.2, 1.5)
         self.transcript += tout + (len(action) + len(obs)) // 4
         ops = int(model_call) + tool_calls + int(memory is not None)
@@ -218,7 +229,7 @@ class _Sim:
             st.untried = list(task.tools)
             st.home = rng.choice(task.tools)
         tool = st.untried.pop(rng.randrange(len(st.untried)))
-        verified = self.tools + 2 <= self.tools_cap and rng.random() < self.h.verify
+        verified = self.tools + (1 if self.matched else 2) <= self.tools_cap and rng.random() < self.h.verify
         calls = 2 if verified else 1
         scanned = 8 + int(unit_hash(task.seed, fact.name, tool) * 40)  # the store's size
         refs = [st.last_event] if st.last_event is not None else []
@@ -287,6 +298,22 @@ class _Sim:
         if st.established is not None and st.last_event == t:
             self.after_established(i, t)
 
+    def recheck(self) -> bool:
+        """Re-read an established fact once more (nothing new: only spends budget)."""
+        done = [st for st in self.facts if st.established is not None]
+        if not done:
+            return False
+        st = self.rng.choice(done)
+        fact = self.task.facts[st.index]
+        tool = self.rng.choice(self.task.tools)
+        reading = sum(len(v) for v in st.votes.values()) + 2
+        scanned = 8 + int(unit_hash(self.task.seed, fact.name, tool) * 40)
+        obs = self.fam.hit.format(tool=tool, fact=fact.name, value=self.truth[st.index], scanned=scanned,
+                                  reading=reading)
+        self.emit("tool", tool, self.fam.lookup.format(tool=tool, fact=fact.name) + " --recheck", obs,
+                  _Mark(n=0.0), tool_calls=1)
+        return True
+
     def repeat(self) -> None:
         action, obs = self.rng.choice(self.queries[-3:])
         self.emit("tool", action.split()[0], action, obs, _Mark(n=0.0), tool_calls=1)
@@ -347,6 +374,8 @@ class _Sim:
                 self.check()
                 continue
             if not self.queue:
+                if self.matched and self.recheck():
+                    continue
                 break
             i = self.queue[0]
             if rng.random() < m.malformed:
@@ -369,10 +398,12 @@ def evaluate(task: Task, truth: list[str], answer: list[str]) -> bool:
 
 def simulate_run(
     family: Family, task: Task, harness: HarnessPreset, model: ModelPreset, budget: float,
-    rng: random.Random, *, run_id: str, extra: dict[str, Any] | None = None,
+    rng: random.Random, *, run_id: str, extra: dict[str, Any] | None = None, matched: bool = False,
 ) -> Run:
-    """One simulated run: events with oracle blocks, success from the task's evaluator."""
-    sim = _Sim(family, task, harness, model, budget, rng)
+    """One simulated run: events with oracle blocks, success from the task's evaluator.
+    ``matched`` uses matched-budget accounting (``_Sim``): every run of a harness at a budget
+    spends the same raw budget."""
+    sim = _Sim(family, task, harness, model, budget, rng, matched)
     answer = sim.run()
     d = task.demand
     return Run(

@@ -37,23 +37,21 @@ PLACKETT_BURMAN: tuple[str, ...] = (
     "+---+-", "++---+", "+++---", "-+++--", "+-+++-", "------",
 )
 
-_LEVELS = {
-    "facts": ((3, 4), (7, 8)),
-    "plausible": (1, 3),
-    "hazard": (0.0, 0.4),
-    "confirm": (0, 1),
-    "exposed": (0.0, 0.5),
-    "distractors": ((0, 1), (2, 4)),
-}
+#: (low, high) level of every knob
+FACTS = ((3, 4), (7, 8))
+PLAUSIBLE = (1, 3)
+HAZARD = (0.0, 0.4)
+CONFIRM = (0, 1)
+EXPOSED = (0.0, 0.5)
+DISTRACTORS = ((0, 1), (2, 4))
 
 
 def _template(family: Family, slot: int, row: str, intent: str) -> Template:
-    hi = [c == "+" for c in row]
-    pick = lambda key, i: _LEVELS[key][1 if hi[i] else 0]  # noqa: E731
+    hi = [int(c == "+") for c in row]
     return Template(
         name=f"{family.name.split('_')[0]}/{slot}", family=family.name,
-        facts=pick("facts", 0), plausible=pick("plausible", 1), hazard=pick("hazard", 2),
-        confirm=pick("confirm", 3), exposed=pick("exposed", 4), distractors=pick("distractors", 5),
+        facts=FACTS[hi[0]], plausible=PLAUSIBLE[hi[1]], hazard=HAZARD[hi[2]],
+        confirm=CONFIRM[hi[3]], exposed=EXPOSED[hi[4]], distractors=DISTRACTORS[hi[5]],
         intent=intent,
     )
 
