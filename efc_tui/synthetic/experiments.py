@@ -73,6 +73,14 @@ def run_stats(run: Any) -> RunStats:
                     mean(o.I), mean(o.V), mean(o.R), mean(o.M))
 
 
+def _with(h: HarnessPreset, change: dict[str, float]) -> HarnessPreset:
+    """A preset with some of its float fields changed."""
+    out = h
+    for k, v in change.items():
+        out = replace(out, **{k: float(v)})  # type: ignore[arg-type]
+    return out
+
+
 def _tasks(runs: int, seed: int) -> Iterator[tuple[str, int, Task]]:
     for family in FAMILY_NAMES:
         for i in range(runs):
@@ -160,7 +168,7 @@ def ablation(*, runs: int = 24, seed: int = 7, budgets: tuple[float, ...] = (0.5
     Conversion Gains"): success and η per variant and their change against the full H5."""
     out = []
     for name, change in ABLATIONS.items():
-        h = replace(PRESETS["H5"], name=name, **change)
+        h = _with(replace(PRESETS["H5"], name=name), change)
         stats = [_simulate(task, family, h, b, f"{seed}/ablation/{family}/{i}/{b!r}")
                  for family, i, task in _tasks(runs, seed) for b in budgets]
         out.append(_condition(name, stats))
@@ -190,7 +198,7 @@ def eta_scan(*, runs: int = 16, seed: int = 7, budget: float = 1.0) -> dict[str,
     for factor, (fld, *levels) in SCAN.items():
         conds = []
         for level in levels:
-            h = PRESETS["H5"] if fld == "distractors" else replace(PRESETS["H5"], **{fld: level})
+            h = PRESETS["H5"] if fld == "distractors" else _with(PRESETS["H5"], {fld: level})
             stats = []
             for family, i, task in _tasks(runs, seed):
                 if fld == "distractors":
