@@ -12,14 +12,14 @@ from dataclasses import dataclass
 
 from efc_tui.errors import InputError
 from efc_tui.model import EventKind, Status
+from efc_tui.scoring.constants import D_PRIOR as D_PRIOR
 from efc_tui.scoring.constants import REDUNDANT_NOVELTY
 from efc_tui.scoring.estimator import Estimator
 
-#: D̂_task prior (ours): the components of the SPEC §9 example task, used for any component
-#: the run's ``task_demand`` metadata does not give. The adapter must fix D̂_task before the
-#: run (paper appendix "EFC-Adapter", "Inputs and invariants"), so it never estimates it
-#: from the trace. Hand form: 6 · 1.6 · 2.0 · 1.1 · 0.4 = 8.448.
-D_PRIOR: dict[str, float] = {"L": 6.0, "H_tool": 1.6, "S_state": 2.0, "N_obs": 0.1, "V_ver": 0.6}
+#: D̂_task prior (``scoring.constants.D_PRIOR``; ours): the components of the SPEC §9 example
+#: task, used for any component the run's ``task_demand`` metadata does not give. The adapter
+#: must fix D̂_task before the run (paper appendix "EFC-Adapter", "Inputs and invariants"), so
+#: it never estimates it from the trace. Hand form: 6 · 1.6 · 2.0 · 1.1 · 0.4 = 8.448.
 
 #: memory gating (SPEC §6): promote needs novelty n >= PROMOTE_NOVELTY; below
 #: REDUNDANT_NOVELTY (constants, 0.2) an observation is redundant and discarded.

@@ -48,6 +48,10 @@ W_OP = 0.04
 #: D_task floor (SPEC §4; the value is ours, the paper leaves it open)
 EPS_D = 0.05
 
+#: task-demand components assumed for a task whose metadata does not give them (ours):
+#: a middling task of six steps, mild tool ambiguity, state and noise, checker on 60%
+D_PRIOR: dict[str, float] = {"L": 6.0, "H_tool": 1.6, "S_state": 2.0, "N_obs": 0.1, "V_ver": 0.6}
+
 #: trace position rho_t = t / (t + RHO_SCALE) (SPEC §3.2)
 RHO_SCALE = 10.0
 

@@ -1,4 +1,4 @@
-"""Task demand D_task (SPEC §4, paper eq. 12).
+"""Task demand D_task (SPEC §4, paper eq. 12): a property of the task, never of the run.
 
 Hand-designed form:
 
@@ -8,9 +8,25 @@ Fitted form (frozen in the estimator file after calibration):
 
     D = exp(β0) · L^β1 · H_tool^β2 · S_state^β3 · (1 + N_obs)^β4 · (1 − V_ver)^β5
 
-with each component first divided by its calibration median. Components come from the
-run's ``task_demand`` metadata; any that is missing is estimated from the trace and
-flagged (the estimates are ours, see docs/equations.md):
+with each component first divided by its calibration median.
+
+**Decision (where D comes from; docs/equations.md).** The paper takes D_task from task
+metadata. A trace that has none used to be given components estimated from the trace
+itself (distinct actions, tool entropy, ...), which grow with the length of the run being
+scored: a long failing run then looked like a hard task and X = EFC / D stayed flat. Now D is
+taken, in this order, from
+
+1. **metadata**: the run header's five ``task_demand`` components (the hand and fitted
+   forms above);
+2. **task**: the estimator's task table: the demand calibrated for this task id on other
+   runs of the same task (``efc-tui calibrate`` on labeled real runs, see docs/calibration.md);
+3. **benchmark**: the estimator's median demand of the task's family or benchmark;
+4. **prior**: metadata components where present, the documented prior (``D_PRIOR``) for
+   the rest, through the hand and fitted forms.
+
+``Demand.source`` and the ledger's flags say which. The trace estimates of the earlier
+version (``estimate_components``, SPEC §4's "estimated from the trace") are still computed
+and exported as ``Demand.trace`` for comparison, and used for nothing else:
 
 - L: distinct (tool, target) actions among tool/check/generation/repair events, at least 1;
 - H_tool: 1 + Shannon entropy (bits) of the tool-name distribution;
@@ -23,25 +39,33 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from efc_tui.model import EventKind, Run
-from efc_tui.scoring.constants import EPS_D
+from efc_tui.scoring.constants import D_PRIOR, EPS_D
 from efc_tui.scoring.factors import entropy_bits
 from efc_tui.scoring.features import Features, action_target
 
 COMPONENTS = ("L", "H_tool", "S_state", "N_obs", "V_ver")
 V_VER_CAP = 0.95
+SOURCES = ("metadata", "task", "benchmark", "prior")
 _ACTING = (EventKind.TOOL, EventKind.CHECK, EventKind.GENERATION, EventKind.REPAIR)
 
 
 @dataclass(slots=True)
 class Demand:
+    """D_task of a run: ``hand`` is the D that X divides by, ``fitted`` the fitted form."""
+
     components: dict[str, float]
     hand: float
     fitted: float | None
     flags: list[str] = field(default_factory=list)
+    #: where D came from: metadata, task, benchmark or prior (module docstring)
+    source: str = "metadata"
+    #: the hand form over components estimated from the trace (comparison only)
+    trace: float | None = None
 
 
 def d_task_hand(L: float, H_tool: float, S_state: float, N_obs: float, V_ver: float) -> float:
@@ -49,7 +73,7 @@ def d_task_hand(L: float, H_tool: float, S_state: float, N_obs: float, V_ver: fl
     return max(EPS_D, L * H_tool * S_state * (1.0 + N_obs) * (1.0 - V_ver))
 
 
-def d_task_fitted(components: dict[str, float], spec: dict[str, Any]) -> float:
+def d_task_fitted(components: Mapping[str, float], spec: Mapping[str, Any]) -> float:
     """D_task, fitted form: exp(β0)·Π (component / median)^β (SPEC §4)."""
     beta = spec["beta"]
     med = spec.get("medians", {})
@@ -67,40 +91,63 @@ def d_task_fitted(components: dict[str, float], spec: dict[str, Any]) -> float:
     return max(EPS_D, math.exp(log_d))
 
 
-def estimate_components(run: Run, f: Features) -> tuple[dict[str, float], list[str]]:
-    """D_task components: metadata where known, else trace estimates (flagged)."""
-    td = run.task_demand.as_dict() if run.task_demand is not None else {}
+def estimate_components(run: Run, f: Features) -> dict[str, float]:
+    """The five components estimated from the trace (SPEC §4's fallback; comparison only)."""
     events = run.events
     T = len(events)
-    out: dict[str, float] = {}
-    flags: list[str] = []
-    for name in COMPONENTS:
-        v = td.get(name)
-        if v is not None:
-            out[name] = float(v)
-            continue
-        if name == "L":
-            targets = {(e.tool, action_target(e)) for e in events if e.kind in _ACTING}
-            v = float(max(1, len(targets)))
-        elif name == "H_tool":
-            v = 1.0 + entropy_bits(Counter(e.tool for e in events if e.tool))
-        elif name == "S_state":
-            v = 1.0 + (float(f.z.mean()) if T else 0.0)
-        elif name == "N_obs":
-            v = float((f.q < 1.0).mean()) if T else 0.0
-        else:
-            v = min(V_VER_CAP, float(f.has_verdict.mean()) if T else 0.0)
-        out[name] = v
-        flags.append(f"D_task.{name} estimated from the trace")
-    return out, flags
+    targets = {(e.tool, action_target(e)) for e in events if e.kind in _ACTING}
+    return {
+        "L": float(max(1, len(targets))),
+        "H_tool": 1.0 + entropy_bits(Counter(e.tool for e in events if e.tool)),
+        "S_state": 1.0 + (float(f.z.mean()) if T else 0.0),
+        "N_obs": float((f.q < 1.0).mean()) if T else 0.0,
+        "V_ver": min(V_VER_CAP, float(f.has_verdict.mean()) if T else 0.0),
+    }
 
 
-def task_demand(run: Run, f: Features, fitted_spec: dict[str, Any] | None) -> Demand:
-    comps, flags = estimate_components(run, f)
-    hand = d_task_hand(**comps)
-    fitted = None
-    if fitted_spec:
-        fitted = d_task_fitted(comps, fitted_spec)
-    else:
-        flags.append("fitted D_task unavailable: the estimator has no demand exponents yet")
-    return Demand(comps, hand, fitted, flags)
+def _lookup(table: Any, key: str | None) -> dict[str, Any] | None:
+    if not key or not isinstance(table, Mapping):
+        return None
+    hit = table.get(key)
+    return hit if isinstance(hit, Mapping) and isinstance(hit.get("D"), int | float) else None
+
+
+def task_level_demand(run: Run, spec: Mapping[str, Any] | None) -> Demand:
+    """D_task from what is known about the task before any event (module docstring): the
+    run's metadata, the estimator's task and benchmark tables, the prior. Never the trace."""
+    td = run.task_demand.as_dict() if run.task_demand is not None else {}
+    known = {k: float(v) for k, v in td.items() if v is not None}
+    if len(known) == len(COMPONENTS):
+        fitted = d_task_fitted(known, spec) if spec and spec.get("beta") else None
+        return Demand(known, d_task_hand(**known), fitted, [], "metadata")
+    spec = spec or {}
+    task = _lookup(spec.get("tasks"), run.task_id)
+    if task is not None:
+        d = max(EPS_D, float(task["D"]))
+        n = task.get("runs")
+        note = f"D_task from other runs of this task ({n} calibration runs)" if n else "D_task from the task table"
+        return Demand(known, d, d, [note], "task")
+    fam = _lookup(spec.get("families"), run.task_family)
+    if fam is not None:
+        d = max(EPS_D, float(fam["D"]))
+        return Demand(known, d, d, [f"D_task: the median of benchmark {run.task_family!r} (task not calibrated)"],
+                      "benchmark")
+    comps = {k: known.get(k, D_PRIOR[k]) for k in COMPONENTS}
+    prior = _lookup(spec, "prior")
+    flags = ["D_task: " + ("metadata where given, " if known else "") + "the documented prior for "
+             + ", ".join(k for k in COMPONENTS if k not in known)]
+    if prior is not None and not known:
+        d = max(EPS_D, float(prior["D"]))
+        return Demand(comps, d, d, flags, "prior")
+    fitted = d_task_fitted(comps, spec) if spec.get("beta") else None
+    return Demand(comps, d_task_hand(**comps), fitted, flags, "prior")
+
+
+def task_demand(run: Run, f: Features, spec: Mapping[str, Any] | None) -> Demand:
+    """The run's D_task (``task_level_demand``) plus the trace-estimated hand form for
+    comparison."""
+    dem = task_level_demand(run, spec)
+    dem.trace = d_task_hand(**estimate_components(run, f))
+    if dem.fitted is None and dem.source in ("metadata", "prior") and not (spec or {}).get("beta"):
+        dem.flags.append("fitted D_task unavailable: the estimator has no demand exponents yet")
+    return dem

@@ -1,0 +1,190 @@
+"""Calibrate task demand on labeled real runs, against their outcomes (issue 12; SPEC §4).
+
+Real traces have no oracle, so nothing says how much effective feedback an event carried.
+What real runs do say is how they ended. We use that to measure the one quantity the paper
+leaves to "task metadata" and real logs never carry: D_task, the effective feedback a task
+needs. **Decision (docs/calibration.md, "Real runs").**
+
+Model. Every labeled run r of task τ has NRS-EFC e_r (the estimator's θ and the NRS gates,
+SPEC §3.4–3.5) and an outcome y_r. Its failure probability follows the saturating collapse
+curve of X_r = e_r / D_τ (``efc_tui.fitting.saturating``; z_0 fixed at 1, so D_τ is the
+NRS-EFC at which a run of τ is halfway between E_0 and E_inf):
+
+    P(fail_r) = E_inf + (E_0 − E_inf) / (1 + (e_r / D_τ)^α)
+
+log D_τ has a normal prior around its benchmark's mean μ_b (σ = ``SIGMA_TASK``), and μ_b one
+around the overall mean μ (σ = ``SIGMA_BENCHMARK``). Maximum a-posteriori estimates of the
+curve, every log D_τ and every μ_b are found by alternating exact one-dimensional
+maximizations (each log D_τ given the curve; each μ_b given its tasks; the curve given
+every D) until the objective stops improving. A task seen in few runs stays near its
+benchmark's mean; a task that every agent fails at high NRS-EFC gets a large D.
+
+The result is the estimator file's ``demand`` block of kind ``task-table``: ``tasks``
+(task id -> D, runs), ``families`` (benchmark -> D = exp μ_b, tasks), ``prior`` (exp μ) and
+the curve. ``scoring.demand`` reads it: a run of a calibrated task divides by its task's
+D; a run of an uncalibrated task of a known benchmark by the benchmark's; any other by
+the prior. θ is kept from the base estimator (outcome-fitting θ did not improve held-out
+likelihood on the real runs we have: docs/calibration.md).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from efc_tui.model import Run
+from efc_tui.scoring.estimator import Estimator
+
+SIGMA_TASK = 1.0
+SIGMA_BENCHMARK = 1.0
+#: a benchmark label for runs without a task family
+UNKNOWN_BENCHMARK = "?"
+_EPS = 1e-6
+
+
+@dataclass(slots=True)
+class OutcomeRow:
+    """What outcome calibration keeps of a labeled run."""
+
+    run_id: str
+    task: str
+    benchmark: str
+    source: str
+    nrs: float
+    success: bool
+
+
+def outcome_rows(runs: Iterable[Run], estimator: Estimator | None = None) -> list[OutcomeRow]:
+    """Score every labeled run with ``estimator`` (its θ and the NRS gates)."""
+    from efc_tui.scoring.ledger import score_run
+
+    out = []
+    for run in runs:
+        if run.success is None:
+            continue
+        led = score_run(run, estimator)
+        out.append(OutcomeRow(
+            run.run_id, run.task_id or f"run:{run.run_id}", run.task_family or UNKNOWN_BENCHMARK,
+            run.source_format, float(led.figures.nrs_efc), bool(run.success),
+        ))
+    return out
+
+
+def _fail_prob(logx: np.ndarray, curve: np.ndarray) -> np.ndarray:
+    e_inf, gap, alpha = curve
+    s = 1.0 / (1.0 + np.exp(np.clip(alpha * logx, -50.0, 50.0)))
+    return np.clip(e_inf + gap * s, _EPS, 1 - _EPS)
+
+
+def _loglik(logx: np.ndarray, y: np.ndarray, curve: np.ndarray) -> np.ndarray:
+    e = _fail_prob(logx, curve)
+    return y * np.log1p(-e) + (1 - y) * np.log(e)
+
+
+@dataclass(slots=True)
+class OutcomeCalibration:
+    curve: dict[str, float]
+    tasks: dict[str, dict[str, Any]]
+    families: dict[str, dict[str, Any]]
+    prior: float
+    runs: int
+    loglik: float
+    #: log-likelihood with every D at the overall prior (no task knowledge)
+    loglik_prior: float
+
+    def demand_block(self) -> dict[str, Any]:
+        return {
+            "kind": "task-table",
+            "scale": "NRS-EFC of the file's theta",
+            "target": "maximum a-posteriori D per task under a saturating collapse curve of "
+                      "NRS-EFC / D fitted to the runs' outcomes (docs/calibration.md)",
+            "curve": self.curve,
+            "sigma_task": SIGMA_TASK,
+            "sigma_benchmark": SIGMA_BENCHMARK,
+            "prior": {"D": _r(self.prior)},
+            "families": self.families,
+            "tasks": self.tasks,
+        }
+
+
+def _r(x: float) -> float:
+    return float(f"{x:.4g}")
+
+
+def calibrate_outcomes(rows: list[OutcomeRow], *, iterations: int = 50) -> OutcomeCalibration | None:
+    """MAP task demand and collapse curve (module docstring); None with fewer than 10
+    labeled runs or no outcome variety."""
+    from scipy.optimize import minimize, minimize_scalar
+
+    rows = [r for r in rows if r.nrs > 0 or True]
+    if len(rows) < 10 or len({r.success for r in rows}) < 2:
+        return None
+    y = np.array([float(r.success) for r in rows])
+    loge = np.log(np.maximum(np.array([r.nrs for r in rows]), 1e-3))
+    tasks = sorted({r.task for r in rows})
+    tix = {t: i for i, t in enumerate(tasks)}
+    ti = np.array([tix[r.task] for r in rows])
+    bench_of = {r.task: r.benchmark for r in rows}
+    benches = sorted(set(bench_of.values()))
+    bix = {b: i for i, b in enumerate(benches)}
+    tb = np.array([bix[bench_of[t]] for t in tasks])
+    mu = float(np.median(loge))
+    mu_b = np.full(len(benches), mu)
+    logd = mu_b[tb].copy()
+    curve = np.array([0.05, 0.9, 1.0])  # E_inf, E_0 − E_inf, α
+
+    def objective() -> float:
+        ll = _loglik(loge - logd[ti], y, curve).sum()
+        ll -= (((logd - mu_b[tb]) / SIGMA_TASK) ** 2).sum() / 2
+        ll -= (((mu_b - mu) / SIGMA_BENCHMARK) ** 2).sum() / 2
+        return float(ll)
+
+    by_task: dict[int, np.ndarray] = defaultdict(lambda: np.zeros(0, dtype=np.int64))
+    for k in range(len(tasks)):
+        by_task[k] = np.flatnonzero(ti == k)
+    best = -math.inf
+    for _ in range(iterations):
+        # each task's log D given the curve and its benchmark's mean
+        for k, idx in by_task.items():
+            m = mu_b[tb[k]]
+
+            def neg(ld: float, idx: np.ndarray = idx, m: float = m) -> float:
+                return float(-_loglik(loge[idx] - ld, y[idx], curve).sum() + ((ld - m) / SIGMA_TASK) ** 2 / 2)
+
+            res = minimize_scalar(neg, bounds=(m - 6 * SIGMA_TASK, m + 6 * SIGMA_TASK), method="bounded",
+                                  options={"xatol": 1e-6})
+            logd[k] = float(res.x)
+        # each benchmark's mean given its tasks (normal-normal: a precision-weighted mean)
+        for b in range(len(benches)):
+            ld = logd[tb == b]
+            w_t, w_b = len(ld) / SIGMA_TASK**2, 1 / SIGMA_BENCHMARK**2
+            mu_b[b] = (w_t * float(ld.mean()) + w_b * mu) / (w_t + w_b)
+        mu = float(mu_b.mean())
+
+        # the curve given every D
+        def neg_curve(p: np.ndarray) -> float:
+            return float(-_loglik(loge - logd[ti], y, p).sum())
+
+        res = minimize(neg_curve, curve, method="L-BFGS-B",
+                       bounds=[(0.0, 1.0), (0.0, 1.0), (0.05, 8.0)])
+        curve = np.array(res.x)
+        curve[1] = min(curve[1], 1.0 - curve[0])
+        cur = objective()
+        if cur - best < 1e-7:
+            best = max(best, cur)
+            break
+        best = cur
+    n_runs = np.bincount(ti, minlength=len(tasks))
+    ll_prior = float(_loglik(loge - mu, y, curve).sum())
+    return OutcomeCalibration(
+        curve={"E_inf": _r(curve[0]), "E_0": _r(curve[0] + curve[1]), "z_0": 1.0, "alpha": _r(curve[2])},
+        tasks={t: {"D": _r(math.exp(logd[i])), "runs": int(n_runs[i])} for i, t in enumerate(tasks)},
+        families={b: {"D": _r(math.exp(mu_b[i])), "tasks": int((tb == i).sum())} for i, b in enumerate(benches)},
+        prior=math.exp(mu), runs=len(rows),
+        loglik=float(_loglik(loge - logd[ti], y, curve).sum()), loglik_prior=ll_prior,
+    )
