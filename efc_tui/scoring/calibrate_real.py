@@ -121,7 +121,6 @@ def calibrate_outcomes(rows: list[OutcomeRow], *, iterations: int = 50) -> Outco
     labeled runs or no outcome variety."""
     from scipy.optimize import minimize, minimize_scalar
 
-    rows = [r for r in rows if r.nrs > 0 or True]
     if len(rows) < 10 or len({r.success for r in rows}) < 2:
         return None
     y = np.array([float(r.success) for r in rows])
@@ -153,8 +152,8 @@ def calibrate_outcomes(rows: list[OutcomeRow], *, iterations: int = 50) -> Outco
         for k, idx in by_task.items():
             m = mu_b[tb[k]]
 
-            def neg(ld: float, idx: np.ndarray = idx, m: float = m) -> float:
-                return float(-_loglik(loge[idx] - ld, y[idx], curve).sum() + ((ld - m) / SIGMA_TASK) ** 2 / 2)
+            def neg(ld: float, idx: np.ndarray = idx, m: float = m, c: np.ndarray = curve) -> float:
+                return float(-_loglik(loge[idx] - ld, y[idx], c).sum() + ((ld - m) / SIGMA_TASK) ** 2 / 2)
 
             res = minimize_scalar(neg, bounds=(m - 6 * SIGMA_TASK, m + 6 * SIGMA_TASK), method="bounded",
                                   options={"xatol": 1e-6})
