@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from efc_tui.model import TaskDemand
+from efc_tui.scoring.constants import D_PRIOR
 from efc_tui.scoring.demand import d_task_fitted, d_task_hand, task_demand
 from efc_tui.scoring.features import compute_features
 from efc_tui.scoring.raw_cost import c_raw, raw_cost
@@ -54,17 +55,34 @@ def test_d_task_fitted_is_identity_at_medians() -> None:
     assert d_task_fitted(comps, spec) == pytest.approx(4.0)
 
 
-def test_demand_from_metadata_is_not_flagged_but_estimates_are() -> None:
-    run = make_run([ev(0, action="ls src/a.py"), ev(1, "check", "passed", tool="pytest")],
-                   task_demand=TaskDemand(L=6, H_tool=1.6, S_state=2.0, N_obs=0.1, V_ver=0.6))
+def test_demand_comes_from_the_task_never_from_the_run() -> None:
+    """D_task: metadata when complete; else the estimator's task and benchmark tables; else
+    metadata plus the documented prior. The trace estimates are kept for comparison only."""
+    events = [ev(0, action="ls src/a.py"), ev(1, "check", "passed", tool="pytest")]
+    run = make_run(events, task_demand=TaskDemand(L=6, H_tool=1.6, S_state=2.0, N_obs=0.1, V_ver=0.6))
     d = task_demand(run, compute_features(run), None)
-    assert d.hand == pytest.approx(8.448)
-    assert not [f for f in d.flags if f.startswith("D_task.")]
-    run.task_demand = TaskDemand(L=6)
+    assert d.hand == pytest.approx(8.448) and d.source == "metadata"
+    assert not d.flags or all("fitted" in f for f in d.flags)
+    # partial metadata: the missing components from the prior (not from the trace)
+    run.task_demand = TaskDemand(L=3)
     d = task_demand(run, compute_features(run), None)
-    assert {f.split()[0] for f in d.flags if f.startswith("D_task.")} == {
-        "D_task.H_tool", "D_task.S_state", "D_task.N_obs", "D_task.V_ver"}
-    # H_tool estimate: 1 + entropy of {bash, pytest} = 2 bits... 1 + 1 = 2
-    assert d.components["H_tool"] == pytest.approx(2.0)
-    # V_ver estimate: 1 of 2 events has a verdict
-    assert d.components["V_ver"] == pytest.approx(0.5)
+    assert d.source == "prior" and d.components["L"] == 3.0
+    assert d.components["H_tool"] == D_PRIOR["H_tool"] and d.hand == pytest.approx(8.448 / 2)
+    assert any("prior" in f and "H_tool" in f for f in d.flags)
+    # the paper's trace estimate is still there, for comparison: L 2 targets, H_tool 1 + entropy
+    # of {bash, pytest} = 2, S_state 1 (nothing cited), N_obs 1 (both outputs empty: q = 0.5),
+    # V_ver 1 of 2 events with a verdict = 0.5
+    assert d.trace == pytest.approx(2 * 2.0 * 1.0 * (1 + 1.0) * (1 - 0.5))
+    # a longer run of the same task has the same D_task
+    longer = make_run([*events, *(ev(i, action=f"cat f{i}.py") for i in range(2, 40))], task_demand=TaskDemand(L=3))
+    assert task_demand(longer, compute_features(longer), None).hand == d.hand
+    # the estimator's tables: task, then benchmark, then prior
+    spec = {"tasks": {"t1": {"D": 5.0, "runs": 4}}, "families": {"bench": {"D": 3.0, "tasks": 9}},
+            "prior": {"D": 2.0}}
+    for task_id, family, want, source in (("t1", "bench", 5.0, "task"), ("t2", "bench", 3.0, "benchmark"),
+                                          ("t2", "other", 2.0, "prior")):
+        r = make_run(events, task_id=task_id, task_family=family)
+        d = task_demand(r, compute_features(r), spec)
+        assert (d.hand, d.fitted, d.source) == (want, want, source)
+
+
