@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SAMPLE := sample_traces/noisy_high_budget.jsonl
 
-.PHONY: run test check lint bench clean fit-default estimator golden adapter-report
+.PHONY: run test check lint bench clean fit-default estimator estimator-real golden adapter-report
 
 # the compiled fast path is built at install (hatch_build.py): reinstall when it changes
 $(BIN)/efc-tui: pyproject.toml hatch_build.py efc_tui/_speedups.c
@@ -61,12 +61,19 @@ estimator: $(VENV)/.dev
 	$(BIN)/efc-tui simulate -o build/estimator-corpus --seed 7 --quiet
 	$(BIN)/efc-tui calibrate build/estimator-corpus -o efc_tui/data/estimator.json \
 		--note "make estimator (docs/calibration.md)"
+	$(MAKE) estimator-real
 	$(MAKE) fit-default
 
 ## adapter-report: regenerate the adapter's figures in docs/adapter.md (synthetic corpus and
 ## ../shared/real-runs, in-sample and leave one real source out; see docs/adapter.md)
 adapter-report: $(VENV)/.dev
 	$(BIN)/python -m efc_tui.adapter.reproduce --write
+
+## estimator-real: regenerate efc_tui/data/estimator_real.json (the shipped estimator's θ,
+## task demand calibrated on the labeled real runs in ../shared/real-runs)
+estimator-real: $(VENV)/.dev
+	$(BIN)/efc-tui calibrate ../shared/real-runs --from outcomes --quiet \
+		-o efc_tui/data/estimator_real.json --note "make estimator-real (docs/calibration.md)"
 
 clean:
 	rm -rf $(VENV) .pytest_cache build dist *.egg-info

@@ -73,7 +73,7 @@ def figures_table(figures: dict[str, Any]) -> Table:
 
 @app.command("calibrate")
 def calibrate_cmd(
-    paths: list[str] = typer.Argument(..., help="Trace files or folders with oracle blocks (e.g. from `efc-tui simulate`)."),
+    paths: list[str] = typer.Argument(..., help="Trace files or folders: synthetic runs with oracle blocks (from `efc-tui simulate`), or labeled real runs."),
     output: Path = typer.Option(..., "--output", "-o", help="Estimator file to write (efc-estimator/1 JSON)."),
     holdout: list[str] | None = typer.Option(None, "--holdout", help="Held-out templates or task families, comma-separated (default: " + ",".join(DEFAULT_HOLDOUT) + ")."),
     seed_fraction: float = typer.Option(DEFAULT_SEED_FRACTION, "--seed-fraction", min=0.0, max=0.9, help="Share of task seeds held out."),
@@ -89,18 +89,38 @@ def calibrate_cmd(
     labels: Path | None = typer.Option(None, "--labels", help=LABELS_HELP),
     success_threshold: float = typer.Option(1.0, "--success-threshold", help=THRESHOLD_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No table or notes (errors still go to stderr)."),
+    source: str = typer.Option("auto", "--from", help="What to calibrate on: oracle (synthetic runs' oracle blocks), outcomes (labeled real runs: task demand from how runs ended), or auto (oracle when the first run has oracle blocks)."),
+    base: Path | None = typer.Option(None, "--estimator", help="With --from outcomes: the estimator whose θ the real file keeps (default: the shipped synthetic one)."),
 ) -> None:
-    """Fit θ (full and prefix), the task-demand exponents and the adapter's W and ε on a
-    calibration split (by template and seed); report in-sample and held-out quality and
-    write an estimator file with its provenance. Use it with `--estimator` or ship it."""
+    """Calibrate an estimator file and write it with its provenance.
+
+    On synthetic runs with oracle blocks: fit θ (full and prefix), the task-demand exponents
+    (for curve collapse, with bootstrap intervals) and the adapter's W and ε on a
+    calibration split (by template and seed), and report in-sample and held-out quality.
+    On labeled real runs (--from outcomes): keep θ and calibrate task demand from the runs'
+    outcomes: D per task id, per benchmark and a prior (docs/calibration.md). Use the file
+    with `--estimator` or ship it."""
     if theta_fit not in THETA_METHODS:
         fail(f"--theta-fit must be one of {', '.join(THETA_METHODS)}, not {theta_fit!r}")
+    if source not in ("auto", "oracle", "outcomes"):
+        fail(f"--from must be auto, oracle or outcomes, not {source!r}")
+    import itertools
+
     import orjson
 
     from efc_tui.scoring.calibrate import calibrate
 
     outcomes = outcomes_from(labels, success_threshold)
     files = collect_paths(paths)
+    runs = iter_runs(files, fmt, lenient, quiet=quiet, outcomes=outcomes)
+    if source == "auto":
+        first = next(runs, None)
+        if first is not None:
+            runs = itertools.chain([first], runs)
+        source = "oracle" if first is not None and any(e.oracle is not None for e in first.events[:1]) else "outcomes"
+    if source == "outcomes":
+        _calibrate_outcomes(runs, output, base, _corpus(paths, len(files)), note_text, json_out, quiet)
+        return
     chooser: Any = None
     if adapter and adapter_real:
         import functools
@@ -115,7 +135,7 @@ def calibrate_cmd(
         chooser = choose_adapter
     try:
         result = calibrate(
-            iter_runs(files, fmt, lenient, quiet=quiet, outcomes=outcomes),
+            runs,
             holdout=_holdout(holdout),
             seed_fraction=seed_fraction,
             corpus=_corpus(paths, len(files)),
@@ -148,3 +168,38 @@ def calibrate_cmd(
          f"({est['provenance']['adapter']})")
     if result.skipped_runs:
         note(f"{result.skipped_runs} run(s) without oracle blocks were left out")
+
+
+def _calibrate_outcomes(runs: Any, output: Path, base: Path | None, corpus: dict[str, Any],
+                        note_text: str | None, json_out: bool, quiet: bool) -> None:
+    import orjson
+
+    from efc_tui.scoring.calibrate_real import (
+        calibrate_outcomes,
+        outcome_rows,
+        real_estimator_document,
+    )
+    from efc_tui.scoring.estimator import load_estimator
+
+    try:
+        est = load_estimator(base)
+        rows = outcome_rows(runs, est)
+        cal = calibrate_outcomes(rows)
+        if cal is None:
+            fail(f"outcome calibration needs at least 10 labeled runs with both outcomes ({len(rows)} labeled)")
+        doc = real_estimator_document(est, cal, rows, corpus=corpus, command=note_text)
+        write_atomic(output, orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+    except EfcError as exc:
+        fail(exc)
+    if quiet:
+        return
+    figures = {"runs": cal.runs, "successes": sum(int(r.success) for r in rows), "tasks": len(cal.tasks),
+               "benchmarks": cal.families, "prior_D": cal.prior, "curve": cal.curve,
+               "loglik": cal.loglik, "loglik_prior": cal.loglik_prior}
+    if json_out:
+        sys.stdout.write(orjson.dumps(figures, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        note(f"task demand from {cal.runs} labeled runs ({figures['successes']} successful) of "
+             f"{len(cal.tasks)} tasks in {len(cal.families)} benchmarks; log-likelihood "
+             f"{cal.loglik:.1f} with per-task D against {cal.loglik_prior:.1f} with one prior D")
+    note(f"wrote {output}")

@@ -187,3 +187,42 @@ def calibrate_outcomes(rows: list[OutcomeRow], *, iterations: int = 50) -> Outco
         prior=math.exp(mu), runs=len(rows),
         loglik=float(_loglik(loge - logd[ti], y, curve).sum()), loglik_prior=ll_prior,
     )
+
+
+def real_estimator_document(
+    base: Estimator, cal: OutcomeCalibration, rows: list[OutcomeRow], *,
+    corpus: dict[str, Any] | None = None, command: str | None = None,
+) -> dict[str, Any]:
+    """An efc-estimator/1 document for real traces: the base estimator's θ, prefix θ and
+    adapter constants, and the task demand calibrated on ``rows``."""
+    from efc_tui import __version__
+    from efc_tui.scoring.constants import FEATURES
+    from efc_tui.scoring.estimator import ESTIMATOR_SCHEMA
+
+    by_source: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for r in rows:
+        by_source[r.source][0] += 1
+        by_source[r.source][1] += int(r.success)
+    return {
+        "schema": ESTIMATOR_SCHEMA,
+        "provenance": {
+            "status": "calibrated",
+            "kind": "real",
+            "package_version": __version__,
+            "command": command,
+            "corpus": corpus or {},
+            "seed": None,
+            "base_estimator": {"source": base.source, "sha256": base.sha256},
+            "theta": "kept from the base estimator (docs/calibration.md, Real runs)",
+            "runs": {"labeled": len(rows), "successes": sum(int(r.success) for r in rows),
+                     "by_source": {k: {"runs": v[0], "successes": v[1]} for k, v in sorted(by_source.items())}},
+            "target": "task demand: maximum a-posteriori D per task from the runs' outcomes",
+            "figures": {"demand": {"loglik": _r(cal.loglik), "loglik_prior": _r(cal.loglik_prior),
+                                   "runs": cal.runs, "tasks": len(cal.tasks)}},
+        },
+        "features": list(FEATURES),
+        "full": {"theta0": base.full.theta0, "theta": list(base.full.theta)},
+        "prefix": {"theta0": base.prefix.theta0, "theta": list(base.prefix.theta)},
+        "demand": cal.demand_block(),
+        "adapter": {"window": base.window, "epsilon": base.epsilon},
+    }

@@ -105,7 +105,7 @@ def estimate_components(run: Run, f: Features) -> dict[str, float]:
     }
 
 
-def _lookup(table: Any, key: str | None) -> dict[str, Any] | None:
+def _lookup(table: Any, key: str | None) -> Mapping[str, Any] | None:
     if not key or not isinstance(table, Mapping):
         return None
     hit = table.get(key)

@@ -25,6 +25,8 @@ from efc_tui.scoring.constants import FEATURES
 
 ESTIMATOR_SCHEMA = "efc-estimator/1"
 DEFAULT_ESTIMATOR = "estimator.json"
+#: the estimator for real traces: the same θ, task demand calibrated on labeled real runs
+REAL_ESTIMATOR = "estimator_real.json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,9 +96,9 @@ def parse_estimator(data: bytes, source: str) -> Estimator:
 
 @lru_cache(maxsize=8)
 def _load_cached(path: str) -> Estimator:
-    if path == DEFAULT_ESTIMATOR:
-        data = resources.files("efc_tui.data").joinpath(DEFAULT_ESTIMATOR).read_bytes()
-        return parse_estimator(data, f"efc_tui/data/{DEFAULT_ESTIMATOR}")
+    if path in (DEFAULT_ESTIMATOR, REAL_ESTIMATOR):
+        data = resources.files("efc_tui.data").joinpath(path).read_bytes()
+        return parse_estimator(data, f"efc_tui/data/{path}")
     p = Path(path)
     try:
         data = p.read_bytes()
@@ -106,5 +108,18 @@ def _load_cached(path: str) -> Estimator:
 
 
 def load_estimator(path: str | Path | None = None) -> Estimator:
-    """The estimator at ``path``, or the package default."""
+    """The estimator at ``path``, or the package default (the synthetic calibration)."""
     return _load_cached(DEFAULT_ESTIMATOR if path is None else str(Path(path).resolve()))
+
+
+def has_real_estimator() -> bool:
+    return resources.files("efc_tui.data").joinpath(REAL_ESTIMATOR).is_file()
+
+
+def estimator_for(run: Any) -> Estimator:
+    """The shipped estimator that matches a run: the synthetic one for a trace with oracle
+    blocks (``efc-tui simulate``), the real one (task demand calibrated on labeled real runs)
+    for every other trace, when the package ships it."""
+    if any(getattr(e, "oracle", None) is not None for e in run.events[:1]) or not has_real_estimator():
+        return _load_cached(DEFAULT_ESTIMATOR)
+    return _load_cached(REAL_ESTIMATOR)

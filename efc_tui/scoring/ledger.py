@@ -13,7 +13,7 @@ import numpy as np
 from efc_tui.model import Run
 from efc_tui.scoring.columns import LEDGER_COLUMNS
 from efc_tui.scoring.demand import Demand, task_demand
-from efc_tui.scoring.estimator import Estimator, load_estimator
+from efc_tui.scoring.estimator import Estimator, estimator_for
 from efc_tui.scoring.factors import (
     Factors,
     Harness,
@@ -118,7 +118,7 @@ class Ledger:
 
 def score_run(run: Run, estimator: Estimator | None = None) -> Ledger:
     """Score every event of a run and its run-level figures (SPEC §3-4)."""
-    est_file = estimator or load_estimator()
+    est_file = estimator if estimator is not None else estimator_for(run)
     f = compute_features(run)
     hq = harness_quantities(run, f)
     fa = estimate_factors(f, hq)
