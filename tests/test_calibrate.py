@@ -146,9 +146,80 @@ def test_calibrate_cli_on_a_small_corpus(tmp_path: Path) -> None:
 
 
 def test_calibrate_without_oracle_blocks_is_an_input_error(tmp_path: Path) -> None:
-    r = runner.invoke(app, ["calibrate", str(SAMPLES), "-o", str(tmp_path / "e.json")])
+    r = runner.invoke(app, ["calibrate", str(SAMPLES), "-o", str(tmp_path / "e.json"), "--from", "oracle"])
     assert r.exit_code == 2 and "no calibration runs with oracle blocks" in r.output
+    # without oracle blocks, auto means outcomes: four labeled samples are too few
+    r = runner.invoke(app, ["calibrate", str(SAMPLES), "-o", str(tmp_path / "e.json")])
+    assert r.exit_code == 2 and "needs at least 10 labeled runs" in r.output
     assert not (tmp_path / "e.json").exists()
+    r = runner.invoke(app, ["calibrate", str(SAMPLES), "-o", str(tmp_path / "e.json"), "--from", "magic"])
+    assert r.exit_code == 2 and "--from must be" in r.output
+
+
+def test_outcome_calibration_gives_harder_tasks_a_larger_demand(tmp_path: Path) -> None:
+    """`calibrate --from outcomes` on labeled runs: D per task from how its runs ended. On a
+    small synthetic corpus (used here only for its labels and NRS-EFC), tasks that fewer
+    runs solve get larger D; the file validates and scores runs of its tasks with it."""
+    import jsonschema
+
+    from efc_tui.parsers import expand_paths, load
+    from efc_tui.scoring import score_run
+
+    corpus, out = tmp_path / "c", tmp_path / "real.json"
+    assert runner.invoke(app, ["simulate", "-o", str(corpus), "--runs", "8", "--budgets", "0.5,2",
+                               "--models", "sim-base", "--seed", "5"]).exit_code == 0
+    r = runner.invoke(app, ["calibrate", str(corpus), "-o", str(out), "--from", "outcomes", "--json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(out.read_text())
+    schema = json.loads((REPO / "efc_tui" / "schemas" / "efc-estimator-1.schema.json").read_text())
+    jsonschema.validate(doc, schema)
+    dem = doc["demand"]
+    assert dem["kind"] == "task-table" and len(dem["tasks"]) == 24 and doc["provenance"]["kind"] == "real"
+    assert json.loads(r.stdout)["runs"] == 24 * 7 * 2
+    runs = [run for p in expand_paths([corpus]) for run in load(p)]
+    rate: dict[str, list[bool]] = {}
+    for run in runs:
+        rate.setdefault(run.task_id or "", []).append(bool(run.success))
+    solved = {t: float(np.mean(v)) for t, v in rate.items()}
+    easy = [dem["tasks"][t]["D"] for t, v in solved.items() if v >= 0.8]
+    hard = [dem["tasks"][t]["D"] for t, v in solved.items() if v <= 0.4]
+    assert easy and hard and float(np.median(hard)) > float(np.median(easy))
+    est = load_estimator(out)
+    run = runs[0]
+    run.task_demand = None  # metadata would win; a real trace has none
+    led = score_run(run, est)
+    assert led.demand.source == "task" and led.demand.hand == pytest.approx(dem["tasks"][run.task_id]["D"])
+    run.task_id = "never-seen"  # an unknown task of a known benchmark
+    led = score_run(run, est)
+    assert led.demand.source == "benchmark"
+    assert led.demand.hand == pytest.approx(dem["families"][run.task_family]["D"])
+
+
+def test_shipped_real_estimator_is_what_make_estimator_real_produces(tmp_path: Path) -> None:
+    import jsonschema
+
+    from tests.conftest import SHARED
+
+    real_runs = SHARED / "real-runs"
+    if not real_runs.is_dir():
+        pytest.skip("../shared/real-runs is not present")
+    shipped_path = REPO / "efc_tui" / "data" / "estimator_real.json"
+    shipped = json.loads(shipped_path.read_text())
+    schema = json.loads((REPO / "efc_tui" / "schemas" / "efc-estimator-1.schema.json").read_text())
+    jsonschema.validate(shipped, schema)
+    out = tmp_path / "real.json"
+    r = runner.invoke(app, ["calibrate", str(real_runs), "--from", "outcomes", "--quiet", "-o", str(out),
+                            "--note", shipped["provenance"]["command"]])
+    assert r.exit_code == 0, r.output
+    fresh = json.loads(out.read_text())
+    for doc in (shipped, fresh):
+        doc["provenance"].pop("package_version")
+        doc["provenance"]["corpus"] = {}  # the path the corpus was named by
+        doc["provenance"]["base_estimator"].pop("source")
+    diffs = _diff(shipped, fresh, rel=2e-3)
+    assert not diffs, ("the shipped real estimator is stale: run `make estimator-real` and commit "
+                       "efc_tui/data/estimator_real.json\n" + "\n".join(diffs[:20]))
+    assert shipped["full"] == json.loads((REPO / "efc_tui" / "data" / "estimator.json").read_text())["full"]
 
 
 # -- the default corpus: held-out quality and the shipped file -----------------------------
