@@ -125,3 +125,61 @@ def fit_saturating(z_norm: np.ndarray, y: np.ndarray, w: np.ndarray | None = Non
     except Exception:  # the grid optimum stands
         pass
     return SaturatingLaw(float(ei), float(e0), float(math.exp(lz)), float(a))
+
+
+#: a coarser grid for batches (bootstrap resamples, held-out splits): no polish there
+_BATCH_LOGZ0 = np.linspace(-4.0, 4.0, 25)
+_BATCH_ALPHAS = np.geomspace(ALPHA_MIN, ALPHA_MAX, 16)
+
+
+def fit_saturating_batch(z_norm: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Fit one saturating law per row of (B, G) arrays at once (weights 0 leave a group out).
+
+    Returns (E_inf, E_0, z_0, α, SSE), each of length B: the best point of a (log z_0, α)
+    grid with (E_inf, E_0 − E_inf) solved in closed form under 0 ≤ E_inf ≤ E_0 ≤ 1 (the
+    unconstrained optimum when feasible, else the best edge of that triangle).
+    """
+    z = np.maximum(np.asarray(z_norm, dtype=float), 0.0)
+    y = np.asarray(y, dtype=float)
+    w = np.asarray(w, dtype=float)
+    B = z.shape[0]
+    best = np.full(B, np.inf)
+    out = [np.zeros(B), np.zeros(B), np.ones(B), np.ones(B)]
+    Sw = w.sum(axis=1)
+    Sy = (w * y).sum(axis=1)
+    Syy = (w * y * y).sum(axis=1)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        logz = np.log(np.where(z > 0, z, 1.0))
+        for lz in _BATCH_LOGZ0:
+            d = np.where(z > 0, logz - lz, -np.inf)
+            for a in _BATCH_ALPHAS:
+                s = 1.0 / (1.0 + np.exp(np.clip(a * d, -50.0, 50.0)))
+                Ss, Sss, Ssy = (w * s).sum(axis=1), (w * s * s).sum(axis=1), (w * s * y).sum(axis=1)
+
+                # unconstrained: minimize over (ei, g): normal equations
+                det = Sw * Sss - Ss * Ss
+                ei_u = (Sy * Sss - Ss * Ssy) / det
+                g_u = (Sw * Ssy - Ss * Sy) / det
+                ok_u = np.isfinite(ei_u) & np.isfinite(g_u) & (ei_u >= 0) & (g_u >= 0) & (ei_u + g_u <= 1)
+                cands = [(np.where(ok_u, ei_u, 0.0), np.where(ok_u, g_u, 0.0), ok_u)]
+                # edge g = 0 (flat)
+                c = np.clip(Sy / np.where(Sw > 0, Sw, 1.0), 0.0, 1.0)
+                cands.append((c, np.zeros(B), np.ones(B, bool)))
+                # edge ei = 0
+                g0 = np.clip(Ssy / np.where(Sss > 0, Sss, 1.0), 0.0, 1.0)
+                cands.append((np.zeros(B), g0, np.ones(B, bool)))
+                # edge ei + g = 1: y − s ≈ ei (1 − s)
+                S1 = (w * (1 - s) ** 2).sum(axis=1)
+                e1 = np.clip((w * (1 - s) * (y - s)).sum(axis=1) / np.where(S1 > 0, S1, 1.0), 0.0, 1.0)
+                cands.append((e1, 1.0 - e1, np.ones(B, bool)))
+                for ei, g, ok in cands:
+                    sse = Syy - 2 * ei * Sy - 2 * g * Ssy + ei * ei * Sw + 2 * ei * g * Ss + g * g * Sss
+                    v = np.where(ok, sse, np.inf)
+                    better = v < best
+                    if better.any():
+                        best = np.where(better, v, best)
+                        out[0] = np.where(better, ei, out[0])
+                        out[1] = np.where(better, ei + g, out[1])
+                        out[2] = np.where(better, np.exp(lz), out[2])
+                        out[3] = np.where(better, a, out[3])
+    return out[0], out[1], out[2], out[3], best
