@@ -100,10 +100,11 @@ def test_fit_demand_recovers_exponents_by_curve_collapse() -> None:
     law = SaturatingLaw(0.05, 0.85, 1.0, 2.0)
     records = []
     for i in range(150):
-        comp = {"L": float(rng.integers(3, 15)), "H_tool": float(rng.uniform(1, 3)),
+        comp: dict[str, float | None] = {"L": float(rng.integers(3, 15)), "H_tool": float(rng.uniform(1, 3)),
                 "S_state": float(rng.uniform(1, 2.5)), "N_obs": float(rng.uniform(0, 2)),
                 "V_ver": float(rng.uniform(0.0, 0.7))}
-        terms = np.array([comp["L"], comp["H_tool"], comp["S_state"], 1 + comp["N_obs"], 1 - comp["V_ver"]])
+        c = {k: float(v or 0.0) for k, v in comp.items()}
+        terms = np.array([c["L"], c["H_tool"], c["S_state"], 1 + c["N_obs"], 1 - c["V_ver"]])
         d_true = float(np.exp(np.log(terms) @ beta))
         for k in range(12):
             efc = d_true * float(np.exp(rng.normal(0.0, 1.0)))  # effective feedback varies by run
@@ -115,9 +116,9 @@ def test_fit_demand_recovers_exponents_by_curve_collapse() -> None:
     fit = fit_demand(records, bootstrap=30, seed=0)
     assert fit is not None and fit.tasks == 150 and fit.runs == 1800
     assert fit.loglik > fit.loglik_hand  # the fitted exponents beat all-ones
-    for k, b in zip(("L", "H_tool", "S_state", "N_obs", "V_ver"), beta, strict=True):
-        lo, hi = fit.intervals[k]
-        assert lo - 0.1 <= b <= hi + 0.1, (k, b, fit.intervals[k])
+    for name, b in zip(("L", "H_tool", "S_state", "N_obs", "V_ver"), beta, strict=True):
+        lo, hi = fit.intervals[name]
+        assert lo - 0.1 <= b <= hi + 0.1, (name, b, fit.intervals[name])
     assert np.allclose(fit.beta[1:], beta, atol=0.3)
     # D_fitted is on the hand form's scale at the median task
     spec = {"beta": list(fit.beta), "medians": fit.medians}

@@ -133,17 +133,18 @@ def test_make_task_is_deterministic_and_templates_rotate() -> None:
 
 # -- each demand knob is causal: it sets the credited work success needs --------------------
 
-def _task(*, facts: int = 4, plausible: int = 1, hazard: float = 0.0, confirm: int = 0,
-          exposed: int = 0) -> Task:
-    t = Template("hand", NEEDLE.name, (facts, facts), plausible, hazard, confirm, 0.0, (0, 0), "hand")
+def _task(*, facts: float = 4, plausible: float = 1, hazard: float = 0.0, confirm: float = 0,
+          exposed: float = 0) -> Task:
+    t = Template("hand", NEEDLE.name, (int(facts), int(facts)), int(plausible), hazard, int(confirm), 0.0,
+                 (0, 0), "hand")
     task = NEEDLE.make_task(t, "hand-0000", random.Random(1))
-    task = replace(task, exposed=frozenset(range(exposed)), hazard=hazard)
+    task = replace(task, exposed=frozenset(range(int(exposed))), hazard=hazard)
     from efc_tui.synthetic.tasks import make_demand
     task.demand = make_demand(task)
     return task
 
 
-KNOBS = {
+KNOBS: dict[str, dict[str, float]] = {
     "base": {},
     "L": {"facts": 8},
     "H_tool": {"plausible": 3},
