@@ -139,17 +139,24 @@ def curves_table(doc: dict[str, Any], width: int | None = None) -> Table:
     """Each curve's parameters, normalization and floor (what `score --fit` applies)."""
     from rich.text import Text
 
-    table = _new_table("Curves: E(z) = min(1, E_inf + A·(max(z, z_floor)/median)^−α)", width)
-    _add_columns(table, [("predictor", True), ("E_inf", False), ("A", False), ("α", False), ("median", False),
-                         ("z_floor", False), ("floored", False), ("note", True)])
+    saturating = (doc.get("model") or {}).get("curve") == "saturating"
+    if saturating:
+        title = "Curves: E(z) = E_inf + (E_0 − E_inf)/(1 + (z′/z_0)^α), z′ = max(z, z_floor)/median"
+        names = ["E_inf", "E_0", "z_0", "alpha"]
+    else:
+        title = "Curves: E(z) = min(1, E_inf + A·(max(z, z_floor)/median)^−α)"
+        names = ["E_inf", "A", "alpha"]
+    table = _new_table(title, width)
+    _add_columns(table, [("predictor", True), *((n.replace("alpha", "α"), False) for n in names),
+                         ("median", False), ("z_floor", False), ("floored", False), ("note", True)])
     for p in doc["predictors"]:
         if p["status"] != "ok" or p["kind"] != "power_law":
             continue
         par = p.get("params") or {}
         norm = p.get("normalization") or {}
         note_text = " ".join(p["fit"]["at_bounds"])
-        table.add_row(Text(p["label"]), Text(_param(par.get("E_inf"))), Text(_param(par.get("A"))),
-                      Text(_param(par.get("alpha"))), Text(_param(norm.get("median"))),
+        table.add_row(Text(p["label"]), *(Text(_param(par.get(n))) for n in names),
+                      Text(_param(norm.get("median"))),
                       Text(_param(p.get("z_floor"))), Text(str(p.get("floored_groups") or 0)),
                       Text(note_text, style="dim"))
     return table
@@ -227,7 +234,7 @@ def terminal_plot(doc: dict[str, Any], width: int, color: bool) -> str | None:
         return None  # no curve, or one that predicts no better than the base rate: not drawn
     import numpy as np
 
-    from efc_tui.fitting.powerlaw import PowerLaw
+    from efc_tui.fitting.curves import law_from_params
 
     zs = [g["z_norm"] for g in p["groups"]]
     es = [g["failure"] for g in p["groups"]]
@@ -236,7 +243,7 @@ def terminal_plot(doc: dict[str, Any], width: int, color: bool) -> str | None:
         return None
     par = p["params"]
     cx = np.geomspace(lo, hi, 120)
-    cy = PowerLaw(par["E_inf"], par["A"], par["alpha"]).failure(cx)
+    cy = law_from_params(par).failure(cx)
     plt.clear_figure()
     plt.plotsize(min(width, 100), 20)
     plt.theme("pro" if color else "clear")
@@ -277,6 +284,7 @@ def fit(
              "(where runs came from), combined (family+harness+model at once) or a+b. A 5-fold task "
              "cross-validation (tasks) always runs; the primary is chosen on the first axis given, else on it."),
     bootstrap: int = typer.Option(1000, "--bootstrap", "-b", min=0, help="Task-level bootstrap resamples for 95% intervals (0: none)."),
+    curve: str = typer.Option("saturating", "--curve", help="The failure curve: saturating (E_inf + (E_0 − E_inf)/(1 + (z/z_0)^α): the paper's power law with a finite failure rate at zero feedback; default) or power (the paper's min(1, E_inf + A·z^−α))."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap and the task folds (the fit itself is deterministic)."),
     evaluate: Path | None = typer.Option(
         None, "--evaluate",
@@ -289,7 +297,7 @@ def fit(
         help="Draw the primary curve in the terminal (default: when stdout is a terminal and plotext is installed)."),
     sas_reference: str | None = typer.Option(None, help="SAS's single-agent reference harness (default: H0, else the cheapest)."),
     fmt: str | None = typer.Option(None, "--format", "-f", help="Force a reader (see `efc-tui formats`)."),
-    estimator: str | None = typer.Option(None, help="Estimator file from `efc-tui calibrate` (default: the package's)."),
+    estimator: str | None = typer.Option(None, help="Estimator file from `efc-tui calibrate` (default: the package's that matches each run: synthetic for traces with oracle blocks, real otherwise)."),
     lenient: bool = typer.Option(False, help="Skip and count malformed lines instead of failing."),
     labels: Path | None = typer.Option(None, "--labels", help=LABELS_HELP),
     success_threshold: float = typer.Option(1.0, "--success-threshold", help=THRESHOLD_HELP),
@@ -298,7 +306,8 @@ def fit(
     scheduler: str | None = typer.Option(None, "--scheduler", metavar="ADDRESS", help=SCHEDULER_HELP),
     dask_workers: int | None = typer.Option(None, "--dask-workers", min=1, help=WORKERS_HELP),
 ) -> None:
-    """Fit failure rate against each predictor, E(z) = E_inf + A·z^(−α), over groups of runs.
+    """Fit failure rate against each predictor over groups of runs (the saturating curve
+    E_inf + (E_0 − E_inf)/(1 + (z/z_0)^α) by default, the paper's E_inf + A·z^(−α) with --curve power).
 
     Prints the comparison table (in-sample R² with its interval and noise ceiling, held-out
     R², AUC and Brier against the base rate), writes the fit file that `score --fit` and the
@@ -342,6 +351,8 @@ def fit(
             ff = load_fit(evaluate)
         except EfcError as exc:
             fail(exc)
+    if curve not in ("saturating", "power"):
+        fail(f"--curve must be saturating or power, not {curve!r}")
     on_dask = dask_setting(dask, scheduler, dask_workers, paths)
     files = collect_paths(paths) if on_dask is None else None
     planned = None
@@ -350,9 +361,10 @@ def fit(
 
         planned = plan_sources(paths)
     try:
-        est = load_estimator(estimator)
+        est = load_estimator(estimator) if estimator else None
     except EfcError as exc:
         fail(exc)
+    used: dict[str, Any] = {}
     names = split_names(predictor) or None
     axes = split_names(group_by) or list(DEFAULT_GROUP_BY)
 
@@ -368,7 +380,10 @@ def fit(
 
             client = stack.enter_context(cluster(on_dask, quiet))
             reading = DaskReading(client, paths, planned, job, quiet=quiet)
-            rows = [item.row for item in reading.items()]
+            for item in reading.items():
+                rows.append(item.row)
+                if item.estimator is not None:
+                    used.setdefault(item.estimator.source, item.estimator)
             boot_map = bootstrap_map(client)  # and the bootstrap's resamples fitted there
         else:
             assert files is not None
@@ -377,14 +392,17 @@ def fit(
                 task = progress.add_task("score", total=len(files)) if progress is not None else None
                 seen: set[str] = set()
                 for run in iter_runs(files, fmt, lenient, quiet=quiet, outcomes=outcomes):
-                    rows.append(score_item(run, job).row)  # the ledger (and its events) is dropped here
+                    item = score_item(run, job)  # the ledger (and its events) is dropped here
+                    rows.append(item.row)
+                    if item.estimator is not None:
+                        used.setdefault(item.estimator.source, item.estimator)
                     if progress is not None and task is not None and (run.source_path or "") not in seen:
                         seen.add(run.source_path or "")
                         progress.update(task, completed=len(seen))
         if not rows:
             fail("no runs in " + ", ".join(paths))
         if ff is not None:
-            _evaluate(ff, RunTable.from_rows(rows), est, list(paths), output, json_out, quiet)
+            _evaluate(ff, RunTable.from_rows(rows), _estimator_record(used), list(paths), output, json_out, quiet)
             if reading is not None:
                 reading.finish()
             return
@@ -393,7 +411,7 @@ def fit(
             result = fit_corpus(
                 RunTable.from_rows(rows), predictors=names, group_by=axes, bootstrap=bootstrap, seed=seed,
                 holdout=split_names(holdout), primary=primary, sas_reference=sas_reference,
-                bootstrap_map=boot_map,
+                bootstrap_map=boot_map, curve=curve,
             )
         except EfcError as exc:
             fail(exc)
@@ -404,8 +422,7 @@ def fit(
     if not any(f.ok for f in result.fits):
         first = next((f for f in result.fits if f.reason), None)
         fail("no predictor could be fitted" + (f": {first.reason}" if first else ""))
-    doc = fit_document(result, inputs=list(paths),
-                       estimator={"source": est.source, "sha256": est.sha256, "provisional": est.provisional})
+    doc = fit_document(result, inputs=list(paths), estimator=_estimator_record(used))
     if reading is not None and reading.failed:  # --dask: the fit of every source that could be read
         doc["notes"].append(f"{len(reading.failed)} source(s) could not be read and are not in this fit: "
                             f"{_names(reading.failed)}")
@@ -501,9 +518,9 @@ def _evaluate(ff: Any, table: Any, est: Any, inputs: list[str], output: Path | N
         fail(exc)
     doc = evaluation_document(ev, inputs)
     fit_est = ff.doc.get("estimator") or {}
-    if fit_est.get("sha256") and fit_est.get("sha256") != est.sha256 and not quiet:
+    if fit_est.get("sha256") and fit_est.get("sha256") != est.get("sha256") and not quiet:
         warn(f"the fit was made with another estimator ({fit_est.get('source')}); Est-EFC and NRS-EFC "
-             "of these runs are scored with " + str(est.source))
+             "of these runs are scored with " + str(est.get("source")))
     if json_out:
         sys.stdout.write(dumps(doc).decode() + "\n")
     else:
@@ -523,3 +540,13 @@ def _evaluate(ff: Any, table: Any, est: Any, inputs: list[str], output: Path | N
 
 __all__ = ["comparison_table", "curves_table", "evaluation_notes", "evaluation_table", "fit", "holdout_table",
            "notes_lines", "terminal_plot"]
+
+
+def _estimator_record(used: dict[str, Any]) -> dict[str, Any]:
+    """What the fit file says of the estimator(s) that scored its runs."""
+    ests = list(used.values())
+    if len(ests) == 1:
+        e = ests[0]
+        return {"source": e.source, "sha256": e.sha256, "provisional": e.provisional}
+    return {"source": ", ".join(e.source for e in ests), "sha256": ", ".join(e.sha256 for e in ests),
+            "provisional": any(e.provisional for e in ests)}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from efc_tui.errors import EfcError, UnrecognizedFormat
 
@@ -37,7 +37,8 @@ class Job:
     """How every source of one command is read and scored (sent to each worker once)."""
 
     mode: Mode
-    estimator: Estimator
+    #: None: each run is scored with the package estimator that matches it (``estimator_for``)
+    estimator: Estimator | None
     fmt: str | None = None
     lenient: bool = False
     outcomes: Outcomes | None = None
@@ -75,6 +76,14 @@ class Source:
     remote: Any = None
 
 
+class EstimatorRef(NamedTuple):
+    """The estimator that scored a run, as the fit file records it (no θ: small to send back)."""
+
+    source: str
+    sha256: str
+    provisional: bool
+
+
 @dataclass
 class ScoredItem:
     """One scored run, as the command consumes it."""
@@ -85,6 +94,8 @@ class ScoredItem:
     warnings: list[str] = field(default_factory=list)
     source_path: str | None = None
     run_id: str = ""
+    #: fit: the estimator that scored the run (the package's that matches it, or the named one)
+    estimator: EstimatorRef | None = None
 
 
 @dataclass
@@ -119,11 +130,13 @@ def score_item(run: Run, job: Job) -> ScoredItem:
         from efc_tui.scoring import score_run
 
         source = source_label(run.source_format, run.source_path, job.roots)
+        led = score_run(run, job.estimator)
         return ScoredItem(
-            table_row(score_run(run, job.estimator), source),
+            table_row(led, source),
             warnings=list(run.warnings),
             source_path=run.source_path,
             run_id=run.run_id,
+            estimator=EstimatorRef(led.estimator.source, led.estimator.sha256, led.estimator.provisional),
         )
     from efc_tui.adapter import score_and_decide
     from efc_tui.output import run_row

@@ -46,7 +46,8 @@ from typing import Any
 import numpy as np
 
 from efc_tui.errors import InputError
-from efc_tui.fitting.powerlaw import PowerLaw, fit_batch, fit_power_law, r2_mae_batch, snap
+from efc_tui.fitting.curves import DEFAULT_CURVE, CurveModel, Law, get_model
+from efc_tui.fitting.powerlaw import r2_mae_batch
 from efc_tui.fitting.predictors import AUTO_PRIMARY, BY_NAME, PREDICTORS, Predictor
 from efc_tui.fitting.sas import SasInputs, SasModel, fit_sas, pick_reference, refit_batch
 from efc_tui.fitting.table import MISSING, RunTable, check_axes, require_outcomes
@@ -75,7 +76,6 @@ RUN_AXES: tuple[str, ...] = ("source",)
 #: per-run analysis: runs per quantile bin, and the bounds on the number of bins
 RUNS_PER_BIN = 10
 BINS_MIN, BINS_MAX = 3, 10
-_PARAMS = ("E_inf", "A", "alpha")
 
 
 @dataclass(slots=True)
@@ -204,7 +204,7 @@ class Split:
     test_groups: list[HeldOutGroup]
     status: str = "ok"
     reason: str | None = None
-    law: PowerLaw | None = None
+    law: Law | None = None
     median: float | None = None
     z_floor: float | None = None
     train_runs: int = 0
@@ -242,7 +242,7 @@ class PredictorFit:
     predictor: Predictor
     status: str  # "ok", "degenerate" or "unavailable"
     reason: str | None = None
-    law: PowerLaw | None = None
+    law: Law | None = None
     median: float | None = None
     #: ½ × the smallest positive group z: every z below it is raised to it
     z_floor: float | None = None
@@ -314,6 +314,8 @@ class CorpusFit:
     base_rate: float | None = None
     cv_folds: int = 0
     holdout_names: list[str] = field(default_factory=list)
+    #: the failure curve every predictor was fitted with (``efc_tui.fitting.curves``)
+    curve: CurveModel = field(default_factory=lambda: get_model(DEFAULT_CURVE))
 
     def get(self, name: str) -> PredictorFit:
         for f in self.fits:
@@ -362,7 +364,7 @@ def _user_computable(p: Predictor, has_oracle: bool) -> bool:
 # ---------------------------------------------------------------- point fits
 
 
-def _fit_curve(p: Predictor, coord: Coord, s: np.ndarray, tasks: np.ndarray) -> PredictorFit:
+def _fit_curve(p: Predictor, coord: Coord, s: np.ndarray, tasks: np.ndarray, model: CurveModel) -> PredictorFit:
     pts = group_points(coord.num, coord.den, s, coord.codes, coord.n_groups, tasks)
     use = np.flatnonzero(pts.n_runs > 0)
     fit = PredictorFit(p, "ok", points=pts, n_runs=int(pts.n_runs[use].sum()), fitted=use.tolist(), coord=coord)
@@ -386,20 +388,20 @@ def _fit_curve(p: Predictor, coord: Coord, s: np.ndarray, tasks: np.ndarray) -> 
         fit.reason = f"every group has the same z ({zf[0]:.4g}): nothing to fit a curve to"
         return fit
     median = float(np.median(zf))
-    res = fit_power_law(zf / median, pts.failure[use])
-    pred = res.law.curve(zf / median)
-    fit.law, fit.median, fit.method, fit.at_bounds = res.law, median, res.method, res.at_bounds
+    law, method, at_bounds = model.fit(zf / median, pts.failure[use])
+    pred = law.curve(zf / median)
+    fit.law, fit.median, fit.method, fit.at_bounds = law, median, method, at_bounds
     fit.predicted = pred
     fit.groups_in = group_figures(pts.failure[use], pred, pts.n_runs[use])
     fit.r2, fit.mae = fit.groups_in.r2, fit.groups_in.mae
-    run_success = 1.0 - res.law.failure(np.maximum(coord.z, z_floor) / median)
+    run_success = 1.0 - law.failure(np.maximum(coord.z, z_floor) / median)
     fit.runs_in = run_figures(s, run_success, float(np.mean(s)))
     if fit.r2 is None:
         fit.notes.append("every group has the same failure rate: R² undefined")
     if len(use) <= 4:
         fit.notes.append(f"only {len(use)} groups: R² of a 3-parameter curve means little")
-    if res.at_bounds:
-        fit.notes.append("on a bound: " + ", ".join(res.at_bounds))
+    if at_bounds:
+        fit.notes.append("on a bound: " + ", ".join(at_bounds))
     return fit
 
 
@@ -488,9 +490,11 @@ class Resampler:
     sas_inputs: SasInputs | None
     tasks: np.ndarray
     sas_slice: int
+    #: the failure curve refitted (saturating or power)
+    model: CurveModel
 
     def curve(self, k: int, S: np.ndarray) -> dict[str, np.ndarray]:
-        """E_inf, A, α, R², MAE of curve k refitted on each resample (NaN: no curve)."""
+        """The curve's parameters, R² and MAE refitted on each resample (NaN: no curve)."""
         spec = self.curves[k]
         G, o = spec.n_groups, spec.offset
         n = S[:, o:o + G]
@@ -503,10 +507,8 @@ class Resampler:
             e = fail / n
             zn = np.maximum(num / den, spec.z_floor) / spec.median
         w = ((n > 0) & (den > 0) & use).astype(float)
-        e_inf, a, alpha, _ = fit_batch(zn, e, w)
-        with np.errstate(over="ignore"):
-            pred = np.minimum(1.0, e_inf[:, None] + a[:, None] * np.power(
-                np.maximum(np.where(w > 0, zn, 1.0), 1e-12), -alpha[:, None]))  # the capped curve
+        values = self.model.fit_batch(zn, e, w)
+        pred = self.model.predict_batch(values, np.where(w > 0, zn, 1.0))
         r2, mae = r2_mae_batch(e, pred, w)
         # a resample with too few points, or z all equal, has no curve
         npts = w.sum(axis=1)
@@ -515,7 +517,7 @@ class Resampler:
             spread = np.nanmax(zr, axis=1) - np.nanmin(zr, axis=1)
         bad = (npts < MIN_GROUPS) | ~(spread > 1e-12)
         return {key: np.where(bad, np.nan, arr)
-                for key, arr in (("E_inf", e_inf), ("A", a), ("alpha", alpha), ("r2", r2), ("mae", mae))}
+                for key, arr in (*zip(self.model.params, values, strict=True), ("r2", r2), ("mae", mae))}
 
     def sas(self, C: np.ndarray) -> dict[str, np.ndarray]:
         """R² and MAE of SAS refitted on each resample, in slices of ``sas_slice``."""
@@ -555,7 +557,7 @@ def resample_piece(counts: np.ndarray, resampler: Resampler) -> dict[str, dict[s
 
 def _bootstrap(
     fits: list[PredictorFit], s: np.ndarray, tasks: np.ndarray, n_tasks: int,
-    sas_inputs: SasInputs | None, n_boot: int, seed: int, workers: int,
+    sas_inputs: SasInputs | None, n_boot: int, seed: int, workers: int, model: CurveModel,
     bootstrap_map: BootstrapMap | None = None,
 ) -> None:
     from scipy import sparse
@@ -583,10 +585,10 @@ def _bootstrap(
     rs = Resampler(
         sparse.hstack(blocks, format="csr") if blocks else None, tuple(specs),
         sas_fit.name if sas_fit is not None else None, sas_fit.sas if sas_fit is not None else None,
-        sas_inputs if sas_fit is not None else None, tasks, sas_slice,
+        sas_inputs if sas_fit is not None else None, tasks, sas_slice, model,
     )
     results: dict[str, dict[str, list[np.ndarray]]] = {
-        f.name: {k: [] for k in (*_PARAMS, "r2", "mae")} for f in [*curve_fits, *([sas_fit] if sas_fit else [])]
+        f.name: {k: [] for k in (*model.params, "r2", "mae")} for f in [*curve_fits, *([sas_fit] if sas_fit else [])]
     }
     rng = np.random.default_rng(seed)
 
@@ -713,7 +715,8 @@ def task_folds(tasks: np.ndarray, n_tasks: int, folds: int, seed: int) -> Plan:
     return [({TASKS: f"fold {i + 1}/{k}"}, fold != i, fold == i) for i in range(k)]
 
 
-def _holdout_curve(f: PredictorFit, s: np.ndarray, name: str, axes: tuple[str, ...], plan: Plan) -> Holdout:
+def _holdout_curve(f: PredictorFit, s: np.ndarray, name: str, axes: tuple[str, ...], plan: Plan,
+                   model: CurveModel) -> Holdout:
     """Every split of one axis fitted at once (``fit_batch``: one row per split, its
     training groups weighted 1), then the held-out groups and runs predicted."""
     c = f.coord
@@ -759,14 +762,14 @@ def _holdout_curve(f: PredictorFit, s: np.ndarray, name: str, axes: tuple[str, .
     r_p: list[np.ndarray] = []
     r_b: list[np.ndarray] = []
     if fit_rows:
-        e_inf, a, alpha, _ = fit_batch(np.vstack(rows_z), np.vstack(rows_e), np.vstack(rows_w))
+        values = model.fit_batch(np.vstack(rows_z), np.vstack(rows_e), np.vstack(rows_w))
         for r, si in enumerate(fit_rows):
             sp = splits[si]
             assert sp.median is not None and sp.z_floor is not None and sp.base_rate is not None
             te = tests[si]
             test_mask = plan[si][2]
             test_use = np.flatnonzero(te.n_runs > 0)
-            law = snap(PowerLaw(float(e_inf[r]), float(a[r]), float(alpha[r])), sp.z_floor / sp.median)
+            law = model.law(*(v[r] for v in values), z_min=sp.z_floor / sp.median)
             pred = law.failure(np.maximum(te.z[test_use], sp.z_floor) / sp.median)
             sp.law = law
             sp.test_groups = [HeldOutGroup(int(g), float(o), float(pv), int(n))
@@ -930,6 +933,7 @@ def fit_corpus(
     workers: int | None = None,
     cv_folds: int = CV_FOLDS,
     bootstrap_map: BootstrapMap | None = None,
+    curve: str = DEFAULT_CURVE,
 ) -> CorpusFit:
     """Fit every predictor on a run table and compare them (SPEC §5).
 
@@ -942,6 +946,7 @@ def fit_corpus(
     returned with status "degenerate" or "unavailable" and a reason, never as NaN.
     """
     require_outcomes(table)
+    model = get_model(curve)
     group_by = check_axes(group_by)
     names = list(predictors) if predictors else [p.name for p in PREDICTORS]
     for n in names:
@@ -1032,10 +1037,10 @@ def fit_corpus(
             coord = Coord(num, den, z, codes, [{"bin": f"{i + 1}/{k}"} for i in range(k)], lower)
         else:
             coord = Coord(num, den, z, grouping.codes, group_keys)
-        fits.append(_fit_curve(p, coord, s, tasks))
+        fits.append(_fit_curve(p, coord, s, tasks, model))
     workers = workers or min(4, os.cpu_count() or 1)
     if bootstrap > 0:
-        _bootstrap(fits, s, tasks, len(task_names), sas_inputs, bootstrap, seed, workers, bootstrap_map)
+        _bootstrap(fits, s, tasks, len(task_names), sas_inputs, bootstrap, seed, workers, model, bootstrap_map)
 
     plans: list[tuple[str, tuple[str, ...], Plan]] = []
     for h in holdout:
@@ -1057,7 +1062,7 @@ def fit_corpus(
             if not f.ok:
                 continue
             if f.predictor.curve:
-                f.holdouts.append(_holdout_curve(f, s, hname, axes, plan))
+                f.holdouts.append(_holdout_curve(f, s, hname, axes, plan, model))
             elif sas_inputs is not None:
                 f.holdouts.append(_holdout_sas(f, sas_inputs, grouping.codes, s, hname, axes, plan))
     order = [*requested, *([TASKS] if TASKS not in requested else [])]
@@ -1068,7 +1073,7 @@ def fit_corpus(
         sas_reference=reference, notes=notes, primary_reason=reason, primary_mode=mode,
         selection=selection, analysis="per_run" if per_run else "groups", n_runs_compared=len(table),
         n_sources=len(set(table.labels["source"])), base_rate=float(np.mean(s)) if len(s) else None,
-        cv_folds=cv_folds, holdout_names=[p[0] for p in plans],
+        cv_folds=cv_folds, holdout_names=[p[0] for p in plans], curve=model,
     )
 
 

@@ -41,13 +41,12 @@ from efc_tui.fitting.corpus import (
     PredictorFit,
     describe,
 )
-from efc_tui.fitting.powerlaw import ALPHA_MAX, ALPHA_MIN, PowerLaw
+from efc_tui.fitting.curves import Law, law_from_params
 from efc_tui.fitting.predictors import AUTO_PRIMARY, BY_NAME, Predictor
 from efc_tui.fitting.validity import GroupFigures, RunFigures, is_predictive
 
 FIT_SCHEMA = "efc-fit/1"
 DEFAULT_FIT = "default_fit.json"
-EQUATION = "E(z) = min(1, E_inf + A * (z / median)^(-alpha))"
 
 
 def _num(x: Any, digits: int = 12) -> float | None:
@@ -178,9 +177,10 @@ def fit_document(fit: CorpusFit, *, inputs: list[str] | None = None,
         "schema": FIT_SCHEMA,
         "generator": {"name": "efc-tui", "version": __version__},
         "model": {
-            "equation": EQUATION,
-            "bounds": {"E_inf": [0.0, 1.0], "A": [0.0, None], "alpha": [ALPHA_MIN, ALPHA_MAX]},
-            "predictions": "the capped curve, in [0, 1]; success = 1 - failure; z below z_floor is raised to it",
+            "curve": fit.curve.name,
+            "equation": fit.curve.equation,
+            "bounds": fit.curve.bounds,
+            "predictions": "the fitted curve, in [0, 1]; success = 1 - failure; z below z_floor is raised to it",
         },
         "settings": {
             "group_by": list(fit.grouping.by),
@@ -295,7 +295,7 @@ class FitCurve:
 
     name: str
     label: str
-    law: PowerLaw
+    law: Law
     median: float
     r2: float | None
     mae: float | None
@@ -457,11 +457,12 @@ def _curve(p: dict[str, Any], source: str, doc: dict[str, Any] | None = None) ->
     if p.get("status") != "ok" or not params:
         raise InputError(f"{name} has no fitted curve ({p.get('reason') or p.get('status')})", source)
     try:
-        law = PowerLaw(float(params["E_inf"]), float(params["A"]), float(params["alpha"]))
+        law = law_from_params(params)
         median = float(norm["median"])
         z_floor = None if p.get("z_floor") is None else float(p["z_floor"])
     except (KeyError, TypeError, ValueError):
-        raise InputError(f"{name}: params need E_inf, A, alpha and normalization.median", source) from None
+        raise InputError(f"{name}: params need E_inf, alpha and A (or E_0 and z_0), and normalization.median",
+                         source) from None
     if not (median > 0 and math.isfinite(median)):
         raise InputError(f"{name}: normalization median must be positive", source)
     if z_floor is not None and not (z_floor > 0 and math.isfinite(z_floor)):

@@ -42,6 +42,10 @@ class SaturatingLaw:
             s = 1.0 / (1.0 + np.power(z / self.z_0, self.alpha))
         return np.clip(self.e_inf + (self.e_0 - self.e_inf) * s, 0.0, 1.0)
 
+    def curve(self, z_norm: np.ndarray | float) -> np.ndarray:
+        """The fitted curve itself (in [0, 1] by construction): what R² is computed from."""
+        return self.failure(z_norm)
+
     @property
     def a(self) -> float:
         """A of the power-law tail E_inf + A·z^(−α)."""
@@ -132,54 +136,94 @@ _BATCH_LOGZ0 = np.linspace(-4.0, 4.0, 25)
 _BATCH_ALPHAS = np.geomspace(ALPHA_MIN, ALPHA_MAX, 16)
 
 
+def _solve_rows(z: np.ndarray, logz: np.ndarray, y: np.ndarray, w: np.ndarray, lz: np.ndarray,
+                a: np.ndarray, Sw: np.ndarray, Sy: np.ndarray, Syy: np.ndarray) -> tuple[np.ndarray, ...]:
+    """For per-row (log z_0, α), the best (E_inf, E_0) under the bounds and its SSE."""
+    B = z.shape[0]
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        d = np.where(z > 0, logz - lz[:, None], -np.inf)
+        s = 1.0 / (1.0 + np.exp(np.clip(a[:, None] * d, -50.0, 50.0)))
+        Ss, Sss, Ssy = (w * s).sum(axis=1), (w * s * s).sum(axis=1), (w * s * y).sum(axis=1)
+        det = Sw * Sss - Ss * Ss
+        ei_u = (Sy * Sss - Ss * Ssy) / det
+        g_u = (Sw * Ssy - Ss * Sy) / det
+    ok_u = np.isfinite(ei_u) & np.isfinite(g_u) & (ei_u >= 0) & (g_u >= 0) & (ei_u + g_u <= 1)
+    S1 = (w * (1 - s) ** 2).sum(axis=1)
+    e1 = np.clip((w * (1 - s) * (y - s)).sum(axis=1) / np.where(S1 > 0, S1, 1.0), 0.0, 1.0)
+    cands = [
+        (np.where(ok_u, ei_u, 0.0), np.where(ok_u, g_u, 0.0), ok_u),  # unconstrained
+        (np.clip(Sy / np.where(Sw > 0, Sw, 1.0), 0.0, 1.0), np.zeros(B), np.ones(B, bool)),  # flat
+        (np.zeros(B), np.clip(Ssy / np.where(Sss > 0, Sss, 1.0), 0.0, 1.0), np.ones(B, bool)),  # E_inf = 0
+        (e1, 1.0 - e1, np.ones(B, bool)),  # E_0 = 1
+    ]
+    best = np.full(B, np.inf)
+    ei_b, g_b = np.zeros(B), np.zeros(B)
+    for ei, g, ok in cands:
+        sse = Syy - 2 * ei * Sy - 2 * g * Ssy + ei * ei * Sw + 2 * ei * g * Ss + g * g * Sss
+        v = np.where(ok, sse, np.inf)
+        better = v < best
+        best = np.where(better, v, best)
+        ei_b = np.where(better, ei, ei_b)
+        g_b = np.where(better, g, g_b)
+    return ei_b, g_b, best
+
+
 def fit_saturating_batch(z_norm: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, ...]:
     """Fit one saturating law per row of (B, G) arrays at once (weights 0 leave a group out).
 
-    Returns (E_inf, E_0, z_0, α, SSE), each of length B: the best point of a (log z_0, α)
-    grid with (E_inf, E_0 − E_inf) solved in closed form under 0 ≤ E_inf ≤ E_0 ≤ 1 (the
-    unconstrained optimum when feasible, else the best edge of that triangle).
+    Returns (E_inf, E_0, z_0, α, SSE), each of length B. A coarse (log z_0, α) grid with
+    (E_inf, E_0 − E_inf) solved in closed form under 0 ≤ E_inf ≤ E_0 ≤ 1 at every point
+    (the unconstrained optimum when feasible, else the best edge of that triangle), then
+    each row's best point refined by three rounds of a 5 × 5 local grid, each a third as
+    wide as the last.
     """
     z = np.maximum(np.asarray(z_norm, dtype=float), 0.0)
     y = np.asarray(y, dtype=float)
     w = np.asarray(w, dtype=float)
     B = z.shape[0]
-    best = np.full(B, np.inf)
-    out = [np.zeros(B), np.zeros(B), np.ones(B), np.ones(B)]
     Sw = w.sum(axis=1)
     Sy = (w * y).sum(axis=1)
     Syy = (w * y * y).sum(axis=1)
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore"):
         logz = np.log(np.where(z > 0, z, 1.0))
-        for lz in _BATCH_LOGZ0:
-            d = np.where(z > 0, logz - lz, -np.inf)
-            for a in _BATCH_ALPHAS:
-                s = 1.0 / (1.0 + np.exp(np.clip(a * d, -50.0, 50.0)))
-                Ss, Sss, Ssy = (w * s).sum(axis=1), (w * s * s).sum(axis=1), (w * s * y).sum(axis=1)
+    best = np.full(B, np.inf)
+    ei_b, g_b, lz_b, la_b = np.zeros(B), np.zeros(B), np.zeros(B), np.zeros(B)
 
-                # unconstrained: minimize over (ei, g): normal equations
-                det = Sw * Sss - Ss * Ss
-                ei_u = (Sy * Sss - Ss * Ssy) / det
-                g_u = (Sw * Ssy - Ss * Sy) / det
-                ok_u = np.isfinite(ei_u) & np.isfinite(g_u) & (ei_u >= 0) & (g_u >= 0) & (ei_u + g_u <= 1)
-                cands = [(np.where(ok_u, ei_u, 0.0), np.where(ok_u, g_u, 0.0), ok_u)]
-                # edge g = 0 (flat)
-                c = np.clip(Sy / np.where(Sw > 0, Sw, 1.0), 0.0, 1.0)
-                cands.append((c, np.zeros(B), np.ones(B, bool)))
-                # edge ei = 0
-                g0 = np.clip(Ssy / np.where(Sss > 0, Sss, 1.0), 0.0, 1.0)
-                cands.append((np.zeros(B), g0, np.ones(B, bool)))
-                # edge ei + g = 1: y − s ≈ ei (1 − s)
-                S1 = (w * (1 - s) ** 2).sum(axis=1)
-                e1 = np.clip((w * (1 - s) * (y - s)).sum(axis=1) / np.where(S1 > 0, S1, 1.0), 0.0, 1.0)
-                cands.append((e1, 1.0 - e1, np.ones(B, bool)))
-                for ei, g, ok in cands:
-                    sse = Syy - 2 * ei * Sy - 2 * g * Ssy + ei * ei * Sw + 2 * ei * g * Ss + g * g * Sss
-                    v = np.where(ok, sse, np.inf)
-                    better = v < best
-                    if better.any():
-                        best = np.where(better, v, best)
-                        out[0] = np.where(better, ei, out[0])
-                        out[1] = np.where(better, ei + g, out[1])
-                        out[2] = np.where(better, np.exp(lz), out[2])
-                        out[3] = np.where(better, a, out[3])
-    return out[0], out[1], out[2], out[3], best
+    def consider(lz: np.ndarray, la: np.ndarray) -> None:
+        nonlocal best, ei_b, g_b, lz_b, la_b
+        a = np.clip(np.exp(la), ALPHA_MIN, ALPHA_MAX)
+        ei, g, v = _solve_rows(z, logz, y, w, lz, a, Sw, Sy, Syy)
+        better = v < best
+        best = np.where(better, v, best)
+        ei_b, g_b = np.where(better, ei, ei_b), np.where(better, g, g_b)
+        lz_b, la_b = np.where(better, lz, lz_b), np.where(better, np.log(a), la_b)
+
+    for lz in _BATCH_LOGZ0:
+        for a in _BATCH_ALPHAS:
+            consider(np.full(B, lz), np.full(B, math.log(a)))
+    step_z = float(_BATCH_LOGZ0[1] - _BATCH_LOGZ0[0])
+    step_a = float(math.log(_BATCH_ALPHAS[1] / _BATCH_ALPHAS[0]))
+    for _ in range(3):
+        cz, ca = lz_b.copy(), la_b.copy()
+        for dz in np.linspace(-step_z, step_z, 5):
+            for da in np.linspace(-step_a, step_a, 5):
+                consider(np.clip(cz + dz, -8.0, 8.0), ca + da)
+        step_z /= 3
+        step_a /= 3
+    return ei_b, ei_b + g_b, np.exp(lz_b), np.exp(la_b), best
+
+
+def bounds_hit(law: SaturatingLaw) -> tuple[str, ...]:
+    """Parameters on a bound, for the fit table's note column."""
+    hit = []
+    if law.e_inf <= 1e-9:
+        hit.append("E_inf=0")
+    if law.e_0 >= 1 - 1e-9:
+        hit.append("E_0=1")
+    if law.e_0 - law.e_inf <= 1e-9:
+        hit.append("flat")
+    if law.alpha <= ALPHA_MIN * (1 + 1e-6):
+        hit.append("alpha=min")
+    if law.alpha >= ALPHA_MAX * (1 - 1e-6):
+        hit.append("alpha=max")
+    return tuple(hit)

@@ -19,7 +19,7 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
-from efc_tui.fitting.powerlaw import PowerLaw
+from efc_tui.fitting.curves import law_from_params
 
 PANEL_W, PANEL_H = 320, 240
 MARGIN = dict(left=46, right=12, top=34, bottom=34)
@@ -117,7 +117,7 @@ def render_svg(doc: dict[str, Any]) -> str:
             pad = (hi / lo) ** 0.05
             panel = _Panel(x0, y0, (lo / pad, hi * pad), (0.0, 1.0), logx=True)
             par = p["params"]
-            law = PowerLaw(par["E_inf"], par["A"], par["alpha"])
+            law = law_from_params(par)
             cx = np.geomspace(lo, hi, 80)
             body = panel.frame(title, "z / median", "failure rate")
             body += panel.points(zs, es, POINT)
