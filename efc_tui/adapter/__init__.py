@@ -33,7 +33,7 @@ from efc_tui.adapter.summary import (
     sweep,
 )
 from efc_tui.model import Run
-from efc_tui.scoring.estimator import Estimator, load_estimator
+from efc_tui.scoring.estimator import Estimator, estimator_for
 from efc_tui.scoring.ledger import Ledger, score_run
 
 
@@ -59,7 +59,7 @@ def score_and_decide(
     ``config.REPEAT_LIMIT``; ``window`` / ``epsilon`` / ``repeat`` override them
     (``repeat=0``: the paper's window rule alone).
     """
-    est = estimator or load_estimator()
+    est = estimator if estimator is not None else estimator_for(run)
     ledger = score_run(run, est)
     return apply(ledger, AdapterConfig.from_estimator(est, window=window, epsilon=epsilon, repeat=repeat))
 

@@ -271,8 +271,8 @@ def fit(
              "wall_s, ops, c_raw, sas, oracle_efc, oracle_x, oracle_x_fitted, est_efc, x_est, "
              "x_est_fitted, nrs_efc, x_nrs, x_nrs_fitted, eta, eta_nrs."),
     primary: str = typer.Option(
-        "auto", help="The curve `score --fit` and the app use. auto: the curve a user's trace can compute "
-                     "(not oracle_*, not sas) with the best held-out Brier skill among those that beat the "
+        "auto", help="The curve `score --fit` and the app use. auto: the EFC curve a user's trace can compute "
+                     "(not oracle_*, not sas, not a raw baseline) with the best held-out Brier skill among those that beat the "
                      "base rate, or none. A name forces it (the file records whether it is predictive)."),
     group_by: list[str] = typer.Option(
         [], "--group-by", "-g",

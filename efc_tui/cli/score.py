@@ -126,7 +126,7 @@ def score(
     window: int | None = typer.Option(None, "--window", min=1, help="Adapter window W in events (default: the estimator file's)."),
     epsilon: float | None = typer.Option(None, "--epsilon", min=0.0, help="Adapter stop threshold ε (default: the estimator file's)."),
     repeat: int | None = typer.Option(None, "--repeat", min=0, help="Adapter repetition limit: stop when one action fails the same way this many times in a row (default 3; 0: off, the paper's window rule alone)."),
-    fit_file: Path | None = typer.Option(None, "--fit", help="Fit file from `efc-tui fit`: add each run's predicted success and place on the primary curve (fit_success, fit_z, fit_z_norm, fit_pctl). Empty when the fit has no predictive curve (held-out Brier not below the base rate's): a note says so."),
+    fit_file: Path | None = typer.Option(None, "--fit", help="Fit file from `efc-tui fit`, or `default` for the package's fit that matches each run (synthetic or real): add each run's predicted success and place on the primary curve (fit_success, fit_z, fit_z_norm, fit_pctl, fit_extrapolated). Empty when the fit has no predictive curve (held-out Brier not below the base rate's): a note says so."),
     dask: bool = typer.Option(False, "--dask", help=DASK_HELP),
     scheduler: str | None = typer.Option(None, "--scheduler", metavar="ADDRESS", help=SCHEDULER_HELP),
     dask_workers: int | None = typer.Option(None, "--dask-workers", min=1, help=WORKERS_HELP),
@@ -171,23 +171,15 @@ def score(
 
         planned = plan_sources(paths)
     try:
-        est = load_estimator(estimator)
-        cfg = AdapterConfig.from_estimator(est, window=window, epsilon=epsilon, repeat=repeat)
-        curve = None
+        est = load_estimator(estimator) if estimator else None  # None: the one that matches each run
+        cfg = AdapterConfig.from_estimator(est or load_estimator(), window=window, epsilon=epsilon, repeat=repeat)
+        fits = None
         fit_caption = None
         if fit_file is not None:  # --fit: imported only when asked for
-            from efc_tui.fitting.fitfile import FIT_COLUMNS, load_fit
+            from efc_tui.fitting.fitfile import FIT_COLUMNS, FitChooser
 
-            ff = load_fit(fit_file)
-            # only a curve that predicted held-out runs better than the base rate gives numbers
-            curve = ff.predictive_curve()
-            if curve is None:
-                no_curve = f"no predictive curve ({ff.no_prediction_reason})"
-                fit_caption = f"fit: {no_curve}: no predicted success"
-                if not quiet:
-                    warn(f"{fit_file}: {no_curve}: no predicted success is shown")
-            else:
-                fit_caption = f"fit: predicted success and z/median on the {curve.label} curve ({curve.description})"
+            fits = FitChooser(None if str(fit_file) == "default" else fit_file)
+            fit_caption = fits.caption()
     except EfcError as exc:
         fail(exc)
     columns = list(RUN_COLUMNS) + (list(FIT_COLUMNS) if fit_file is not None else [])
@@ -202,7 +194,7 @@ def score(
     csv_rows = CsvRows(sys.stdout.write, columns) if csv_out else None
 
     job = Job("score", est, fmt, lenient, outcomes, window=cfg.window, epsilon=cfg.epsilon, repeat=cfg.repeat,
-              fit_columns=fit_file is not None, curve=curve, documents=documents is not None,
+              fit_columns=fit_file is not None, fits=fits, documents=documents is not None,
               summaries=report or max_waste is not None)
     streaming = jsonl_out or csv_out
     checks: list[RunCheck] | None = [] if junit is not None or github else None
@@ -210,6 +202,8 @@ def score(
 
     def emit(item: ScoredItem) -> None:
         row = item.row
+        if fits is not None and item.fit_source is not None:
+            fits.note(item.fit_source, item.fit_extrapolation)
         misses = limits.misses(row)
         for miss in misses:
             failures.append(f"{item.source_path}: run {item.run_id}: {miss}")
@@ -253,12 +247,15 @@ def score(
                 if progress is not None and task is not None and run.source_path not in done_files:
                     done_files.add(run.source_path or "")
                     progress.update(task, completed=len(done_files))
+    if fits is not None and not quiet:
+        for line in fits.warnings():
+            warn(line)
     if report:
         _print_adapter(summaries, cfg, adapter=adapter, adapter_sweep=adapter_sweep, json_out=json_out)
     elif documents is not None:
         documents.close()
     elif not (jsonl_out or csv_out):
-        _print_table(rows, fit_caption)
+        _print_table(rows, fits.caption() if fits is not None else fit_caption)
     if checks is not None:
         _ci_reports(checks, junit, github, local or [], limits, max_waste)
     if parquet_out is not None and parquet_rows is not None:

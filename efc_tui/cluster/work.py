@@ -18,7 +18,7 @@ from efc_tui.errors import EfcError, UnrecognizedFormat
 
 if TYPE_CHECKING:
     from efc_tui.adapter.summary import AdapterSummary
-    from efc_tui.fitting.fitfile import FitCurve
+    from efc_tui.fitting.fitfile import FitChooser
     from efc_tui.model import Run
     from efc_tui.parsers import Outcomes
     from efc_tui.scoring import Estimator
@@ -47,10 +47,10 @@ class Job:
     window: int | None = None
     epsilon: float | None = None
     repeat: int | None = None
-    #: score --fit: each row gets the fit columns (fit_success, fit_z, ...) of ``curve``;
-    #: empty ones when the fit has no predictive curve (``curve`` None)
+    #: score --fit: each row gets the fit columns (fit_success, fit_z, ...) of the fit
+    #: ``fits`` picks for the run; empty ones when that fit has no predictive curve
     fit_columns: bool = False
-    curve: FitCurve | None = None
+    fits: FitChooser | None = None
     #: score --json: return each run's serialized ledger document
     documents: bool = False
     #: score --adapter / --max-waste: return each run's adapter summary
@@ -96,6 +96,10 @@ class ScoredItem:
     run_id: str = ""
     #: fit: the estimator that scored the run (the package's that matches it, or the named one)
     estimator: EstimatorRef | None = None
+    #: score --fit: the fit the run was placed on (its source) and why the prediction
+    #: extrapolates (None: it does not), for the command's caption and warnings
+    fit_source: str | None = None
+    fit_extrapolation: str | None = None
 
 
 @dataclass
@@ -143,19 +147,17 @@ def score_item(run: Run, job: Job) -> ScoredItem:
 
     scored = score_and_decide(run, job.estimator, window=job.window, epsilon=job.epsilon, repeat=job.repeat)
     row = run_row(scored)
-    fitc = None
-    if job.fit_columns:
-        from efc_tui.fitting.fitfile import fit_columns
-
-        fitc = fit_columns(job.curve, scored.figures)
-        row.update(fitc)
+    placed = None
+    if job.fit_columns and job.fits is not None:
+        placed = job.fits.place(run, scored.figures)
+        row.update(placed.columns)
     document = None
     if job.documents:
         from efc_tui.export import dumps, ledger_document
 
         doc = ledger_document(scored)
-        if fitc is not None:
-            doc["fit"] = {"predictor": job.curve.name if job.curve is not None else None, **fitc}
+        if placed is not None and job.fits is not None:
+            doc["fit"] = {**job.fits.describe_run(run), **placed.columns}
         document = dumps(doc)
     return ScoredItem(
         row,
@@ -164,6 +166,8 @@ def score_item(run: Run, job: Job) -> ScoredItem:
         list(run.warnings),
         run.source_path,
         run.run_id,
+        fit_source=placed.source if placed is not None else None,
+        fit_extrapolation=placed.extrapolation if placed is not None else None,
     )
 
 

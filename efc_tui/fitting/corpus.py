@@ -24,7 +24,8 @@ Protocol (docs/fitting.md says why at each step):
    axis: per split the curve is fitted on the training runs alone (their groups, median and
    z_floor) and predicts the held-out runs' groups and the runs themselves; figures pooled
    over splits.
-8. The primary curve: among the curves a user's trace can compute, the best held-out Brier
+8. The primary curve: among the EFC curves a user's trace can compute (EFC, EFC/D_task, η;
+   not Oracle-EFC, SAS or a raw baseline), the best held-out Brier
    skill on the selection axis among those better than the base rate (held-out Brier below
    it, AUC above ½); none when none is.
 
@@ -316,6 +317,10 @@ class CorpusFit:
     holdout_names: list[str] = field(default_factory=list)
     #: the failure curve every predictor was fitted with (``efc_tui.fitting.curves``)
     curve: CurveModel = field(default_factory=lambda: get_model(DEFAULT_CURVE))
+    #: the reader formats of the compared runs, and whether they carried oracle blocks
+    #: ("synthetic") or not ("real"): what a fit says about the runs it fits
+    formats: list[str] = field(default_factory=list)
+    kind: str = "real"
 
     def get(self, name: str) -> PredictorFit:
         for f in self.fits:
@@ -353,10 +358,13 @@ def quantile_bins(z: np.ndarray) -> tuple[np.ndarray, list[float]]:
 
 
 def _user_computable(p: Predictor, has_oracle: bool) -> bool:
-    """Can a user's own trace compute this curve's z as the fit computed it? Not Oracle-EFC
-    (synthetic traces only), not SAS (a cell regression), and not eta when the corpus had
-    oracle blocks (its EFC was then the oracle's)."""
-    if not p.curve or p.needs_oracle:
+    """Can this curve be the primary, the EFC scaling curve a user's own trace is placed on?
+    An EFC coordinate (EFC, EFC/D_task, η) a trace can compute as the fit computed it: not
+    Oracle-EFC (synthetic traces only), not SAS (a cell regression), not eta when the corpus
+    had oracle blocks (its EFC was then the oracle's), and not a raw-compute baseline
+    (**Decision**: the panel shows where a run sits on an effective-feedback curve; a raw
+    baseline that predicts better is in the comparison table, not in the panel)."""
+    if not p.curve or p.needs_oracle or p.family in ("raw", "baseline"):
         return False
     return not (p.name == "eta" and has_oracle)
 
@@ -894,7 +902,7 @@ def _choose_primary(
         return None, "no held-out figures to judge a curve by (too few tasks or splits)", AUTO_PRIMARY, None
     cands = [f for f in fits if f.ok and f.law is not None and _user_computable(f.predictor, has_oracle)]
     if not cands:
-        return None, "no curve a user's trace can compute was fitted", AUTO_PRIMARY, selection
+        return None, "no EFC curve a user's trace can compute was fitted", AUTO_PRIMARY, selection
     best: PredictorFit | None = None
     for f in cands:
         r = f.held.runs if f.held is not None else None
@@ -909,12 +917,12 @@ def _choose_primary(
         top = max(scored, key=lambda x: x.held.runs.skill)  # type: ignore[union-attr, arg-type, return-value]
         r = top.held.runs  # type: ignore[union-attr]
         auc = "n/a" if r.auc is None else f"{r.auc:.2f}"
-        return None, (f"no curve a user's trace can compute predicts held-out ({selection}) runs better than "
-                      f"the base rate; best: {top.name}, Brier {r.brier:.3f} vs {r.brier_base:.3f} base, "
+        return None, (f"no EFC curve a user's trace can compute predicts held-out ({selection}) runs better "
+                      f"than the base rate; best: {top.name}, Brier {r.brier:.3f} vs {r.brier_base:.3f} base, "
                       f"AUC {auc}"), AUTO_PRIMARY, selection
     r = best.held.runs  # type: ignore[union-attr]
-    return best.name, (f"best held-out ({selection}) Brier skill {r.skill:.3f} among the curves a user's trace "
-                       f"can compute that beat the base rate"), AUTO_PRIMARY, selection
+    return best.name, (f"best held-out ({selection}) Brier skill {r.skill:.3f} among the EFC curves a user's "
+                       f"trace can compute that beat the base rate"), AUTO_PRIMARY, selection
 
 
 # ---------------------------------------------------------------- entry point
@@ -1074,6 +1082,8 @@ def fit_corpus(
         selection=selection, analysis="per_run" if per_run else "groups", n_runs_compared=len(table),
         n_sources=len(set(table.labels["source"])), base_rate=float(np.mean(s)) if len(s) else None,
         cv_folds=cv_folds, holdout_names=[p[0] for p in plans], curve=model,
+        formats=sorted({lab.split(":", 1)[0] for lab in table.labels["source"]} - {MISSING}),
+        kind="synthetic" if has_oracle else "real",
     )
 
 

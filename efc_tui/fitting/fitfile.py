@@ -47,6 +47,8 @@ from efc_tui.fitting.validity import GroupFigures, RunFigures, is_predictive
 
 FIT_SCHEMA = "efc-fit/1"
 DEFAULT_FIT = "default_fit.json"
+#: the package's fit of the labeled real runs (``make fit-default`` writes both)
+DEFAULT_FIT_REAL = "default_fit_real.json"
 
 
 def _num(x: Any, digits: int = 12) -> float | None:
@@ -201,6 +203,8 @@ def fit_document(fit: CorpusFit, *, inputs: list[str] | None = None,
             "groups": fit.grouping.n_groups,
             "sources": fit.n_sources,
             "base_rate": _num(fit.base_rate),
+            "kind": fit.kind,
+            "formats": list(fit.formats),
         },
         "analysis": {
             "kind": fit.analysis,
@@ -213,7 +217,7 @@ def fit_document(fit: CorpusFit, *, inputs: list[str] | None = None,
         "notes": list(fit.notes),
         "selection": {
             "axis": fit.selection,
-            "rule": "the curve a user's trace can compute (not oracle_*, not sas) with the best held-out "
+            "rule": "the EFC curve a user's trace can compute (not oracle_*, not sas, not a raw baseline) with the best held-out "
                     "per-run Brier skill on this axis, among those with held-out Brier below the base "
                     "rate's and AUC above 0.5",
         },
@@ -391,6 +395,41 @@ class FitFile:
     def predictors(self) -> list[dict[str, Any]]:
         return list(self.doc.get("predictors", []))
 
+    @property
+    def kind(self) -> str | None:
+        """"synthetic" (fitted on runs with oracle blocks) or "real"; None for older files."""
+        k = (self.doc.get("corpus") or {}).get("kind")
+        return None if k is None else str(k)
+
+    @property
+    def formats(self) -> list[str]:
+        """The reader formats of the runs the fit was made on (empty for older files)."""
+        return [str(f) for f in (self.doc.get("corpus") or {}).get("formats") or []]
+
+    def describe(self) -> str:
+        """One line naming the fit a panel or table shows: what it was fitted on and how
+        well its primary curve predicts held-out runs, or that it has none."""
+        c = self.doc.get("corpus") or {}
+        what = {"synthetic": "synthetic runs", "real": "real runs"}.get(str(c.get("kind")), "runs")
+        n = c.get("runs_labeled", c.get("runs"))
+        head = f"fit: {what}, {n:,} runs, {c.get('groups', '?')} groups" if isinstance(n, int) else f"fit: {what}"
+        curve = self.predictive_curve()
+        if curve is None:
+            return f"{head}, no predictive curve ({self.no_prediction_reason})"
+        h = curve.heldout
+        auc = "" if h is None or h.auc is None else f", held-out AUC {h.auc:.2f}"
+        return f"{head}: {curve.label}{auc}"
+
+    def extrapolation(self, run: Any, pos: CurvePosition | None) -> str | None:
+        """Why a prediction for ``run`` extrapolates (its format is not among the fit's, or
+        its z is outside the fitted range), or None."""
+        fmt = getattr(run, "source_format", None)
+        if self.formats and fmt and fmt not in self.formats:
+            return f"format {fmt} not in the fit ({', '.join(self.formats)})"
+        if pos is not None and pos.extrapolated:
+            return "z outside the fitted range"
+        return None
+
     def names(self) -> list[str]:
         """Predictors that have a usable curve (predictive or not: see ``FitCurve.predictive``)."""
         return [p["name"] for p in self.predictors() if p.get("kind") == "power_law" and p.get("params")]
@@ -510,12 +549,12 @@ def parse_fit(data: bytes, source: str) -> FitFile:
 
 @lru_cache(maxsize=8)
 def _load_cached(path: str) -> FitFile:
-    if path == DEFAULT_FIT:
-        ref = resources.files("efc_tui.data").joinpath(DEFAULT_FIT)
+    if path in (DEFAULT_FIT, DEFAULT_FIT_REAL):
+        ref = resources.files("efc_tui.data").joinpath(path)
         if not ref.is_file():
             raise InputError("the package ships no default fit yet: pass --fit FIT.json "
                              "(write one with `efc-tui fit`)")
-        return parse_fit(ref.read_bytes(), f"efc_tui/data/{DEFAULT_FIT}")
+        return parse_fit(ref.read_bytes(), f"efc_tui/data/{path}")
     p = Path(path)
     try:
         data = p.read_bytes()
@@ -525,7 +564,8 @@ def _load_cached(path: str) -> FitFile:
 
 
 def load_fit(path: str | Path | None = None) -> FitFile:
-    """The fit file at ``path``, or the package default (``efc_tui/data/default_fit.json``)."""
+    """The fit file at ``path``, or the package default (``efc_tui/data/default_fit.json``,
+    the synthetic corpus's)."""
     return _load_cached(DEFAULT_FIT if path is None else str(Path(path).resolve()))
 
 
@@ -533,17 +573,110 @@ def has_default_fit() -> bool:
     return resources.files("efc_tui.data").joinpath(DEFAULT_FIT).is_file()
 
 
+def has_real_fit() -> bool:
+    return resources.files("efc_tui.data").joinpath(DEFAULT_FIT_REAL).is_file()
+
+
+def fit_for(run: Any) -> FitFile:
+    """The shipped fit that matches a run: the synthetic corpus's for a trace with oracle
+    blocks (``efc-tui simulate``), the labeled real runs' for every other trace (when the
+    package ships it). `efc-tui fit` on your own labeled runs gives a better one."""
+    synthetic = any(getattr(e, "oracle", None) is not None for e in run.events[:1])
+    if synthetic or not has_real_fit():
+        return _load_cached(DEFAULT_FIT)
+    return _load_cached(DEFAULT_FIT_REAL)
+
+
+def _fit_by_source(source: str) -> FitFile:
+    """A package fit by the source name ``fit_for`` gave it (``efc_tui/data/<file>``)."""
+    name = source.rsplit("/", 1)[-1]
+    return _load_cached(name if name in (DEFAULT_FIT, DEFAULT_FIT_REAL) else source)
+
+
 #: what `score --fit` adds per run: predicted success and the run's place on the curve
-FIT_COLUMNS: tuple[str, ...] = ("fit_success", "fit_z", "fit_z_norm", "fit_pctl")
+FIT_COLUMNS: tuple[str, ...] = ("fit_success", "fit_z", "fit_z_norm", "fit_pctl", "fit_extrapolated")
 
 
-def fit_columns(curve: FitCurve | None, figures: Any) -> dict[str, float | None]:
-    """``score --fit`` columns for one run: 1 − Ê, raw z, z / median, and the share of the
-    fitted groups with a lower z. All None when the run lacks the predictor, or when there is
-    no predictive curve (``curve`` None)."""
+def fit_columns(curve: FitCurve | None, figures: Any, extrapolated: str | None = None) -> dict[str, Any]:
+    """``score --fit`` columns for one run: 1 − Ê, raw z, z / median, the share of the
+    fitted groups with a lower z, and whether the prediction extrapolates. All None when the
+    run lacks the predictor, or when there is no predictive curve (``curve`` None)."""
     if curve is None:
         return dict.fromkeys(FIT_COLUMNS)
     pos = curve.predict_figures(figures)
     if pos is None:
         return dict.fromkeys(FIT_COLUMNS)
-    return {"fit_success": pos.success, "fit_z": pos.z, "fit_z_norm": pos.z_norm, "fit_pctl": pos.percentile}
+    return {"fit_success": pos.success, "fit_z": pos.z, "fit_z_norm": pos.z_norm, "fit_pctl": pos.percentile,
+            "fit_extrapolated": bool(extrapolated) or pos.extrapolated}
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where ``FitChooser.place`` put one run: the ``score --fit`` columns, the fit's source
+    and why the prediction extrapolates (None: it does not)."""
+
+    columns: dict[str, Any]
+    source: str
+    extrapolation: str | None
+
+
+class FitChooser:
+    """The fit `score --fit` uses for each run: one named file for every run, or (``path``
+    None) the package's fit that matches the run (``fit_for``: synthetic or real).
+
+    ``place`` does not change the chooser, so a copy can place runs on other processes (Dask
+    workers); the command gives each placement back to ``note`` for its caption and warnings.
+    """
+
+    def __init__(self, path: str | Path | None) -> None:
+        self.fixed = None if path is None else load_fit(path)
+        self.seen: dict[str, FitFile] = {}
+        self._extrapolated: dict[str, int] = {}
+
+    def fit(self, run: Any) -> FitFile:
+        return self.fixed if self.fixed is not None else fit_for(run)
+
+    def place(self, run: Any, figures: Any) -> Placement:
+        ff = self.fit(run)
+        curve = ff.predictive_curve()
+        pos = curve.predict_figures(figures) if curve is not None else None
+        why = ff.extrapolation(run, pos) if curve is not None else None
+        return Placement(fit_columns(curve, figures, why), ff.source, why if pos is not None else None)
+
+    def note(self, source: str, extrapolation: str | None) -> None:
+        """Count one placement (from ``place``, here or on a worker)."""
+        if source not in self.seen:
+            self.seen[source] = self.fixed if self.fixed is not None and self.fixed.source == source \
+                else _fit_by_source(source)
+        if extrapolation is not None:
+            self._extrapolated[extrapolation] = self._extrapolated.get(extrapolation, 0) + 1
+
+    def columns(self, run: Any, figures: Any) -> dict[str, Any]:
+        """``place`` and ``note`` in one (a single process)."""
+        placed = self.place(run, figures)
+        self.note(placed.source, placed.extrapolation)
+        return placed.columns
+
+    def describe_run(self, run: Any) -> dict[str, Any]:
+        """What ``score --json`` says of the fit a run was placed on."""
+        ff = self.fit(run)
+        curve = ff.predictive_curve()
+        return {"fit": ff.source, "description": ff.describe(),
+                "predictor": curve.name if curve is not None else None,
+                "extrapolation": ff.extrapolation(run, None)}
+
+    def caption(self) -> str:
+        if self.fixed is not None:
+            return self.fixed.describe()
+        if not self.seen:
+            return "fit: the package's fit that matches each run"
+        return "; ".join(ff.describe() for ff in self.seen.values())
+
+    def warnings(self) -> list[str]:
+        out = []
+        for ff in self.seen.values():
+            if ff.predictive_curve() is None:
+                out.append(f"{ff.source}: no predictive curve ({ff.no_prediction_reason}): no predicted success is shown")
+        for why, n in sorted(self._extrapolated.items()):
+            out.append(f"{n} run(s) extrapolate the fit: {why}")
+        return out

@@ -106,7 +106,7 @@ PREDICTORS: tuple[Predictor, ...] = (
 
 BY_NAME: dict[str, Predictor] = {p.name: p for p in PREDICTORS}
 
-#: ``--primary auto``: the curve a user's trace can compute that predicts held-out runs best
+#: ``--primary auto``: the EFC curve a user's trace can compute that predicts held-out runs best
 AUTO_PRIMARY = "auto"
 
 

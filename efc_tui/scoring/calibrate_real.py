@@ -20,10 +20,14 @@ every D) until the objective stops improving. A task seen in few runs stays near
 benchmark's mean; a task that every agent fails at high NRS-EFC gets a large D.
 
 The result is the estimator file's ``demand`` block of kind ``task-table``: ``tasks``
-(task id -> D, runs), ``families`` (benchmark -> D = exp μ_b, tasks), ``prior`` (exp μ) and
-the curve. ``scoring.demand`` reads it: a run of a calibrated task divides by its task's
-D; a run of an uncalibrated task of a known benchmark by the benchmark's; any other by
-the prior. θ is kept from the base estimator (outcome-fitting θ did not improve held-out
+(task id -> D, runs, the keys of the runs it was calibrated on), ``families`` (benchmark ->
+D = exp μ_b, tasks), ``prior`` (exp μ) and the curve. ``scoring.demand`` reads it: a run of
+a calibrated task divides by its task's D; a run of an uncalibrated task of a known
+benchmark by the benchmark's; any other by the prior; and a run that was itself among a
+task's calibration runs by the prior (its own outcome must not shape the D it is scored
+with). ``cross_fitted`` scores a labeled corpus so that every run's D comes from the
+*other* agents' and models' runs of its task (what `make fit-default` fits the real runs'
+default curve on). θ is kept from the base estimator (outcome-fitting θ did not improve held-out
 likelihood on the real runs we have: docs/calibration.md).
 """
 
@@ -57,6 +61,20 @@ class OutcomeRow:
     source: str
     nrs: float
     success: bool
+    #: ``run_key`` of the run: recorded per task so a run is never scored with a D that
+    #: its own outcome helped calibrate
+    key: str = ""
+    #: the run's agent × model (what cross-fitting leaves out)
+    group: str = ""
+
+
+def run_key(run: Run) -> str:
+    """A short, stable key of a run: its id, agent and model (a run id alone repeats across
+    models of one benchmark)."""
+    import hashlib
+
+    text = f"{run.run_id}|{run.harness or ''}|{run.model or ''}"
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:10]
 
 
 def outcome_rows(runs: Iterable[Run], estimator: Estimator | None = None) -> list[OutcomeRow]:
@@ -71,6 +89,7 @@ def outcome_rows(runs: Iterable[Run], estimator: Estimator | None = None) -> lis
         out.append(OutcomeRow(
             run.run_id, run.task_id or f"run:{run.run_id}", run.task_family or UNKNOWN_BENCHMARK,
             run.source_format, float(led.figures.nrs_efc), bool(run.success),
+            run_key(run), f"{run.harness or '?'} × {run.model or '?'}",
         ))
     return out
 
@@ -179,10 +198,15 @@ def calibrate_outcomes(rows: list[OutcomeRow], *, iterations: int = 50) -> Outco
             break
         best = cur
     n_runs = np.bincount(ti, minlength=len(tasks))
+    keys: dict[int, list[str]] = defaultdict(list)
+    for r in rows:
+        if r.key:
+            keys[tix[r.task]].append(r.key)
     ll_prior = float(_loglik(loge - mu, y, curve).sum())
     return OutcomeCalibration(
         curve={"E_inf": _r(curve[0]), "E_0": _r(curve[0] + curve[1]), "z_0": 1.0, "alpha": _r(curve[2])},
-        tasks={t: {"D": _r(math.exp(logd[i])), "runs": int(n_runs[i])} for i, t in enumerate(tasks)},
+        tasks={t: {"D": _r(math.exp(logd[i])), "runs": int(n_runs[i]), "run_keys": sorted(keys[i])}
+               for i, t in enumerate(tasks)},
         families={b: {"D": _r(math.exp(mu_b[i])), "tasks": int((tb == i).sum())} for i, b in enumerate(benches)},
         prior=math.exp(mu), runs=len(rows),
         loglik=float(_loglik(loge - logd[ti], y, curve).sum()), loglik_prior=ll_prior,
@@ -226,3 +250,36 @@ def real_estimator_document(
         "demand": cal.demand_block(),
         "adapter": {"window": base.window, "epsilon": base.epsilon},
     }
+
+
+def cross_fitted(runs: list[Run], base: Estimator, by: str = "group") -> tuple[list[Any], dict[str, int]]:
+    """Ledgers of labeled ``runs`` in which every run's task demand was calibrated without
+    its own agent × model (``by="group"``) or its own source format (``by="source"``):
+    D_task from other agents' runs of the same task. Returns the ledgers (in input order) and
+    how many runs each fold scored."""
+    import orjson
+
+    from efc_tui.scoring.estimator import parse_estimator
+    from efc_tui.scoring.ledger import score_run
+
+    rows = outcome_rows(runs, base)
+    by_key = {r.key: r for r in rows}
+    fold_of = {run_key(r): (f"{r.harness or '?'} × {r.model or '?'}" if by == "group" else r.source_format)
+               for r in runs}
+    folds = sorted(set(fold_of.values()))
+    ests: dict[str, Estimator] = {}
+    for fold in folds:
+        train = [r for k, r in by_key.items() if fold_of.get(k) != fold]
+        cal = calibrate_outcomes(train)
+        if cal is None:
+            ests[fold] = base
+            continue
+        doc = real_estimator_document(base, cal, train)
+        ests[fold] = parse_estimator(orjson.dumps(doc), f"{base.source} (cross-fitted without {fold})")
+    counts: dict[str, int] = defaultdict(int)
+    ledgers = []
+    for run in runs:
+        fold = fold_of[run_key(run)]
+        counts[fold] += 1
+        ledgers.append(score_run(run, ests[fold]))
+    return ledgers, dict(counts)

@@ -105,6 +105,12 @@ def estimate_components(run: Run, f: Features) -> dict[str, float]:
     }
 
 
+def _run_key(run: Run) -> str:
+    from efc_tui.scoring.calibrate_real import run_key
+
+    return run_key(run)
+
+
 def _lookup(table: Any, key: str | None) -> Mapping[str, Any] | None:
     if not key or not isinstance(table, Mapping):
         return None
@@ -122,6 +128,13 @@ def task_level_demand(run: Run, spec: Mapping[str, Any] | None) -> Demand:
         return Demand(known, d_task_hand(**known), fitted, [], "metadata")
     spec = spec or {}
     task = _lookup(spec.get("tasks"), run.task_id)
+    if task is not None and task.get("run_keys") and _run_key(run) in task["run_keys"]:
+        prior = _lookup(spec, "prior")
+        if prior is not None:
+            d = max(EPS_D, float(prior["D"]))
+            return Demand(known, d, d, ["D_task: the prior (this run helped calibrate its task's demand, "
+                                        "so that demand is not used on it)"], "prior")
+        task = None
     if task is not None:
         d = max(EPS_D, float(task["D"]))
         n = task.get("runs")
