@@ -202,8 +202,8 @@ def real_document(folder: Path = REAL_RUNS) -> dict[str, Any]:
     """The fit of the labeled real runs: every run scored with task demand calibrated on the
     other agents' and models' runs (``cross_fitted``), grouped by agent × model, held out by
     source and by model."""
-    from efc_tui.fitting.table import source_label
     from efc_tui.api import load_all
+    from efc_tui.fitting.table import source_label
     from efc_tui.scoring.calibrate_real import cross_fitted
     from efc_tui.scoring.estimator import REAL_ESTIMATOR, load_estimator
 
