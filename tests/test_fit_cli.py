@@ -15,6 +15,7 @@ from typer.testing import CliRunner, Result
 from efc_tui.app.fitview import load_fit_view
 from efc_tui.cli import app
 from efc_tui.fitting.fitfile import load_fit
+from efc_tui.fitting.validity import is_predictive
 from tests.conftest import REPO
 from tests.helpers import write_trace
 
@@ -79,12 +80,15 @@ def test_fit_prints_the_comparison_and_writes_a_valid_fit_file(fitted: tuple[Pat
     assert r.exit_code == 0, r.output
     doc = json.loads((out / "fit.json").read_text())
     jsonschema.validate(doc, FIT_SCHEMA)
-    # in these traces deeper harnesses spend more tokens and succeed more often: raw tokens
-    # predicts held-out runs best among the curves a user's trace can compute
-    assert doc["primary"] == "tokens" and doc["primary_predictive"] is True
+    # in these traces deeper harnesses run more checks and succeed more often: the primary is
+    # the EFC curve (never a raw baseline) that predicts held-out runs best
+    prim = doc["primary"]
+    assert prim in EFC_CURVES and doc["primary_predictive"] is True
     assert doc["selection"]["axis"] == "harness"  # the first --holdout axis
-    assert doc["primary_description"].startswith("tokens: Raw tokens, 60 runs, 6 groups, held-out (harness) AUC")
-    for text in ("Scaling fits", "Raw tokens *", "held-out R²", "Brier / base", "ceiling",
+    label = next(p["label"] for p in doc["predictors"] if p["name"] == prim)
+    assert doc["primary_description"].startswith(f"{prim}: {label}, 60 runs, 6 groups, held-out (harness) AUC")
+    assert doc["model"]["curve"] == "saturating" and doc["corpus"]["kind"] == "real"
+    for text in ("Scaling fits", f"{label} *", "held-out R²", "Brier / base", "ceiling",
                  "Held-out: tasks", "* primary curve", "not fitted: Oracle-EFC"):  # no oracle blocks here
         assert text in r.stdout, text
     assert doc["corpus"]["runs"] == 60 and doc["settings"]["group_by"] == ["task_family", "harness", "model", "budget"]
@@ -107,42 +111,60 @@ def test_score_with_fit_adds_predicted_success_and_curve_position(corpus: Path, 
     [row] = list(csv.DictReader(io.StringIO(r.stdout)))
     ff = load_fit(out / "fit.json")
     curve = ff.predictive_curve()
-    assert curve is not None and curve.name == "tokens" and curve.predictive
-    pos = curve.predict(_tokens(one))  # the run's own raw tokens on the frozen curve
+    assert curve is not None and curve.name in EFC_CURVES and curve.predictive
+    pos = curve.predict_figures(_figures(one))  # the run's own figures on the frozen curve
+    assert pos is not None
     assert float(row["fit_success"]) == pytest.approx(pos.success)
     assert float(row["fit_z_norm"]) == pytest.approx(pos.z_norm)
     assert float(row["fit_pctl"]) == pytest.approx(pos.percentile)
+    assert row["fit_extrapolated"] in ("True", "False")
     table = invoke("score", one, "--fit", out / "fit.json")
-    assert table.exit_code == 0 and "P(success)" in table.stdout and "tokens: Raw tokens" in table.stdout
+    assert table.exit_code == 0 and "P(success)" in table.stdout and f"fit: real runs, 60 runs" in table.stdout
     js = invoke("score", one, "--fit", out / "fit.json", "--json")
-    assert json.loads(js.stdout)["runs"][0]["fit"]["predictor"] == "tokens"
+    assert json.loads(js.stdout)["runs"][0]["fit"]["predictor"] == curve.name
     plain = invoke("score", one, "--csv")
     assert "fit_success" not in plain.stdout.splitlines()[0]
 
 
-def _tokens(path: Path) -> float:
+#: the curves a fit may put in front of a user (EFC coordinates; docs/fitting.md)
+EFC_CURVES = {"est_efc", "x_est", "x_est_fitted", "nrs_efc", "x_nrs", "x_nrs_fitted", "eta", "eta_nrs"}
+
+
+def _figures(path: Path) -> dict[str, float]:
     doc = json.loads(invoke("score", path, "--json").stdout)
-    return float(doc["runs"][0]["figures"]["tokens"])
+    return dict(doc["runs"][0]["figures"])
+
+
+def _shuffled_labels(corpus: Path, path: Path, seed: int = 4) -> Path:
+    """A labels file giving the corpus's runs outcomes that have nothing to do with them."""
+    ids = sorted(json.loads(p.read_text().splitlines()[0])["run_id"] for p in corpus.glob("*.jsonl"))
+    rng = random.Random(seed)
+    path.write_text("run_id,success\n" + "".join(f"{i},{int(rng.random() < 0.5)}\n" for i in ids))
+    return path
 
 
 def test_a_curve_worse_than_the_base_rate_is_never_primary_and_score_fit_shows_nothing(
     corpus: Path, tmp_path: Path
 ) -> None:
-    # NRS-EFC/D_task does not tell these runs apart (held-out AUC below ½): alone, it gives
-    # no primary; forced, it is recorded as not predictive; either way `score --fit` emits
-    # no predicted success, with one line on stderr saying why
-    r = invoke("fit", corpus, "-o", tmp_path / "auto.json", "-p", "x_nrs", "--bootstrap", "0", "--terminal-plot")
+    # with outcomes shuffled (a labels file), NRS-EFC/D_task tells nothing apart: alone, it
+    # gives no primary; forced, it is recorded as not predictive; either way `score --fit`
+    # emits no predicted success, with one line on stderr saying why
+    labels = _shuffled_labels(corpus, tmp_path / "labels.csv")
+    r = invoke("fit", corpus, "-o", tmp_path / "auto.json", "-p", "x_nrs", "--bootstrap", "0", "--terminal-plot",
+               "--labels", labels)
     assert r.exit_code == 0, r.output
     auto = json.loads((tmp_path / "auto.json").read_text())
     jsonschema.validate(auto, FIT_SCHEMA)
     x = auto["predictors"][0]
     held = x["holdout"][0]
-    assert held["name"] == "tasks" and not (held["brier"] < held["brier_base"] and held["auc"] > 0.5)
+    assert held["name"] == "tasks" and not is_predictive(held["brier"], held["brier_base"], held["auc"],
+                                                         held["successes"], held["runs"])
     assert auto["primary"] is None and auto["primary_description"] is None
     assert "better than the base rate" in auto["primary_reason"]
     assert "no primary curve:" in r.stdout and "failure rate vs z/median" not in r.stdout  # not drawn
     assert "no predictive curve" in r.stderr
-    r = invoke("fit", corpus, "-o", tmp_path / "forced.json", "-p", "x_nrs", "--primary", "x_nrs", "--bootstrap", "0")
+    r = invoke("fit", corpus, "-o", tmp_path / "forced.json", "-p", "x_nrs", "--primary", "x_nrs", "--bootstrap", "0",
+               "--labels", labels)
     assert r.exit_code == 0, r.output
     forced = json.loads((tmp_path / "forced.json").read_text())
     assert forced["primary"] == "x_nrs" and forced["primary_predictive"] is False
@@ -184,7 +206,8 @@ def test_evaluate_scores_a_frozen_fit_on_new_runs(corpus: Path, fitted: tuple[Pa
     assert by["sas"]["status"] == "not_evaluable" and by["oracle_efc"]["status"] == "not_evaluable"
     tok = by["tokens"]
     assert tok["status"] == "ok" and tok["runs"] == 36 and tok["groups"] == 6
-    assert 0.0 <= tok["auc"] <= 1.0 and tok["predictive"] == (tok["brier"] < tok["brier_base"])
+    assert 0.0 <= tok["auc"] <= 1.0
+    assert tok["predictive"] == is_predictive(tok["brier"], tok["brier_base"], tok["auc"], tok["successes"], tok["runs"])
     # judged against the new runs' own success rate: p(1 − p) of that rate
     rate = doc["corpus"]["base_rate"]
     assert tok["brier_base"] == pytest.approx(rate * (1 - rate))
@@ -261,7 +284,7 @@ def test_fit_options_select_predictors_groups_and_primary(corpus: Path, tmp_path
 
 def test_terminal_plot_when_asked(corpus: Path, tmp_path: Path) -> None:
     pytest.importorskip("plotext")
-    r = invoke("fit", corpus, "-o", tmp_path / "f.json", "-p", "tokens", "--bootstrap", "0", "--terminal-plot")
+    r = invoke("fit", corpus, "-o", tmp_path / "f.json", "-p", "x_nrs", "--bootstrap", "0", "--terminal-plot")
     assert r.exit_code == 0, r.output
     assert "failure rate vs z/median" in r.stdout and "\x1b[" not in r.stdout  # no colour codes into a pipe
 

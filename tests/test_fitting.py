@@ -163,8 +163,8 @@ def test_in_sample_r2_is_never_below_zero() -> None:
 def test_median_normalization_makes_the_fit_scale_free() -> None:
     rows = toy_rows(runs_per_group=10, families=2, harnesses=3, models=1, budgets=1, seed=2)
     big = [dict(r, nrs_efc=r["nrs_efc"] * 1000.0) for r in rows]
-    a = fit_corpus(RunTable.from_rows(rows), predictors=["nrs_efc"]).get("nrs_efc")
-    b = fit_corpus(RunTable.from_rows(big), predictors=["nrs_efc"]).get("nrs_efc")
+    a = fit_corpus(RunTable.from_rows(rows), predictors=["nrs_efc"], curve="power").get("nrs_efc")
+    b = fit_corpus(RunTable.from_rows(big), predictors=["nrs_efc"], curve="power").get("nrs_efc")
     assert a.law is not None and b.law is not None and a.median is not None
     assert b.median == pytest.approx(1000.0 * a.median)
     assert (b.law.e_inf, b.law.a, b.law.alpha) == pytest.approx((a.law.e_inf, a.law.a, a.law.alpha), abs=1e-6)
@@ -174,7 +174,8 @@ def test_median_normalization_makes_the_fit_scale_free() -> None:
 def test_fit_over_runs_recovers_the_generating_law() -> None:
     truth = PowerLaw(0.1, 0.3, 0.7)
     rows = toy_rows(truth, runs_per_group=400, noise=0.05, seed=3)
-    fit = fit_corpus(RunTable.from_rows(rows), predictors=["oracle_x"], bootstrap=200, seed=1).get("oracle_x")
+    fit = fit_corpus(RunTable.from_rows(rows), predictors=["oracle_x"], bootstrap=200, seed=1,
+                     curve="power").get("oracle_x")
     assert fit.law is not None and fit.bootstrap is not None and fit.r2 is not None
     assert fit.law.e_inf == pytest.approx(0.1, abs=0.04)
     assert fit.law.a == pytest.approx(0.3, abs=0.04)
@@ -278,11 +279,11 @@ def test_held_out_groups_never_enter_the_fit(spec: str) -> None:
 
 def test_changing_held_out_runs_does_not_change_the_split_fit() -> None:
     rows = toy_rows(runs_per_group=12, seed=5)
-    base = fit_corpus(RunTable.from_rows(rows), predictors=["x_nrs"], holdout=["harness"]).get("x_nrs")
+    base = fit_corpus(RunTable.from_rows(rows), predictors=["x_nrs"], holdout=["harness"], curve="power").get("x_nrs")
     # flip every outcome and scale every predictor of harness H3's runs
     changed = [dict(r, success=1.0 - r["success"], nrs_efc=r["nrs_efc"] * 7) if r["harness"] == "H3" else r
                for r in rows]
-    new = fit_corpus(RunTable.from_rows(changed), predictors=["x_nrs"], holdout=["harness"]).get("x_nrs")
+    new = fit_corpus(RunTable.from_rows(changed), predictors=["x_nrs"], holdout=["harness"], curve="power").get("x_nrs")
     b = next(sp for sp in base.holdouts[0].splits if sp.held_out == {"harness": "H3"})
     n = next(sp for sp in new.holdouts[0].splits if sp.held_out == {"harness": "H3"})
     assert n.law is not None and b.law is not None
@@ -431,7 +432,7 @@ def test_constant_failure_rate_has_no_r2() -> None:
 
 
 def test_fit_file_round_trip_schema_and_curve_predictions(tmp_path) -> None:
-    result = fit_corpus(_toy_table(), bootstrap=30, holdout=["harness"])
+    result = fit_corpus(_toy_table(), bootstrap=30, holdout=["harness"], curve="power")
     doc = fit_document(result, inputs=["corpus/"])
     jsonschema.validate(doc, FIT_SCHEMA)
     data = dumps_fit(doc)
@@ -558,7 +559,7 @@ def test_the_bootstrap_resamples_sums_of_numerators_and_denominators(monkeypatch
     # are the point fit, which they are only if the resamples also take ratios of sums
     monkeypatch.setattr(corpus, "_chunk_counts", lambda rng, n_tasks, b: np.ones((b, n_tasks)))
     table = RunTable.from_rows(ratio_rows(RATIO_GROUPS))
-    x = fit_corpus(table, predictors=["x_nrs"], bootstrap=4, cv_folds=0).get("x_nrs")
+    x = fit_corpus(table, predictors=["x_nrs"], bootstrap=4, cv_folds=0, curve="power").get("x_nrs")
     iv = some(x.bootstrap).intervals
     assert iv["r2"].lo == pytest.approx(x.r2, abs=1e-4) and iv["r2"].hi == pytest.approx(x.r2, abs=1e-4)
     assert iv["alpha"].lo == pytest.approx(some(x.law).alpha, rel=1e-3)

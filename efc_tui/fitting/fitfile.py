@@ -276,11 +276,13 @@ class HeldOut:
     brier: float | None
     brier_base: float | None
     skill: float | None
+    successes: int | None = None
 
     @property
     def predictive(self) -> bool:
-        """Held-out Brier strictly below the base rate's and AUC above ½."""
-        return is_predictive(self.brier, self.brier_base, self.auc)
+        """Held-out Brier strictly below the base rate's and AUC above ½ by more than chance
+        (``validity.is_predictive``)."""
+        return is_predictive(self.brier, self.brier_base, self.auc, self.successes, self.runs)
 
     @classmethod
     def from_doc(cls, h: dict[str, Any]) -> HeldOut:
@@ -288,9 +290,10 @@ class HeldOut:
             v = h.get(k)
             return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
 
+        succ = h.get("successes")
         return cls(str(h.get("name")), int(h.get("groups") or 0), f("r2"), f("ceiling"), f("mae"),
                    int(h.get("runs") or 0) if isinstance(h.get("runs"), int) else 0, f("auc"), f("brier"),
-                   f("brier_base"), f("skill"))
+                   f("brier_base"), f("skill"), succ if isinstance(succ, int) and not isinstance(succ, bool) else None)
 
 
 @dataclass(frozen=True)

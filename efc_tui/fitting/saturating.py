@@ -147,7 +147,8 @@ def _solve_rows(z: np.ndarray, logz: np.ndarray, y: np.ndarray, w: np.ndarray, l
         det = Sw * Sss - Ss * Ss
         ei_u = (Sy * Sss - Ss * Ssy) / det
         g_u = (Sw * Ssy - Ss * Sy) / det
-    ok_u = np.isfinite(ei_u) & np.isfinite(g_u) & (ei_u >= 0) & (g_u >= 0) & (ei_u + g_u <= 1)
+    with np.errstate(invalid="ignore"):
+        ok_u = np.isfinite(ei_u) & np.isfinite(g_u) & (ei_u >= 0) & (g_u >= 0) & (ei_u + g_u <= 1)
     S1 = (w * (1 - s) ** 2).sum(axis=1)
     e1 = np.clip((w * (1 - s) * (y - s)).sum(axis=1) / np.where(S1 > 0, S1, 1.0), 0.0, 1.0)
     cands = [

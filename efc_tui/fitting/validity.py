@@ -121,17 +121,38 @@ class RunFigures:
     @property
     def predictive(self) -> bool:
         """Predicts something: Brier strictly below the base rate's, and successes ranked
-        above failures more often than not (AUC > ½, when there are both)."""
-        return is_predictive(self.brier, self.brier_base, self.auc)
+        above failures more often than chance would (see ``is_predictive``)."""
+        return is_predictive(self.brier, self.brier_base, self.auc, self.successes, self.runs)
 
 
-def is_predictive(brier: float | None, brier_base: float | None, auc: float | None) -> bool:
-    """Brier strictly below the base rate's and AUC above ½ (AUC None: one outcome only, the
-    Brier comparison alone decides). A curve can beat the base rate's Brier by a hair while
-    ranking runs backwards (AUC < ½): that curve predicts nothing either."""
+#: z of the one-sided 97.5% bound on the AUC that ``is_predictive`` requires above ½
+AUC_Z = 1.96
+
+
+def auc_lower_bound(auc: float, successes: int, failures: int) -> float:
+    """AUC − 1.96·SE, with the Hanley–McNeil (1982) standard error of an AUC estimated from
+    ``successes`` positives and ``failures`` negatives."""
+    a = min(max(auc, 1e-9), 1 - 1e-9)
+    q1, q2 = a / (2 - a), 2 * a * a / (1 + a)
+    n1, n0 = max(successes, 1), max(failures, 1)
+    var = (a * (1 - a) + (n1 - 1) * (q1 - a * a) + (n0 - 1) * (q2 - a * a)) / (n1 * n0)
+    return auc - AUC_Z * float(np.sqrt(max(var, 0.0)))
+
+
+def is_predictive(brier: float | None, brier_base: float | None, auc: float | None,
+                  successes: int | None = None, runs: int | None = None) -> bool:
+    """Brier strictly below the base rate's, and AUC above ½ — by more than chance when the
+    counts are known: the 95% lower bound AUC − 1.96·SE (Hanley–McNeil) above ½.
+    **Decision** (docs/fitting.md): with a few hundred runs a curve fitted on shuffled
+    outcomes beats the base rate by a hair and ranks runs at AUC 0.52 by chance; it must not
+    be shown as a prediction. AUC None (one outcome only): the Brier comparison decides."""
     if brier is None or brier_base is None or not brier < brier_base:
         return False
-    return auc is None or auc > 0.5
+    if auc is None:
+        return True
+    if successes is not None and runs is not None and 0 < successes < runs:
+        return auc_lower_bound(auc, successes, runs - successes) > 0.5
+    return auc > 0.5
 
 
 def group_figures(observed: np.ndarray, predicted: np.ndarray, n_runs: np.ndarray) -> GroupFigures:
@@ -159,6 +180,7 @@ def run_figures(y: np.ndarray, p_success: np.ndarray, base: np.ndarray | float) 
 
 
 __all__ = [
-    "GroupFigures", "RunFigures", "auc", "brier", "group_figures", "is_predictive", "noise_ceiling", "r2_mae",
+    "GroupFigures", "RunFigures", "auc", "auc_lower_bound", "brier", "group_figures", "is_predictive",
+    "noise_ceiling", "r2_mae",
     "run_figures",
 ]
