@@ -62,15 +62,17 @@ SCORE_TABLE: tuple[Col, ...] = (
     Col("events", "events", "number", 5),
     Col("success", "success", "label", 1),
     Col("ended", "ended", "name", 4, min_width=14, optional=True),
-    Col("EFC", "efc"),
-    Col("Est-EFC", "est_efc", rank=8),
+    # headline figures are the NRS variants (non-zero on real traces: docs/equations.md);
+    # the strict EFC stays, ranked lower
     Col("NRS-EFC", "nrs_efc"),
     Col("C_raw", "c_raw", rank=3),
     Col("cost $", "cost_usd", rank=5, optional=True),
-    Col("eta", "eta", rank=2),
-    Col("D_task", "d_task", rank=7),
-    Col("X", "x", rank=2),
-    Col("X_nrs", "x_nrs", rank=4),
+    Col("η_NRS", "eta_nrs", rank=2),
+    Col("D_task", "d_task", rank=5),
+    Col("X_NRS", "x_nrs", rank=2),
+    Col("Est-EFC", "est_efc", rank=8),
+    Col("EFC", "efc", rank=6),
+    Col("eta", "eta", rank=8),
 )
 FIT_TABLE: tuple[Col, ...] = (
     Col("P(success)", "fit_success", rank=1),
