@@ -19,7 +19,7 @@ import numpy as np
 from efc_tui.errors import EfcError
 
 if TYPE_CHECKING:
-    from efc_tui.fitting.fitfile import CurvePosition, FitCurve
+    from efc_tui.fitting.fitfile import CurvePosition, FitCurve, FitFile
     from efc_tui.fitting.predictors import Predictor
 
 
@@ -66,6 +66,13 @@ class FitView:
     source: str = ""
     #: why there are no curves (shown in the panel), when there are none
     problem: str | None = None
+    #: one line naming the fit: what it was fitted on and how well it predicts
+    description: str = ""
+    #: the fit file itself (its formats decide extrapolation), when one was loaded
+    file: FitFile | None = None
+    #: the package's fits by kind ("synthetic", "real") when no file was named: the panel
+    #: shows the one that matches the run (``for_run``)
+    choices: dict[str, FitView] | None = None
 
     def curve(self, name: str) -> CurveView | None:
         for c in self.curves:
@@ -73,23 +80,24 @@ class FitView:
                 return c
         return None
 
+    def for_run(self, run: object | None) -> FitView:
+        """The view for one run: itself, or (package default) the fit that matches it: the
+        synthetic corpus's for a trace with oracle blocks, the real runs' otherwise."""
+        if not self.choices:
+            return self
+        events = getattr(run, "events", None) or []
+        synthetic = any(getattr(e, "oracle", None) is not None for e in events[:1])
+        want = "synthetic" if synthetic else "real"
+        return self.choices.get(want) or next(iter(self.choices.values()))
 
-def load_fit_view(path: str | Path | None = None) -> FitView:
-    """The curves of a fit file (``None``: the package's default fit).
+    def extrapolation(self, run: object | None) -> str | None:
+        """Why any prediction for ``run`` extrapolates by its format (None: it does not)."""
+        if self.file is None or run is None:
+            return None
+        return self.file.extrapolation(run, None)
 
-    A named file that cannot be read raises ``EfcError`` (the CLI exits 2); a missing or
-    broken default fit gives a view with no curves and the reason, so the app still runs.
-    """
-    from efc_tui.fitting.fitfile import has_default_fit, load_fit
 
-    if path is None and not has_default_fit():
-        return FitView([], None, problem="no fit available (the package ships no default fit)")
-    try:
-        ff = load_fit(path)
-    except EfcError as exc:
-        if path is not None:
-            raise
-        return FitView([], None, problem=f"no fit available ({exc})")
+def _view(ff: FitFile) -> FitView:
     curves: list[CurveView] = []
     for name in ff.names():
         try:
@@ -107,4 +115,38 @@ def load_fit_view(path: str | Path | None = None) -> FitView:
     default = ff.primary if ff.primary in names else (names[0] if names else None)
     problem = None if curves else (
         f"no predictive curve ({ff.no_prediction_reason})" if ff.names() else "the fit file has no fitted curve")
-    return FitView(curves, default, source=ff.source, problem=problem)
+    return FitView(curves, default, source=ff.source, problem=problem, description=ff.describe(), file=ff)
+
+
+def load_fit_view(path: str | Path | None = None) -> FitView:
+    """The curves of a fit file; ``None``: the package's fits, the one that matches each run
+    (``FitView.for_run``).
+
+    A named file that cannot be read raises ``EfcError`` (the CLI exits 2); a missing or
+    broken default fit gives a view with no curves and the reason, so the app still runs.
+    """
+    from efc_tui.fitting.fitfile import DEFAULT_FIT_REAL, has_default_fit, has_real_fit, load_fit
+
+    if path is not None:
+        return _view(load_fit(path))
+    if not has_default_fit():
+        return FitView([], None, problem="no fit available (the package ships no default fit)")
+    choices: dict[str, FitView] = {}
+    for kind, which in (("synthetic", None), ("real", DEFAULT_FIT_REAL if has_real_fit() else "")):
+        if which == "":
+            continue
+        try:
+            ff = load_fit() if which is None else _load_packaged(which)
+        except EfcError as exc:
+            choices[kind] = FitView([], None, problem=f"no fit available ({exc})")
+            continue
+        choices[kind] = _view(ff)
+    first = next(iter(choices.values()))
+    return FitView(first.curves, first.default, source="package", problem=first.problem,
+                   description=first.description, file=first.file, choices=choices)
+
+
+def _load_packaged(name: str) -> FitFile:
+    from efc_tui.fitting.fitfile import _load_cached
+
+    return _load_cached(name)

@@ -588,7 +588,8 @@ class ReplayScreen(Screen[None]):
             self.notify("no fit available (load one with --fit FIT.json)", severity="warning",
                         markup=False)
             return
-        curve = panel.fit.curve(name) if panel.fit else None
+        view = panel.view()
+        curve = view.curve(name) if view else None
         self.notify(f"fit predictor: {curve.label if curve else name}", timeout=1.5,
                     markup=False)
 

@@ -95,6 +95,7 @@ class FitPanel(Widget):
         self.fit = fit
         self.event: int | None = None
         self.predictor: str | None = fit.default if fit is not None else None
+        self._view_of: FitView | None = None
         self._prefix: dict[str, np.ndarray] = {}
         self._prefix_version = -1
         self.border_title = "fit"
@@ -103,11 +104,24 @@ class FitPanel(Widget):
         self.event = event
         self.refresh()
 
+    def view(self) -> FitView | None:
+        """The fit shown for this run: the named file, or the package's fit that matches
+        the run (synthetic or real)."""
+        if self.fit is None:
+            return None
+        v = self.fit.for_run(self.data.run)
+        if v is not self._view_of:  # a new view: its own primary curve first
+            self._view_of = v
+            if self.predictor is None or v.curve(self.predictor) is None:
+                self.predictor = v.default
+        return v
+
     def next_predictor(self, step: int = 1) -> str | None:
         """Switch to the next predictor that has a curve; returns its name."""
-        if self.fit is None or not self.fit.curves:
+        fit = self.view()
+        if fit is None or not fit.curves:
             return None
-        names = [c.name for c in self.fit.curves]
+        names = [c.name for c in fit.curves]
         cur = names.index(self.predictor) if self.predictor in names else -1
         self.predictor = names[(cur + step) % len(names)]
         self.refresh()
@@ -115,12 +129,13 @@ class FitPanel(Widget):
 
     def prefix_z(self) -> np.ndarray | None:
         """The chosen predictor's value after each event (NaN where it has none)."""
-        if self.fit is None or self.predictor is None or self.data.ledger is None:
+        fit = self.view()
+        if fit is None or self.predictor is None or self.data.ledger is None:
             return None
         if self._prefix_version != self.data.version:
             self._prefix = self.data.prefix_columns()
             self._prefix_version = self.data.version
-        curve = self.fit.curve(self.predictor)
+        curve = fit.curve(self.predictor)
         if curve is None or not self._prefix:
             return None
         return curve.prefix_values(self._prefix)
@@ -128,9 +143,10 @@ class FitPanel(Widget):
     def position(self) -> tuple[CurvePosition | None, CurvePosition | None]:
         """(final, prefix) ``CurvePosition`` of the run and of the selected event's prefix
         on the chosen curve (None where the run has no value for the predictor)."""
-        if self.fit is None:
+        fit = self.view()
+        if fit is None:
             return None, None
-        curve = self.fit.curve(self.predictor or "")
+        curve = fit.curve(self.predictor or "")
         zs = self.prefix_z()
         if curve is None or zs is None or not len(zs):
             return None, None
@@ -142,15 +158,16 @@ class FitPanel(Widget):
 
     def render(self) -> RenderableType:
         w, h = self.content_size.width, self.content_size.height
-        fit = self.fit
+        fit = self.view()
         if fit is None or not fit.curves:
             why = fit.problem if fit is not None and fit.problem else "no fit available"
-            return Text(f"{why}\n(load one with --fit FIT.json; `efc-tui fit` writes it)",
-                        style="dim")
+            named = f"{fit.description}\n" if fit is not None and fit.description else ""
+            return Text(f"{named}{why}\n(`efc-tui fit` on your own labeled runs writes one; load it with "
+                        "--fit FIT.json)", style="dim")
         curve = fit.curve(self.predictor or "") or fit.curves[0]
         self.border_title = f"fit: {curve.label}"
         head = Text(no_wrap=True, overflow="ellipsis", end="")
-        head.append(curve.label, style="bold")
+        head.append(fit.description or curve.label, style="bold")
         if curve.r2 is not None:
             head.append(f"  R² {curve.r2:.2f}", style="dim")
         head.append("  (p: next predictor)", style="dim")
@@ -184,6 +201,9 @@ class FitPanel(Widget):
             info.append("… scoring", style="dim")
         else:
             info.append("run: no value for this predictor", style="dim")
+        far = fit.extrapolation(d.run)
+        if far is not None and final is not None:
+            info.append(f" (extrapolated: {far})", style="dim italic")
         if pre is not None:
             chart.markers.append(Marker(pre.z, pre.success, "◆", "bold yellow"))
             info.append(f"   at t={self.event}: ", style="")
