@@ -1,7 +1,7 @@
 """The saturating power law: the paper's failure curve with a finite failure rate at zero
 feedback.
 
-    E(z) = E_inf + (E_0 − E_inf) / (1 + (z / z_0)^α),   0 ≤ E_inf ≤ E_0 ≤ 1,  z_0 > 0,  α ∈ (0, 5]
+    E(z) = E_inf + (E_0 − E_inf) / (1 + (z / z_0)^α),   0 ≤ E_inf ≤ E_0 ≤ 1,  z_0 > 0,  α ∈ [0.05, 8]
 
 For z ≫ z_0 this is E_inf + A·z^(−α) with A = (E_0 − E_inf)·z_0^α, the paper's eq. 14; at
 z = 0 it is E_0, the failure rate of a run that got no effective feedback at all (an agent
