@@ -14,6 +14,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import orjson
 import pytest
 from typer.testing import CliRunner
 
@@ -65,6 +66,8 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "H0,H1,H3",
         "--budgets",
         "1,2",
+        "--models",
+        "sim-base",
         "-q",
     )
     assert r.exit_code == 0, r.output
@@ -81,6 +84,20 @@ def test_score_on_dask_is_byte_identical_to_the_local_path(scheduler: str, corpu
         assert f"Dask: {scheduler}, 2 workers" in on_dask.stderr
     assert len(local.stdout.splitlines()) == 1 + 48  # the CSV: a header and every run
 
+
+
+def test_score_fit_default_on_dask_matches_the_local_path(scheduler: str, corpus: Path) -> None:
+    """--fit default: each worker places its runs on the package fit that matches them; the
+    rows, the fit objects and the command's fit warnings are the local path's."""
+    for fmt in ("--jsonl", "--json"):
+        local = invoke("score", corpus, fmt, "--fit", "default")
+        on_dask = invoke("score", corpus, fmt, "--fit", "default", "--scheduler", scheduler)
+        assert local.exit_code == on_dask.exit_code == 0, on_dask.output
+        assert on_dask.stdout == local.stdout
+        assert dask_note(on_dask.stderr) == local.stderr
+    rows = [orjson.loads(line) for line in invoke("score", corpus, "--jsonl", "--fit", "default").stdout.splitlines()]
+    assert rows and all("fit_success" in r for r in rows)
+    assert any(r["fit_success"] is not None for r in rows)  # the synthetic fit predicts
 
 def test_outcomes_labels_and_warnings_match_the_local_path(scheduler: str) -> None:
     """Trials (one run each), sidecar outcomes, a labels file, unreadable logs skipped with
@@ -102,7 +119,7 @@ def test_a_bad_file_is_reported_and_every_other_run_scored(
     shutil.copytree(corpus, mixed)
     good = invoke("score", mixed, "--jsonl")
     bad = mixed / "a_broken.jsonl"  # read first: the local path stops here
-    lines = (corpus / "needle_lookup__H1.jsonl").read_text().splitlines()
+    lines = (corpus / "needle_lookup__H1__sim-base.jsonl").read_text().splitlines()
     bad.write_text("\n".join([*lines[:5], '{"type": "step", "t": ', *lines[5:9]]) + "\n")
     local = invoke("score", mixed, "--jsonl")
     assert local.exit_code == 2 and local.stdout == ""
