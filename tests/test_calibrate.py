@@ -188,6 +188,9 @@ def test_outcome_calibration_gives_harder_tasks_a_larger_demand(tmp_path: Path) 
     est = load_estimator(out)
     run = runs[0]
     run.task_demand = None  # metadata would win; a real trace has none
+    # a run that helped calibrate its task gets the prior, never its own outcome back
+    assert score_run(run, est).demand.source == "prior"
+    run.run_id = f"{run.run_id}-new"  # a new run of the same task: the task's demand
     led = score_run(run, est)
     assert led.demand.source == "task" and led.demand.hand == pytest.approx(dem["tasks"][run.task_id]["D"])
     run.task_id = "never-seen"  # an unknown task of a known benchmark

@@ -252,18 +252,22 @@ def real_estimator_document(
     }
 
 
-def cross_fitted(runs: list[Run], base: Estimator, by: str = "group") -> tuple[list[Any], dict[str, int]]:
+def cross_fitted(runs: list[Run], base: Estimator, by: str = "group",
+                 rows: list[OutcomeRow] | None = None) -> tuple[list[Any], dict[str, int]]:
     """Ledgers of labeled ``runs`` in which every run's task demand was calibrated without
     its own agent × model (``by="group"``) or its own source format (``by="source"``):
     D_task from other agents' runs of the same task. Returns the ledgers (in input order) and
-    how many runs each fold scored."""
+    how many runs each fold scored. ``rows``: ``outcome_rows`` of these runs under ``base``
+    when the caller has them (rows of other runs are ignored)."""
     import orjson
 
     from efc_tui.scoring.estimator import parse_estimator
     from efc_tui.scoring.ledger import score_run
 
-    rows = outcome_rows(runs, base)
-    by_key = {r.key: r for r in rows}
+    if rows is None:
+        rows = outcome_rows(runs, base)
+    wanted = {run_key(r) for r in runs}
+    by_key = {r.key: r for r in rows if r.key in wanted}
     fold_of = {run_key(r): (f"{r.harness or '?'} × {r.model or '?'}" if by == "group" else r.source_format)
                for r in runs}
     folds = sorted(set(fold_of.values()))
