@@ -725,7 +725,7 @@ def test_a_tiny_A_that_lifts_floored_groups_to_the_cap_is_kept() -> None:
               "H6": (110.0, [0, 1, 0, 1]), "H7": (120.0, [1, 0, 0, 1])}
     rows = [{"run_id": f"{h}-{i}", "task_id": f"t{i}", "task_family": "F", "harness": h, "model": "m",
              "success": bool(ok), "wall_s": z} for h, (z, outcomes) in groups.items() for i, ok in enumerate(outcomes)]
-    f = fit_corpus(RunTable.from_rows(rows), predictors=["wall_s"], cv_folds=0).get("wall_s")
+    f = fit_corpus(RunTable.from_rows(rows), predictors=["wall_s"], cv_folds=0, curve="power").get("wall_s")
     law = some(f.law)
     assert f.floored == 3 and f.z_floor == pytest.approx(0.01)
     assert 0 < law.a < 1e-15 and law.alpha == pytest.approx(5.0)
