@@ -119,7 +119,7 @@ def test_score_with_fit_adds_predicted_success_and_curve_position(corpus: Path, 
     assert float(row["fit_pctl"]) == pytest.approx(pos.percentile)
     assert row["fit_extrapolated"] in ("True", "False")
     table = invoke("score", one, "--fit", out / "fit.json")
-    assert table.exit_code == 0 and "P(success)" in table.stdout and f"fit: real runs, 60 runs" in table.stdout
+    assert table.exit_code == 0 and "P(success)" in table.stdout and "fit: real runs, 60 runs" in table.stdout
     js = invoke("score", one, "--fit", out / "fit.json", "--json")
     assert json.loads(js.stdout)["runs"][0]["fit"]["predictor"] == curve.name
     plain = invoke("score", one, "--csv")

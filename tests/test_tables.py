@@ -92,7 +92,7 @@ def test_an_unlabelled_run_is_never_shown_as_not_at_risk() -> None:
     from efc_tui.adapter import score_and_decide
     from efc_tui.api import load
 
-    run = load(SAMPLES / "noisy_high_budget.jsonl")
+    run = load(SAMPLES / "repair_loop.jsonl")  # stopped by the repetition rule
     run.success = None  # no label, and the run shows no passing verdict
     s = score_and_decide(run).summary
     assert s.stop_event is not None and s.stop_event < s.events - 1
