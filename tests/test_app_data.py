@@ -100,6 +100,27 @@ def test_fit_view_reads_the_fit_file() -> None:
     assert pos is not None and pos.success == pytest.approx(0.47)
 
 
+def test_a_fit_without_held_out_evidence_draws_no_curve(tmp_path: Path) -> None:
+    """A curve is drawn only when held-out runs say it predicts: an older file without
+    held-out figures, or one whose curves do not beat the base rate, shows the reason."""
+    import json
+
+    doc = json.loads((APP / "fit.json").read_text())
+    old = {k: v for k, v in doc.items() if k not in ("primary_reason", "selection", "primary_predictive")}
+    for p in old["predictors"]:
+        p.pop("predictive", None)
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    view = load_fit_view(tmp_path / "old.json")
+    assert view.curves == [] and view.problem is not None and "refit" in view.problem
+    for p in doc["predictors"]:
+        if "predictive" in p:
+            p["predictive"] = False
+    doc["primary"] = None
+    (tmp_path / "flat.json").write_text(json.dumps(doc))
+    view = load_fit_view(tmp_path / "flat.json")
+    assert view.curves == [] and view.problem is not None and view.problem.startswith("no predictive curve")
+
+
 def test_missing_fit_is_not_an_error(tmp_path: Path) -> None:
     from efc_tui.errors import EfcError
 

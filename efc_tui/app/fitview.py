@@ -104,7 +104,7 @@ def _view(ff: FitFile) -> FitView:
             c = ff.curve(name)
         except EfcError:
             continue
-        if c.predictive is False:  # predicts held-out runs no better than the base rate: not shown
+        if c.predictive is not True:  # no held-out evidence that it predicts: never drawn
             continue
         curves.append(CurveView(
             name=c.name, label=c.label, curve=c,
