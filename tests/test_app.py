@@ -304,6 +304,25 @@ async def test_no_fit_is_shown_cleanly() -> None:
 
 
 @pilot_test
+async def test_fit_panel_names_the_package_fit_for_a_real_log() -> None:
+    """No --fit: a real log is placed on the real runs' fit; the panel names it, and says it
+    predicts nothing (with the reason) instead of drawing a curve when it has no predictive one."""
+    from efc_tui.app.fitview import load_fit_view
+
+    codex = Path(__file__).parent / "fixtures" / "agents" / "codex_session.jsonl"
+    app = make_app(codex, fit=load_fit_view(None))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        panel = app.screen.query_one(FitPanel)
+        view = panel.view()
+        assert view is not None and view.description.startswith("fit: real runs")
+        shown = str(panel.render())
+        assert "fit: real runs" in shown
+        if not view.curves:
+            assert "no predictive curve" in shown and panel.position() == (None, None)
+
+
+@pilot_test
 async def test_help_lists_every_key() -> None:
     app = make_app(SMALL)
     async with app.run_test(size=SIZE) as pilot:

@@ -329,3 +329,37 @@ def test_hostile_labels_are_shown_inert(tmp_path: Path) -> None:
                "--sas-reference", "[bold red]H0[/]\x1b]52;c;aGk=\x07", "--no-terminal-plot")
     assert r.exit_code == 0, r.output
     assert "\x1b]52" not in r.stdout and "[bold red]H0[/]" in r.stdout
+
+
+def test_score_fit_default_places_each_run_on_the_package_fit_that_matches_it() -> None:
+    """A real trace goes to the real runs' fit, which predicts nothing today: the caption and
+    stderr say so and no number is shown. Placed on the synthetic fit instead, a Codex session
+    is an extrapolation (a format that fit never saw), marked in its row and on stderr."""
+    codex = REPO / "tests" / "fixtures" / "agents" / "codex_session.jsonl"
+    real = load_fit(REPO / "efc_tui" / "data" / "default_fit_real.json")
+    r = invoke("score", codex, "--fit", "default", "--jsonl")
+    assert r.exit_code == 0, r.output
+    [row] = [json.loads(x) for x in r.stdout.splitlines()]
+    if real.predictive_curve() is None:
+        assert row["fit_success"] is None and "no predictive curve" in r.stderr
+    table = invoke("score", codex, "--fit", "default")
+    assert "fit: real runs" in table.stdout
+    synthetic = invoke("score", codex, "--fit", REPO / "efc_tui" / "data" / "default_fit.json", "--jsonl")
+    assert synthetic.exit_code == 0, synthetic.output
+    [row] = [json.loads(x) for x in synthetic.stdout.splitlines()]
+    assert row["fit_success"] is not None and row["fit_extrapolated"] is True
+    assert "extrapolate the fit: format codex" in synthetic.stderr
+
+
+def test_app_fit_panel_names_the_package_fit_that_matches_the_run() -> None:
+    """No --fit: the app's panel shows the synthetic corpus's fit for a simulated trace and
+    the real runs' fit for a real log, each named with what it was fitted on."""
+    view = load_fit_view(None)
+    assert view.choices is not None and set(view.choices) == {"synthetic", "real"}
+    from efc_tui.api import load
+
+    sim = load(REPO / "tests" / "fixtures" / "golden" / "oracle_small.jsonl")
+    codex = load(REPO / "tests" / "fixtures" / "agents" / "codex_session.jsonl")
+    assert view.for_run(sim).description.startswith("fit: synthetic runs")
+    assert view.for_run(codex).description.startswith("fit: real runs")
+    assert view.for_run(codex).extrapolation(codex) is not None  # codex: not among its formats
