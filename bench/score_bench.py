@@ -88,12 +88,29 @@ def _child_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
+def installed_env(**extra: str) -> dict[str, str]:
+    """The environment of a timed child: byte code cached as in an installed package (a
+    PYTHONDONTWRITEBYTECODE=1 shell would make every run compile the package from source,
+    ~0.3 s that an install never pays)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(extra)
+    return env
+
+
+def warm_up(tmp: Path) -> None:
+    """One untimed `score` of a small trace, each path: the byte code is written."""
+    small = tmp / "warm.jsonl"
+    generate(small, 50)
+    for pure in (False, True):
+        time_score(small, pure)
+
+
 def time_score(path: Path, pure: bool = False) -> tuple[float, float]:
     """(wall, CPU) seconds of `efc-tui score` as a subprocess, start-up included;
     ``pure``: with the compiled fast path switched off."""
     exe = Path(sys.executable).with_name("efc-tui")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "efc_tui"]
-    env = dict(os.environ, EFC_TUI_PURE_PYTHON="1" if pure else "0")
+    env = installed_env(EFC_TUI_PURE_PYTHON="1" if pure else "0")
     t0, c0 = time.perf_counter(), _child_cpu()
     subprocess.run([*cmd, "score", str(path), "--jsonl", "--quiet"], check=True,
                    stdout=subprocess.DEVNULL, env=env)
@@ -107,7 +124,7 @@ def peak_rss_mb(folder: Path) -> float:
     code = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
             "stdout=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
     out = subprocess.run([sys.executable, "-c", code, *cmd, "score", str(folder), "--jsonl", "--quiet"],
-                         check=True, capture_output=True, text=True).stdout
+                         check=True, capture_output=True, text=True, env=installed_env()).stdout
     return int(out) / 1024
 
 
@@ -151,6 +168,7 @@ def main() -> None:
     print(f"trace: {args.events:,} events, {size / 1e6:.1f} MB ({size / args.events:.0f} B/event) at {path}")
     from efc_tui import _fast
 
+    warm_up(tmp)
     parse = best([time_parse(path) for _ in range(args.repeat)])
     score = best([time_score(path) for _ in range(args.repeat)])
     pure = best([time_score(path, pure=True) for _ in range(args.repeat)]) if args.pure else None
