@@ -170,6 +170,25 @@ def calibrate_cmd(
         note(f"{result.skipped_runs} run(s) without oracle blocks were left out")
 
 
+def _real_adapter(doc: dict[str, Any], runs: list[Any]) -> None:
+    """The real estimator's W and ε, chosen on the labelled real runs themselves with the
+    repetition rule on (``choose_stop_rules``; docs/adapter.md), instead of the synthetic
+    corpus's: its window rule put most real successes at risk."""
+    import orjson
+
+    from efc_tui.adapter import choose_stop_rules
+    from efc_tui.scoring.estimator import parse_estimator
+
+    chosen = choose_stop_rules(runs, parse_estimator(orjson.dumps(doc), "real estimator (being written)"))
+    if chosen is None:
+        return
+    window, epsilon = chosen.pop("window"), chosen.pop("epsilon")
+    chosen.pop("status", None)
+    doc["adapter"] = {"window": window, "epsilon": epsilon, "calibration": chosen}
+    doc["provenance"]["adapter"] = (f"chosen on the {len(runs)} labelled real runs with the repetition rule on "
+                                    "(docs/adapter.md)")
+
+
 def _calibrate_outcomes(runs: Any, output: Path, base: Path | None, corpus: dict[str, Any],
                         note_text: str | None, json_out: bool, quiet: bool) -> None:
     import orjson
@@ -183,11 +202,13 @@ def _calibrate_outcomes(runs: Any, output: Path, base: Path | None, corpus: dict
 
     try:
         est = load_estimator(base)
+        runs = [r for r in runs if r.success is not None]
         rows = outcome_rows(runs, est)
         cal = calibrate_outcomes(rows)
         if cal is None:
             fail(f"outcome calibration needs at least 10 labeled runs with both outcomes ({len(rows)} labeled)")
         doc = real_estimator_document(est, cal, rows, corpus=corpus, command=note_text)
+        _real_adapter(doc, runs)
         write_atomic(output, orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
     except EfcError as exc:
         fail(exc)
