@@ -10,7 +10,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from efc_tui.cli import app
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, REPO
 from tests.helpers import write_trace
 
 runner = CliRunner()
@@ -155,3 +155,21 @@ def test_calibrate_with_real_runs_chooses_both_stop_rules(tmp_path: Path) -> Non
     plain = tmp_path / "plain.json"
     assert invoke("calibrate", corpus, "-o", plain, "--quiet").exit_code == 0
     assert "corpora" not in json.loads(plain.read_text())["adapter"].get("calibration", {})
+
+
+def test_score_adapter_uses_the_w_and_epsilon_of_the_estimator_that_matches_each_run() -> None:
+    """Without --estimator a real log is decided with the real estimator's W and ε (chosen on
+    real runs), a simulated trace with the synthetic one's; --window / --epsilon override."""
+    import json as _json
+
+    from efc_tui.scoring.estimator import load_estimator
+
+    real = load_estimator(REPO / "efc_tui" / "data" / "estimator_real.json")
+    codex = REPO / "tests" / "fixtures" / "agents" / "codex_session.jsonl"
+    r = CliRunner().invoke(app, ["score", str(codex), "--adapter", "--json", "-q"])
+    assert r.exit_code == 0, r.output
+    run = _json.loads(r.stdout)["runs"][0]
+    assert (run["window"], run["epsilon"]) == (real.window, real.epsilon)
+    r = CliRunner().invoke(app, ["score", str(codex), "--adapter", "--json", "-q", "--window", "4", "--epsilon", "0.5"])
+    run = _json.loads(r.stdout)["runs"][0]
+    assert (run["window"], run["epsilon"]) == (4, 0.5)

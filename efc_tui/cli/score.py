@@ -195,7 +195,11 @@ def score(
     documents = ScoreDocuments(sys.stdout.write) if json_out and not report else None
     csv_rows = CsvRows(sys.stdout.write, columns) if csv_out else None
 
-    job = Job("score", est, fmt, lenient, outcomes, window=cfg.window, epsilon=cfg.epsilon, repeat=cfg.repeat,
+    # no --estimator: each run's W and ε are those of the estimator that matches it (the real
+    # runs' are chosen on real runs), unless --window / --epsilon override them
+    job = Job("score", est, fmt, lenient, outcomes,
+              window=cfg.window if est is not None or window is not None else None,
+              epsilon=cfg.epsilon if est is not None or epsilon is not None else None, repeat=cfg.repeat,
               fit_columns=fit_file is not None, fits=fits, documents=documents is not None,
               summaries=report or max_waste is not None)
     streaming = jsonl_out or csv_out
