@@ -3,9 +3,9 @@ measured in the same run (issue 16).
 
     .venv/bin/python bench/dask_bench.py [--tasks 120] [--workers 1,2] [--keep DIR] [--no-fit]
 
-Simulates ``--tasks`` tasks per family (3 families × 7 harnesses × 4 budgets: 84 runs per
-task, 10,080 runs by default, 21 files of 480 runs), then times, end to end as a user runs
-them (start-up, cluster start and shut-down included):
+Simulates ``--tasks`` tasks per family (3 families × 7 harnesses × 4 budgets, one model: 84
+runs per task, 10,080 runs by default), counts the runs the local path scores, then times,
+end to end as a user runs them (start-up, cluster start and shut-down included):
 
 - ``efc-tui score CORPUS --jsonl`` locally (the baseline) and with ``--dask-workers N``;
 - ``efc-tui fit CORPUS -o FIT.json --bootstrap 1000`` the same way (``--no-fit`` skips it);
@@ -31,14 +31,21 @@ from pathlib import Path
 EFC = [sys.executable, "-m", "efc_tui"]
 
 
-def timed(args: list[str]) -> tuple[float, str]:
-    """Wall seconds of one command, and the sha256 of its stdout."""
+def timed(args: list[str]) -> tuple[float, str, int]:
+    """Wall seconds of one command, the sha256 of its stdout and its stdout's lines."""
     t0 = time.perf_counter()
     r = subprocess.run([*EFC, *args], capture_output=True, check=False)
     dt = time.perf_counter() - t0
     if r.returncode != 0:
         sys.exit(f"failed ({r.returncode}): efc-tui {' '.join(args)}\n{r.stderr.decode()[-2000:]}")
-    return dt, hashlib.sha256(r.stdout).hexdigest()
+    return dt, hashlib.sha256(r.stdout).hexdigest(), r.stdout.count(b"\n")
+
+
+def one_model() -> list[str]:
+    """``--models sim-base`` when the simulator has a model axis (84 runs per task, not 84
+    per model), else nothing."""
+    r = subprocess.run([*EFC, "simulate", "--help"], capture_output=True, check=False)
+    return ["--models", "sim-base"] if b"--models" in r.stdout else []
 
 
 def cluster_overhead(workers: int) -> float:
@@ -68,22 +75,21 @@ def main() -> None:
         if not (corpus / "corpus.manifest").is_file():
             t0 = time.perf_counter()
             subprocess.run(
-                [*EFC, "simulate", "-o", str(corpus), "-n", str(args.tasks), "-j", "2", "-q"],
+                [*EFC, "simulate", "-o", str(corpus), "-n", str(args.tasks), "-j", "2", "-q", *one_model()],
                 check=True,
             )
             print(f"simulated {corpus} in {time.perf_counter() - t0:.1f} s")
         files = sorted(corpus.glob("*.jsonl"))
         size = sum(f.stat().st_size for f in files)
+        base, ref, runs = timed(["score", str(corpus), "--jsonl", "-q"])
         print(
-            f"corpus: {84 * args.tasks:,} runs in {len(files)} files, {size / 1e6:.0f} MB; "
+            f"corpus: {runs:,} runs in {len(files)} files, {size / 1e6:.0f} MB; "
             f"cpus {os.cpu_count()} (a shared machine: compare ratios)"
         )
-
-        base, ref = timed(["score", str(corpus), "--jsonl", "-q"])
         print(f"score, local path          {base:7.1f} s  (baseline)")
         walls: dict[int, float] = {}
         for n in sizes:
-            dt, digest = timed(["score", str(corpus), "--jsonl", "-q", "--dask-workers", str(n)])
+            dt, digest, _ = timed(["score", str(corpus), "--jsonl", "-q", "--dask-workers", str(n)])
             walls[n] = dt
             same = "identical output" if digest == ref else "OUTPUT DIFFERS"
             print(f"score, --dask-workers {n}    {dt:7.1f} s  speed-up {base / dt:4.2f}x  ({same})")
@@ -102,13 +108,13 @@ def main() -> None:
                 "-q",
             ]
             out = tmp / "local.fit.json"
-            base, _ = timed([*fit_args, "-o", str(out)])
+            base, _, _ = timed([*fit_args, "-o", str(out)])
             ref_fit = out.read_bytes()
             print(f"fit --bootstrap {args.resamples}, local path {base:7.1f} s  (baseline)")
             fwalls: dict[int, float] = {}
             for n in sizes:
                 out = tmp / f"dask{n}.fit.json"
-                dt, _ = timed([*fit_args, "-o", str(out), "--dask-workers", str(n)])
+                dt, _, _ = timed([*fit_args, "-o", str(out), "--dask-workers", str(n)])
                 fwalls[n] = dt
                 same = "identical fit file" if out.read_bytes() == ref_fit else "FIT DIFFERS"
                 print(
