@@ -125,3 +125,19 @@ def test_score_table_at_80_and_120_columns_shows_whole_figures(width: str) -> No
     note = " ".join(table.split("not shown at", 1)[1].split()) if "not shown at" in table else ""
     left = note.split(": ", 1)[1].split(" (", 1)[0].split(", ") if note else []
     assert sorted(titles + left) == sorted(c.title for c in SCORE_TABLE if not c.optional)
+
+
+def test_two_long_names_shorten_evenly() -> None:
+    """The widest name gives way first, but not alone: two long columns end up alike
+    (the diff's A and B actions), instead of one cut to its floor and the other whole."""
+    cols = (Col("a", "a", "name", 0, min_width=8), Col("b", "b", "name", 0, min_width=8),
+            Col("n", "n"))
+    rows = [{"a": "x" * 70, "b": "y" * 50, "n": "1.25"}]
+    table, hidden = fitted_table("t", cols, rows, 80)
+    console = Console(width=80, record=True, markup=False, emoji=False, highlight=False)
+    with console.capture() as cap:
+        console.print(table)
+    line = next(x for x in cap.get().splitlines() if "x" in x)
+    a, b = line.count("x"), line.count("y")
+    assert not hidden and "1.25" in line and len(line.rstrip()) <= 80
+    assert abs(a - b) <= 2 and a + b > 50, (a, b)  # even, and the room is used

@@ -95,17 +95,17 @@ def fitted_table(
         return Measurement.get(console, console.options, table).maximum
 
     def shrink(excess: int, floor: dict[str, int]) -> bool:
-        """Shorten names and paths (widest first) toward ``floor``; False: none could."""
-        names = sorted(
-            (c for c in shown if c.kind in ("name", "path") and widths[c.key] > floor[c.key]),
-            key=lambda c: -widths[c.key],
-        )
-        for c in names:
-            give = min(excess, widths[c.key] - floor[c.key])
-            widths[c.key] -= give
-            excess -= give
-            if excess <= 0:
+        """Shorten names and paths toward ``floor``, the widest first and evenly (two long
+        columns end up alike, not one cut to its floor while the other stays whole);
+        False: none could."""
+        names = [c for c in shown if c.kind in ("name", "path") and widths[c.key] > floor[c.key]]
+        while excess > 0:
+            open_ = [c for c in names if widths[c.key] > floor[c.key]]
+            if not open_:
                 break
+            widest = max(open_, key=lambda c: widths[c.key])
+            widths[widest.key] -= 1
+            excess -= 1
         return bool(names)
 
     soft = {c.key: min(c.min_width, natural[c.key]) for c in cols}
