@@ -131,19 +131,20 @@ def test_a_bad_file_is_reported_and_every_other_run_scored(
     assert on_dask.stdout == good.stdout  # no run of the other files is lost
 
 
+@pytest.mark.parametrize("curve", ["saturating", "power"])
 def test_fit_on_dask_is_byte_identical_to_the_local_path(
-    scheduler: str, corpus: Path, tmp_path: Path
+    scheduler: str, corpus: Path, tmp_path: Path, curve: str
 ) -> None:
     """Rows scored on the workers, the bootstrap's 300 resamples fitted there in 3 pieces:
-    the same fit file, byte for byte, and the same tables."""
-    args = ("--bootstrap", "300", "--seed", "5", "--holdout", "harness", "--no-terminal-plot")
+    the same fit file, byte for byte, and the same tables, for either failure curve."""
+    args = ("--bootstrap", "300", "--seed", "5", "--holdout", "harness", "--no-terminal-plot", "--curve", curve)
     local = invoke("fit", corpus, "-o", tmp_path / "local.json", *args)
     on_dask = invoke("fit", corpus, "-o", tmp_path / "dask.json", *args, "--scheduler", scheduler)
     assert local.exit_code == 0 and on_dask.exit_code == 0, on_dask.output
     assert (tmp_path / "dask.json").read_bytes() == (tmp_path / "local.json").read_bytes()
     assert on_dask.stdout == local.stdout
     doc = json.loads((tmp_path / "dask.json").read_text())
-    assert doc["settings"]["bootstrap"] == 300
+    assert doc["settings"]["bootstrap"] == 300 and doc["model"]["curve"] == curve
     assert any((p.get("bootstrap") or {}).get("resamples") == 300 for p in doc["predictors"])
 
 
