@@ -39,3 +39,16 @@ def test_core_module_does_not_import_textual(module: str) -> None:
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "", f"{module} pulls in textual: {r.stdout.strip()}"
+
+
+#: no module over this many lines (issue "One owner per job")
+MAX_MODULE_LINES = 800
+
+
+def test_no_module_is_over_the_line_limit() -> None:
+    from pathlib import Path
+
+    root = Path(efc_tui.__file__).parent
+    long = {str(p.relative_to(root)): n for p in root.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert not long, f"split these modules (over {MAX_MODULE_LINES} lines): {long}"

@@ -553,11 +553,11 @@ def test_a_group_z_is_the_ratio_of_its_means_and_a_run_keeps_its_own_ratio() -> 
 
 
 def test_the_bootstrap_resamples_sums_of_numerators_and_denominators(monkeypatch: pytest.MonkeyPatch) -> None:
-    import efc_tui.fitting.corpus as corpus
+    import efc_tui.fitting.bootstrap as bootstrap
 
     # every resample draws each task once: it is the data itself, so the resampled curves
     # are the point fit, which they are only if the resamples also take ratios of sums
-    monkeypatch.setattr(corpus, "_chunk_counts", lambda rng, n_tasks, b: np.ones((b, n_tasks)))
+    monkeypatch.setattr(bootstrap, "_chunk_counts", lambda rng, n_tasks, b: np.ones((b, n_tasks)))
     table = RunTable.from_rows(ratio_rows(RATIO_GROUPS))
     x = fit_corpus(table, predictors=["x_nrs"], bootstrap=4, cv_folds=0, curve="power").get("x_nrs")
     iv = some(x.bootstrap).intervals

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from distributed import Client
 
     from efc_tui.cluster.work import Job, Source, SourceResult
-    from efc_tui.fitting.corpus import BootstrapMap, Resampler
+    from efc_tui.fitting.bootstrap import BootstrapMap, Resampler
 
 INSTALL_HINT = "pip install 'efc-tui[dask]'"
 #: seconds to wait for a remote scheduler before giving up
