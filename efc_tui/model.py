@@ -167,3 +167,10 @@ class Run:
 
     def __len__(self) -> int:
         return len(self.events)
+
+    @property
+    def simulated(self) -> bool:
+        """A simulated trace (``efc-tui simulate`` writes an oracle block on every event): it
+        is scored and placed on a fit with the synthetic calibration, any other log with the
+        real one."""
+        return bool(self.events) and self.events[0].oracle is not None

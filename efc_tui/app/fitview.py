@@ -85,9 +85,7 @@ class FitView:
         synthetic corpus's for a trace with oracle blocks, the real runs' otherwise."""
         if not self.choices:
             return self
-        events = getattr(run, "events", None) or []
-        synthetic = any(getattr(e, "oracle", None) is not None for e in events[:1])
-        want = "synthetic" if synthetic else "real"
+        want = "synthetic" if getattr(run, "simulated", False) else "real"
         return self.choices.get(want) or next(iter(self.choices.values()))
 
     def extrapolation(self, run: object | None) -> str | None:

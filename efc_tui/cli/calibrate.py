@@ -117,7 +117,7 @@ def calibrate_cmd(
         first = next(runs, None)
         if first is not None:
             runs = itertools.chain([first], runs)
-        source = "oracle" if first is not None and any(e.oracle is not None for e in first.events[:1]) else "outcomes"
+        source = "oracle" if first is not None and first.simulated else "outcomes"
     if source == "outcomes":
         _calibrate_outcomes(runs, output, base, _corpus(paths, len(files)), note_text, json_out, quiet)
         return

@@ -576,6 +576,7 @@ def has_default_fit() -> bool:
     return resources.files("efc_tui.data").joinpath(DEFAULT_FIT).is_file()
 
 
+@lru_cache(maxsize=1)
 def has_real_fit() -> bool:
     return resources.files("efc_tui.data").joinpath(DEFAULT_FIT_REAL).is_file()
 
@@ -584,8 +585,7 @@ def fit_for(run: Any) -> FitFile:
     """The shipped fit that matches a run: the synthetic corpus's for a trace with oracle
     blocks (``efc-tui simulate``), the labeled real runs' for every other trace (when the
     package ships it). `efc-tui fit` on your own labeled runs gives a better one."""
-    synthetic = any(getattr(e, "oracle", None) is not None for e in run.events[:1])
-    if synthetic or not has_real_fit():
+    if run.simulated or not has_real_fit():
         return _load_cached(DEFAULT_FIT)
     return _load_cached(DEFAULT_FIT_REAL)
 

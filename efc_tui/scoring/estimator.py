@@ -112,6 +112,7 @@ def load_estimator(path: str | Path | None = None) -> Estimator:
     return _load_cached(DEFAULT_ESTIMATOR if path is None else str(Path(path).resolve()))
 
 
+@lru_cache(maxsize=1)
 def has_real_estimator() -> bool:
     return resources.files("efc_tui.data").joinpath(REAL_ESTIMATOR).is_file()
 
@@ -120,6 +121,6 @@ def estimator_for(run: Any) -> Estimator:
     """The shipped estimator that matches a run: the synthetic one for a trace with oracle
     blocks (``efc-tui simulate``), the real one (task demand calibrated on labeled real runs)
     for every other trace, when the package ships it."""
-    if any(getattr(e, "oracle", None) is not None for e in run.events[:1]) or not has_real_estimator():
+    if run.simulated or not has_real_estimator():
         return _load_cached(DEFAULT_ESTIMATOR)
     return _load_cached(REAL_ESTIMATOR)
