@@ -85,9 +85,11 @@ def score(
     the ledger (``.ledger``), the EFC-Adapter's would-be decisions (``.decisions``) and its
     run summary (``.summary``); ``window`` and ``epsilon`` override the estimator file's W
     and ε (SPEC §6), ``repeat`` the repetition rule's limit (0: off). ``adapter=False``
-    returns the scoring :class:`Ledger` alone.
+    returns the scoring :class:`Ledger` alone. ``estimator`` None: the package's that
+    matches the run (``estimator_for``: synthetic for a simulated trace, else the real-runs
+    one), as ``efc-tui score`` does.
     """
-    est = estimator if isinstance(estimator, Estimator) else load_estimator(estimator)
+    est = estimator if isinstance(estimator, Estimator) or estimator is None else load_estimator(estimator)
     if not adapter:
         return score_run(run, est)
     from efc_tui.adapter import score_and_decide

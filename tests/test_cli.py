@@ -121,8 +121,9 @@ def test_export_validates_and_never_touches_inputs(tmp_path: Path) -> None:
     # every event carries the adapter's would-be decision, with a reason
     assert all(e["adapter"]["memory_reason"] and e["adapter"]["control_reason"] for e in doc["events"])
     assert doc["adapter"]["run_id"] == "repair-loop"
+    # a log without oracle blocks is scored with the real-runs estimator, as `score` does
     assert doc["estimator"]["sha256"] == hashlib.sha256(
-        (REPO / "efc_tui" / "data" / "estimator.json").read_bytes()).hexdigest()
+        (REPO / "efc_tui" / "data" / "estimator_real.json").read_bytes()).hexdigest()
     # several runs: an array; .jsonl: a line each; a folder: one file per run
     many = tmp_path / "many.json"
     assert invoke("export", SAMPLES, "-o", many).exit_code == 0
@@ -240,3 +241,20 @@ def test_dollars_beside_c_raw_only_where_the_log_records_them(tmp_path: Path) ->
     assert plain_row[:end].split()[-1] == "–"  # unknown, not 0
     r = runner.invoke(app, ["score", str(SAMPLES), "-q"], env={"COLUMNS": "200"})
     assert "cost $" not in r.stdout  # no run records dollars: no column
+
+
+def test_export_open_and_diff_score_a_real_log_as_score_does(tmp_path: Path) -> None:
+    """One estimator per run for every command: a real log's figures in `export` and in the
+    app equal `score`'s (the real-runs estimator, its task demand and its W and ε)."""
+    from efc_tui.api import load
+    from efc_tui.app.app import EfcApp
+
+    log = REPO / "tests" / "fixtures" / "agents" / "codex_session.jsonl"
+    row = json.loads(invoke("score", log, "--jsonl").stdout.splitlines()[0])
+    out = tmp_path / "cx.json"
+    assert invoke("export", log, "-o", out).exit_code == 0
+    figures = json.loads(out.read_text())["figures"]
+    assert (figures["d_task"], figures["x_nrs"]) == (row["d_task"], row["x_nrs"])
+    scored = EfcApp([log]).score(load(log))
+    assert scored.ledger.estimator.source.endswith("estimator_real.json")
+    assert scored.figures.x_nrs == pytest.approx(row["x_nrs"])

@@ -30,7 +30,7 @@ from efc_tui.app.screens.replay import ReplayScreen
 from efc_tui.model import Run
 from efc_tui.parsers import Outcomes, expand_paths
 from efc_tui.parsers import load as load_file
-from efc_tui.scoring import Estimator, load_estimator
+from efc_tui.scoring import Estimator
 
 
 class EfcApp(App[int]):
@@ -66,7 +66,8 @@ class EfcApp(App[int]):
         self.lenient = lenient
         #: where run outcomes come from (sidecars; a labels file), as for ``efc-tui score``
         self.outcomes = outcomes
-        self.estimator = estimator or load_estimator()
+        #: None: each run is scored with the package estimator that matches it, as `score` does
+        self.estimator = estimator
         self.fit_view = fit if fit is not None else load_fit_view(None)
         self.follow = follow
         self.select = select

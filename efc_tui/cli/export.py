@@ -59,7 +59,7 @@ def export(
         _export_parquet(Path(output), files, fmt, lenient, quiet, outcomes, estimator, with_text)
         return
     try:
-        est = load_estimator(estimator)
+        est = load_estimator(estimator) if estimator else None  # None: the one that matches each run
         with open_ledgers(output, files) as sink:
             for run in iter_runs(files, fmt, lenient, quiet=quiet, outcomes=outcomes):
                 doc = ledger_document(score_and_decide(run, est), with_text=with_text)
@@ -87,7 +87,7 @@ def _export_parquet(target: Path, files: Any, fmt: str | None, lenient: bool, qu
     runs = 0
     try:
         refuse_input(target, files)
-        est = load_estimator(estimator)
+        est = load_estimator(estimator) if estimator else None  # None: the one that matches each run
         for run in iter_runs(files, fmt, lenient, quiet=quiet, outcomes=outcomes):
             doc = orjson.loads(dumps(ledger_document(score_and_decide(run, est), with_text=with_text)))
             rows.extend(event_rows(doc))

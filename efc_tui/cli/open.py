@@ -34,7 +34,7 @@ def open_(
     select: int | None = typer.Option(None, "--select", min=0, help="Select event N at start (with --screenshot: the event shown)."),
     size: str = typer.Option("120x40", "--size", help="Terminal size for --screenshot, WIDTHxHEIGHT."),
     export_dir: Path | None = typer.Option(None, "--export-dir", help="Where `e` proposes to write <run_id>.ledger.json (default: the folder of the trace; `e` asks before writing and says where)."),
-    estimator: str | None = typer.Option(None, help="Estimator file from `efc-tui calibrate` (default: the package's)."),
+    estimator: str | None = typer.Option(None, help="Estimator file from `efc-tui calibrate` (default: the package's that matches each run: the synthetic one for traces with oracle blocks, the real-runs one otherwise)."),
     lenient: bool = typer.Option(False, help="Skip and count malformed lines instead of failing."),
     compare: Path | None = typer.Option(None, "--compare", metavar="B", help="Compare the run with the run of B, step by step (the view of `efc-tui diff`): n/N the next difference, a/b replay either run at that step."),
     labels: Path | None = typer.Option(None, "--labels", help=LABELS_HELP),
@@ -69,7 +69,7 @@ def open_(
         fail(f"--screenshot {screenshot}: the folder does not exist")
     term_size = _size(size)
     try:
-        est = load_estimator(estimator)
+        est = load_estimator(estimator) if estimator else None  # None: the one that matches each run
         fit_view = load_fit_view(fit)
         if single:
             if fmt:
