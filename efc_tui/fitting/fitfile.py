@@ -654,12 +654,6 @@ class FitChooser:
         if extrapolation is not None:
             self._extrapolated[extrapolation] = self._extrapolated.get(extrapolation, 0) + 1
 
-    def columns(self, run: Any, figures: Any) -> dict[str, Any]:
-        """``place`` and ``note`` in one (a single process)."""
-        placed = self.place(run, figures)
-        self.note(placed.source, placed.extrapolation)
-        return placed.columns
-
     def describe_run(self, run: Any) -> dict[str, Any]:
         """What ``score --json`` says of the fit a run was placed on."""
         ff = self.fit(run)
