@@ -8,6 +8,7 @@ command's header) fails here. The timings themselves live in bench/startup_bench
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -157,3 +158,42 @@ def test_unknown_names_still_raise_attribute_error(pkg: str, name: str) -> None:
 
     with pytest.raises(AttributeError):
         getattr(importlib.import_module(pkg), name)
+
+
+def test_a_command_builds_alone() -> None:
+    """`efc-tui score ...` imports the score command's module and no other command's."""
+    commands = {f"efc_tui.cli.{m}" for m in ("calibrate", "diff", "experiment", "export", "fit",
+                                             "formats", "open", "score", "simulate")}
+    scored = cli_modules("score", str(REPO / "sample_traces" / "repair_loop.jsonl"), "--jsonl", "-q")
+    assert "efc_tui.scoring.ledger" in scored  # it did score
+    assert sorted(commands & scored) == ["efc_tui.cli.score"]
+    assert sorted(commands & cli_modules("validate", "--help")) == ["efc_tui.cli.formats"]
+    assert commands <= cli_modules("--help") and commands <= cli_modules("scor")  # all listed
+
+
+def test_command_table_names_every_command_and_its_module() -> None:
+    """``cli.COMMANDS`` (what `efc-tui COMMAND` imports) matches what the modules register,
+    in the order `--help` lists them, so a new command cannot be left out of it."""
+    from efc_tui.cli import COMMANDS, app
+
+    registered = [(c.name or c.callback.__name__, c.callback.__module__)
+                  for c in app.registered_commands]
+    assert registered == [(name, f"efc_tui.cli.{m}") for name, m in COMMANDS.items()]
+
+
+@pytest.mark.parametrize("command", ["score", "validate", "open", "fit"])
+def test_a_command_built_alone_has_the_same_help(command: str) -> None:
+    """A command's --help from the console script (built alone) is the one it has in the
+    whole app (every command registered first)."""
+
+    def help_text(setup: str) -> str:
+        code = (f"import sys\nsys.argv = ['efc-tui', {command!r}, '--help']\n"
+                f"import efc_tui.cli as cli\n{setup}\ncli.main()")
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                           env={**os.environ, "COLUMNS": "100"})
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    alone = help_text("")
+    assert f"Usage: efc-tui {command} [OPTIONS]" in alone
+    assert alone == help_text("cli._registered_app()")

@@ -142,8 +142,6 @@ def score(
     stderr), 2 on bad input (file:line and the reason).
     """
     from efc_tui.adapter import AdapterConfig
-    from efc_tui.cireport import RunCheck
-    from efc_tui.cli import _adapter_report as adapter_report
     from efc_tui.cluster.work import Job, ScoredItem, score_item
     from efc_tui.export import dumps
     from efc_tui.output import RUN_COLUMNS, CsvRows, ScoreDocuments
@@ -204,6 +202,10 @@ def score(
               summaries=report or max_waste is not None)
     streaming = jsonl_out or csv_out
     checks: list[RunCheck] | None = [] if junit is not None or github else None
+    if checks is not None:  # the CI reports (and rich's tables for --adapter, below) load
+        from efc_tui.cireport import RunCheck  # only when they are asked for
+    if max_waste is not None:
+        from efc_tui.cli import _adapter_report as adapter_report
     parquet_rows: list[dict[str, Any]] | None = [] if parquet_out is not None else None
 
     def emit(item: ScoredItem) -> None:
