@@ -17,7 +17,7 @@ import pytest
 from tests.conftest import REPO
 
 #: third-party packages that cost tens of milliseconds each to import
-HEAVY = ("numpy", "scipy", "pandas", "textual", "rich", "orjson", "zstandard")
+HEAVY = ("numpy", "scipy", "pandas", "textual", "rich", "orjson", "zstandard", "pydantic")
 #: imported only when a command is asked to run on Dask (--dask, --scheduler, a URL)
 DASK = ("dask", "distributed", "fsspec", "tornado", "cloudpickle")
 

@@ -12,6 +12,9 @@ import sys
 import typer
 
 from efc_tui import __version__
+from efc_tui.cli import _coerce
+
+_coerce.install()  # plain option values are converted without importing pydantic
 
 EXIT_OK = 0
 EXIT_THRESHOLD = 1
