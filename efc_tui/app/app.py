@@ -68,7 +68,9 @@ class EfcApp(App[int]):
         self.outcomes = outcomes
         #: None: each run is scored with the package estimator that matches it, as `score` does
         self.estimator = estimator
-        self.fit_view = fit if fit is not None else load_fit_view(None)
+        #: the fit curves; None: the package's, read in the background once the first
+        #: screen is drawn (``want_fit``), so that reading them does not delay it
+        self.fit_view = fit
         self.follow = follow
         self.select = select
         #: where ``e`` proposes to write ledgers (None: beside each trace)
@@ -84,6 +86,7 @@ class EfcApp(App[int]):
         #: set when the first screen has read and scored what it shows, or failed
         #: (``--screenshot`` and the bench wait on it)
         self.ready = asyncio.Event()
+        self._fit_reading = False
 
     # -- what the screens are given ---------------------------------------------------------
 
@@ -105,6 +108,26 @@ class EfcApp(App[int]):
 
     def _picker(self) -> PickerScreen:
         return PickerScreen(self.paths, read=self.read_runs, score=self.score)
+
+    def want_fit(self) -> None:
+        """Read the package's fit in a worker thread (once) and hand it to every replay
+        screen; a screen asks when its first rows are drawn."""
+        if self.fit_view is None and not self._fit_reading:
+            self._fit_reading = True
+            self.run_worker(self._read_fit, thread=True, group="fit", exit_on_error=False)
+
+    def _read_fit(self) -> None:
+        try:
+            view = load_fit_view(None)  # the package's fit: a problem is a view saying why
+        except Exception as exc:  # a bug: the replay still works, and the panel says why
+            view = FitView([], None, problem=f"no fit available ({type(exc).__name__}: {exc})")
+        self.call_from_thread(self._fit_read, view)
+
+    def _fit_read(self, view: FitView) -> None:
+        self.fit_view = view
+        for screen in self.screen_stack:
+            if isinstance(screen, ReplayScreen) and screen.fit is None:
+                screen.set_fit(view)
 
     # -- screens ----------------------------------------------------------------------------
 

@@ -29,14 +29,22 @@ How each input is read:
   by reading only the bytes appended since;
 - any other file, whole, by its reader (``efc_tui.parsers.load``); followed (Claude Code
   and Codex sessions, JSONL written line by line) by reading it again when it grows and
-  sending the events that are new or changed.
+  sending the events that are new or changed;
+- a large whole-document log (a mini-swe-agent or SWE-agent trajectory, OpenHands, an
+  Inspect ``.json`` log, ATIF) is previewed first: the events of its first 256 KB, then of
+  its first 4 MB (``efc_tui.parsers.preview``), are sent as ``Events(preview=True)`` while
+  the rest is read; the whole read then sends the events from the first one that differs
+  (and the header again when the rest of the document changed it).
 """
 
 from __future__ import annotations
 
+import gc
 import os
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -69,6 +77,8 @@ class Events:
     followed: bool = False
     #: replace every event from this index on (None: append)
     start: int | None = None
+    #: read from the first bytes of a document still being read (the rest follows)
+    preview: bool = False
 
 
 @dataclass(slots=True)
@@ -84,6 +94,51 @@ class Loaded:
 
 
 Update = Header | Events | SeveralRuns | Loaded
+
+#: a whole-document log larger than PREVIEW_MIN_RATIO times the first of these is shown from
+#: its first bytes while it is read (the first preview fills the first screen; the second
+#: gives a few thousand rows to scroll and score while the whole is read)
+PREVIEW_BYTES = (256 << 10, 4 << 20)
+PREVIEW_MIN_RATIO = 2
+#: how long reading waits for the screen to paint the first rows (seconds)
+FIRST_PAINT_WAIT = 1.0
+
+
+@dataclass(slots=True)
+class _Preview:
+    run: Run
+    fraction: float
+
+
+@dataclass(slots=True)
+class _Final:
+    run: Run
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a reader builds a run: hundreds of thousands
+    of small acyclic objects, which collections would only walk over and over (it halves
+    reading a 100k-step trajectory). Turned back on after, as it was."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _revision(shown: list[Event], events: list[Event]) -> Events | None:
+    """The events that differ from the ones on screen, from the first that differs (None:
+    nothing does); ``shown`` becomes ``events``."""
+    start = next((i for i, (a, b) in enumerate(zip(shown, events, strict=False)) if a != b),
+                 min(len(shown), len(events)))
+    if start == len(shown) == len(events):
+        return None
+    replaced = start < len(shown)
+    shown[:] = events
+    return Events(list(events[start:]), None, [], start=start if replaced else None)
 
 
 def _header(run: Run) -> Header:
@@ -145,6 +200,14 @@ class RunLoader:
         self._size = -1
         self._events: list[Event] = []
         self._warnings: set[str] = set()
+        #: set by the screen once the first rows are painted: reading on before that would
+        #: hold the interpreter lock the UI thread needs to paint them (a parse of a large
+        #: document holds it for a second at a time)
+        self.painted = threading.Event()
+
+    def _first_paint(self) -> None:
+        """Wait (a bounded time) for the screen to paint the rows just sent."""
+        self.painted.wait(FIRST_PAINT_WAIT)
 
     @property
     def progressive(self) -> bool:
@@ -158,7 +221,7 @@ class RunLoader:
         if self.progressive:
             yield from self._native(cancelled)
         else:
-            yield from self._whole()
+            yield from self._whole(cancelled)
 
     def _native(self, cancelled: Callable[[], bool]) -> Iterator[Update]:
         tail = NativeTail(self.path, lenient=self.lenient)
@@ -186,6 +249,8 @@ class RunLoader:
             now = time.perf_counter()
             if now - last >= self.batch_seconds and pending:
                 yield Events(pending, tail.offset / size, warnings)
+                if not last:
+                    self._first_paint()
                 pending, warnings, last = [], [], now
         if not self.follow:
             fin = tail.finish()
@@ -203,25 +268,100 @@ class RunLoader:
 
         return load(self.path, self.fmt, lenient=self.lenient, outcomes=self.outcomes)
 
-    def _whole(self) -> Iterator[Update]:
+    def _whole(self, cancelled: Callable[[], bool]) -> Iterator[Update]:
+        """Read the file whole with its reader. A large whole-document log is previewed
+        first (``parsers.preview``): the runs of its first bytes are on screen while the rest
+        is read, and the whole read then sends only what differs."""
+        shown: list[Event] | None = None  # events on screen from a preview
+        shown_header: Header | None = None
         chosen: Run | None = None
-        for k, run in enumerate(self._read_runs()):
-            if k == self.ordinal:
-                chosen = run
-            if not self.from_picker and k >= 1:
-                yield SeveralRuns()
-                return
-            if self.from_picker and chosen is not None:
-                break
-        if chosen is None:
-            raise InputError(f"no run #{self.ordinal} in this file", self.path)
+        with collector_paused():
+            for found in self._previews():
+                if isinstance(found, SeveralRuns):
+                    yield found
+                    return
+                if isinstance(found, _Final):
+                    chosen = found.run
+                    break
+                if shown is None or shown_header is None:
+                    shown_header = _header(found.run)
+                    yield shown_header
+                    shown = list(found.run.events)
+                    yield Events(list(shown), found.fraction, [], preview=True)
+                    self._first_paint()
+                else:
+                    batch = _revision(shown, found.run.events)
+                    if batch is not None:
+                        batch.fraction, batch.preview = found.fraction, True
+                        yield batch
+                if cancelled():
+                    return
+            if chosen is None:
+                chosen = self._chosen(self._read_runs())
+                if chosen is None:
+                    yield SeveralRuns()
+                    return
         if self.follow:
             self._size = _size(self.path)
             self._events = list(chosen.events)
             self._warnings = set(chosen.warnings)
-        yield _header(chosen)
-        yield Events(list(chosen.events), 1.0, [])
+        header = _header(chosen)
+        if shown is None or shown_header is None:
+            yield header
+            yield Events(list(chosen.events), 1.0, [])
+        else:
+            if header.run != shown_header.run:
+                yield header  # what the rest of the document says about the run
+            batch = _revision(shown, chosen.events)
+            if batch is not None:
+                batch.fraction = 1.0
+                yield batch
         yield Loaded(list(chosen.flags))
+
+    def _chosen(self, runs: Iterable[Run]) -> Run | None:
+        """Run number ``ordinal`` of ``runs``; None when a second run shows up and the
+        file was not chosen in the picker (the caller opens the picker)."""
+        chosen: Run | None = None
+        for k, run in enumerate(runs):
+            if k == self.ordinal:
+                chosen = run
+            if not self.from_picker and k >= 1:
+                return None
+            if self.from_picker and chosen is not None:
+                break
+        if chosen is None:
+            raise InputError(f"no run #{self.ordinal} in this file", self.path)
+        return chosen
+
+    def _previews(self) -> Iterator[_Preview | _Final | SeveralRuns]:
+        """The chosen run as read from the first ``PREVIEW_BYTES`` of a large whole-document
+        log, growing; ``_Final`` when a preview turned out to hold the whole file."""
+        from efc_tui.parsers import detect, get_reader
+        from efc_tui.parsers.preview import WHOLE_DOCUMENT_FORMATS, preview
+
+        try:
+            size = os.stat(self.path).st_size
+            reader = get_reader(self.fmt) if self.fmt else detect(self.path)
+        except (OSError, EfcError):
+            return  # the whole read reports it
+        if reader.name not in WHOLE_DOCUMENT_FORMATS:
+            return
+        for nbytes in PREVIEW_BYTES:
+            if size <= nbytes * PREVIEW_MIN_RATIO:
+                return  # small enough that reading it whole is about as quick
+            pv = preview(self.path, nbytes, reader.name, lenient=self.lenient,
+                         outcomes=self.outcomes, max_runs=self.ordinal + 2)
+            if pv is None:
+                continue  # its start makes no document: the whole read says why
+            if not self.from_picker and len(pv.runs) >= 2:
+                yield SeveralRuns()
+                return
+            if pv.complete:
+                chosen = self._chosen(pv.runs)
+                yield _Final(chosen) if chosen is not None else SeveralRuns()
+                return
+            if len(pv.runs) > self.ordinal and pv.runs[self.ordinal].events:
+                yield _Preview(pv.runs[self.ordinal], nbytes / size)
 
     # -- following --------------------------------------------------------------------------
 
@@ -274,22 +414,16 @@ class RunLoader:
         run = next(iter(self._read_runs()), None)
         if run is None:
             return None
-        old, new = self._events, run.events
-        start = next(
-            (i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b),
-            min(len(old), len(new)),
-        )
         warnings = [
             w for w in run.warnings if w not in self._warnings and "truncated last line" not in w
         ]  # a line still being written
         self._warnings.update(run.warnings)
-        self._events = list(new)
-        if start == len(old) == len(new) and not warnings:
+        batch = _revision(self._events, run.events)
+        if batch is None and not warnings:
             return None
-        replaced = start < len(old)
-        return Events(
-            list(new[start:]), None, warnings, followed=True, start=start if replaced else None
-        )
+        batch = batch or Events([], None, [])
+        batch.warnings, batch.followed = warnings, True
+        return batch
 
 
 def _size(path: Path) -> int:

@@ -70,7 +70,7 @@ def open_(
     term_size = _size(size)
     try:
         est = load_estimator(estimator) if estimator else None  # None: the one that matches each run
-        fit_view = load_fit_view(fit)
+        fit_view = load_fit_view(fit) if fit is not None else None  # None: the app reads the package's
         if single:
             if fmt:
                 get_reader(fmt)

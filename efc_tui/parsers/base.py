@@ -115,7 +115,13 @@ def read_all(path: Path) -> bytes:
     """The whole file (decompressed when gzipped), for formats that are one JSON document.
 
     A plain file is read in one allocation (a buffered read of everything would hold a
-    second copy at its peak)."""
+    second copy at its peak). Under ``preview.preview`` only the first bytes are read and
+    handed on cut and closed into a smaller valid document (``preview.close_prefix``)."""
+    from efc_tui.parsers.preview import preview_limit
+
+    limit = preview_limit()
+    if limit is not None:
+        return _read_prefix(path, limit)
     with open_binary(path) as f:
         if not isinstance(f, gzip.GzipFile):
             try:
@@ -126,6 +132,24 @@ def read_all(path: Path) -> bytes:
             return f.read()
         except (OSError, EOFError, zlib.error) as exc:
             raise InputError(f"cannot read (corrupt compressed data?): {exc}", path) from None
+
+
+def _read_prefix(path: Path, limit: Any) -> bytes:
+    """The first ``limit.nbytes`` of a file, closed into a document when the file is longer
+    (``limit.cut`` set); the whole file when it is not."""
+    from efc_tui.parsers.preview import close_prefix
+
+    with open_binary(path) as f:
+        try:
+            data = f.read(limit.nbytes)
+            more = bool(f.read(1)) if len(data) == limit.nbytes else False
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(f"cannot read (corrupt compressed data?): {exc}", path) from None
+    if not more:
+        return data
+    limit.cut = True
+    closed = close_prefix(data)
+    return closed if closed is not None else data
 
 
 def load_json_document(path: Path) -> Any:

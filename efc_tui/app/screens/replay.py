@@ -154,8 +154,11 @@ class ReplayScreen(Screen[None]):
         self.last_export: Path | None = None
         #: set when the run is read and scored (the screenshot and the bench wait on it)
         self.ready = asyncio.Event()
-        #: time.perf_counter() when the first rows were on screen
+        #: every event read is scored
+        self.scored_all = False
+        #: time.perf_counter() when the first rows were added, and drawn on the terminal
         self.first_rows_at: float | None = None
+        self.first_painted_at: float | None = None
         self.error: str | None = None
 
     @property
@@ -187,7 +190,9 @@ class ReplayScreen(Screen[None]):
         self.query_one("#detail").border_title = "event"
         self.query_one("#search").display = False
         self._update_summary()
-        self.query_one(LedgerView).focus()
+        ledger = self.query_one(LedgerView)
+        ledger.focus()
+        ledger.on_first_rows = self._first_rows_painted
         self._load()
         if self.follow:
             self._follow_timer = self.set_interval(FOLLOW_SECONDS, self.poll_follow)
@@ -206,6 +211,8 @@ class ReplayScreen(Screen[None]):
     def on_load_update(self, message: LoadUpdate) -> None:
         update = message.update
         if isinstance(update, Header):
+            if self.data.events:  # again, after a preview: the run's metadata, not its events
+                update.run.events = self.data.events
             self.data.run = update.run
             self.data.events = update.run.events
             self._update_summary()
@@ -215,6 +222,19 @@ class ReplayScreen(Screen[None]):
             self.post_message(OpenPicker())
         elif isinstance(update, Loaded):
             self._loaded(update)
+
+    def _first_rows_painted(self) -> None:
+        """The first frame showing rows is drawn: the load may use the interpreter again."""
+        self.first_painted_at = time.perf_counter()
+        self.loader.painted.set()
+        self._want_fit()
+        if self.data.events and not self.loaded:
+            self._request_score(early=True)  # a preview's events, while the rest is read
+
+    def _want_fit(self) -> None:
+        want = getattr(self.app, "want_fit", None)
+        if self.fit is None and want is not None:
+            want()
 
     def _events_arrived(self, update: Events) -> None:
         data = self.data
@@ -239,11 +259,12 @@ class ReplayScreen(Screen[None]):
                 self._show(ledger.selected_event)
         elif update.followed and at_end and not self.playing and data.n_rows:
             ledger.cursor_row = data.n_rows - 1
-        if update.followed:
-            self._request_score()
+        if update.followed or (update.preview and self.first_painted_at is not None):
+            self._request_score(early=True)
 
     def _loaded(self, update: Loaded) -> None:
         self.loaded = True
+        self._want_fit()
         self.data.run.flags.extend(f for f in update.flags if f not in self.data.run.flags)
         self.query_one(ProgressBar).display = False
         if self.initial_select is not None or not self.data.n_rows:
@@ -296,8 +317,9 @@ class ReplayScreen(Screen[None]):
 
     # -- scoring ----------------------------------------------------------------------------
 
-    def _request_score(self) -> None:
-        if self.loaded and self.passes.request():
+    def _request_score(self, *, early: bool = False) -> None:
+        """Score the events we have (``early``: before the whole run is read, a preview)."""
+        if (self.loaded or early) and self.passes.request():
             self._score(snapshot(self.data.run, self.data.events))
         self._update_summary()
 
@@ -319,13 +341,25 @@ class ReplayScreen(Screen[None]):
         self._show(ledger.selected_event)
         if self.passes.finished(len(self.data.events) > self.data.n_scored):
             self._score(snapshot(self.data.run, self.data.events))
-        else:
+        elif self.loaded:
             # Move the run's millions of objects out of the cyclic collector's reach: a full
             # collection over them took ~100 ms and ran every few keypresses on 100k events.
             gc.freeze()
+            self.scored_all = True
+            self._maybe_ready()
+        self._update_summary()
+
+    def _maybe_ready(self) -> None:
+        """Read, scored and with its fit: the screen shows what it will show."""
+        if self.scored_all and self.fit is not None and not self.ready.is_set():
             self.ready.set()
             self.post_message(ScreenReady())
-        self._update_summary()
+
+    def set_fit(self, fit: FitView) -> None:
+        """The fit curves, read after the first screen was drawn (``EfcApp.want_fit``)."""
+        self.fit = fit
+        self.query_one(FitPanel).set_fit(fit)
+        self._maybe_ready()
 
     # -- follow -----------------------------------------------------------------------------
 
@@ -632,6 +666,7 @@ class ReplayScreen(Screen[None]):
             self.app.pop_screen()
 
     def on_unmount(self) -> None:
+        self.loader.painted.set()  # a load still waiting for the first paint goes on (to its end)
         self._stop_play()
         if self._follow_timer is not None:
             self._follow_timer.stop()

@@ -49,6 +49,13 @@ class CumulativeChart(Widget):
         self.event = event
         self.refresh()
 
+    def set_fit(self, fit: FitView) -> None:
+        """The fit, once it is read (the panel says so until then)."""
+        self.fit = fit
+        self._view_of = None
+        self.predictor = fit.default
+        self.refresh()
+
     def render(self) -> RenderableType:
         d = self.data
         w, h = self.content_size.width, self.content_size.height
@@ -102,6 +109,13 @@ class FitPanel(Widget):
 
     def show(self, event: int | None) -> None:
         self.event = event
+        self.refresh()
+
+    def set_fit(self, fit: FitView) -> None:
+        """The fit, once it is read (the panel says so until then)."""
+        self.fit = fit
+        self._view_of = None
+        self.predictor = fit.default
         self.refresh()
 
     def view(self) -> FitView | None:
@@ -159,7 +173,9 @@ class FitPanel(Widget):
     def render(self) -> RenderableType:
         w, h = self.content_size.width, self.content_size.height
         fit = self.view()
-        if fit is None or not fit.curves:
+        if fit is None:
+            return Text("reading the fit…", style="dim")
+        if not fit.curves:
             why = fit.problem if fit is not None and fit.problem else "no fit available"
             named = f"{fit.description}\n" if fit is not None and fit.description else ""
             return Text(f"{named}{why}\n(`efc-tui fit` on your own labeled runs writes one; load it with "

@@ -8,6 +8,7 @@ through ``sanitize_label`` (kind and status come from the model's enums).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.cells import cell_len, set_cell_size
@@ -95,6 +96,12 @@ def _cell(text: str, width: int, align: str) -> str:
     return pad + text if align == ">" else text + pad
 
 
+def _app_running(widget: LedgerView) -> bool:
+    """The app is running, so what is rendered now reaches the terminal (Textual draws
+    nothing before; it has no public flag for this)."""
+    return bool(getattr(widget.app, "_running", True))
+
+
 class LedgerView(ScrollView, can_focus=True):
     """The ledger rows of a :class:`ReplayData`, with a cursor and a sticky header line."""
 
@@ -161,6 +168,8 @@ class LedgerView(ScrollView, can_focus=True):
         self._strips: LRUCache[tuple[int, bool, int, int], Strip] = LRUCache(2048)
         self._styles: dict[str, Style] = {}
         self.virtual_size = Size(ROW_WIDTH, self.data.n_rows + 1)
+        #: called (once) when the frame that first shows rows has been drawn
+        self.on_first_rows: Callable[[], object] | None = None
 
     # -- state ------------------------------------------------------------------------------
 
@@ -259,6 +268,9 @@ class LedgerView(ScrollView, can_focus=True):
             if row >= self.data.n_rows:
                 return Strip.blank(width, base)
             strip = self._row_strip(row)
+            if self.on_first_rows is not None and _app_running(self):
+                self.call_after_refresh(self.on_first_rows)
+                self.on_first_rows = None
         return strip.crop_extend(scroll_x, scroll_x + width, base)
 
     def _line_width(self) -> int:

@@ -1,0 +1,145 @@
+"""Previews: the runs of a file's first bytes, for showing a large whole-document log at
+once (``efc-tui open``) while the whole of it is still being read.
+
+A whole-document log (a mini-swe-agent or SWE-agent trajectory, an OpenHands event list,
+an Inspect ``.json`` log, an ATIF trajectory, a tau-bench results list) is one JSON value: no reader can produce its
+first event before the closing bracket is parsed. A preview reads only the first ``n``
+bytes, cuts them at the last boundary between two elements of the longest list open at that
+point (the events, messages or steps), closes every bracket left open, and hands that
+smaller, valid document to the same reader. Nothing is interpreted differently: the preview's
+events are what the reader makes of the document's first elements. The last of them may
+still change once the rest is read (an action whose result is past the cut, a total shared
+over every call), so a preview is always followed by the whole read, and a caller shows the
+events of the whole read from the first one that differs.
+
+The cut is found by a scan of the structural bytes (strings skipped whole by one regular
+expression: no byte-by-byte Python loop), O(n).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from pathlib import Path
+
+from efc_tui.errors import EfcError
+from efc_tui.model import Run
+
+# a whole string, a bracket or a comma, or the opening quote of a string the prefix cuts
+#: the readers that read a file as one JSON document (the ones a preview helps)
+WHOLE_DOCUMENT_FORMATS = ("mini-swe-agent", "swe-agent", "openhands", "inspect-ai", "atif", "tau-bench")
+
+_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},]|"', re.DOTALL)
+_OPEN = {ord("["): ord("]"), ord("{"): ord("}")}
+_QUOTE, _COMMA, _CLOSE_LIST = ord('"'), ord(","), ord("]")
+
+
+def close_prefix(data: bytes) -> bytes | None:
+    """The first bytes of a JSON document as a valid document: cut before the last comma
+    of the open list with the most elements so far (else of the outermost object with two
+    members), with every bracket open there closed: whole elements of the events' list are
+    kept, and nothing past them. None when there is no such cut, or the bytes are not the start of a JSON array or
+    object (or close brackets they did not open).
+
+    >>> close_prefix(b'{"a": 1, "ev": [{"x": 1}, {"x": 2}, {"x"')
+    b'{"a": 1, "ev": [{"x": 1}, {"x": 2}]}'
+    """
+    closers: list[int] = []  # the closing byte of each open container, outermost first
+    commas: list[int] = []  # separators seen so far in each open container
+    last: list[int] = []  # where its last separator is
+    for m in _TOKEN.finditer(data):
+        c = data[m.start()]
+        if c == _QUOTE:
+            if m.end() - m.start() == 1:
+                break  # a string the prefix cuts: the scan ends here
+            continue
+        if c == _COMMA:
+            if not closers:
+                return None
+            commas[-1] += 1
+            last[-1] = m.start()
+        elif c in _OPEN:
+            closers.append(_OPEN[c])
+            commas.append(0)
+            last.append(-1)
+        else:
+            if not closers or closers[-1] != c:
+                return None
+            closers.pop()
+            commas.pop()
+            last.pop()
+            if not closers:
+                return data[: m.end()]  # the whole document is in the prefix
+    if not closers:
+        return None
+    # the open list with the most elements (the outermost on a tie): the events, messages
+    # or steps; without a list of two, the outermost object with two members
+    lists = [i for i in range(len(closers)) if commas[i] and closers[i] == _CLOSE_LIST]
+    objects = [i for i in range(len(closers)) if commas[i] and closers[i] != _CLOSE_LIST]
+    if lists:
+        k = max(lists, key=lambda i: (commas[i], -i))
+    elif objects:
+        k = objects[0]
+    else:
+        return None
+    return data[: last[k]] + bytes(reversed(closers[: k + 1]))
+
+
+@dataclass
+class _Limit:
+    nbytes: int
+    #: a document was cut (the file is longer than the preview)
+    cut: bool = False
+
+
+_LIMIT: ContextVar[_Limit | None] = ContextVar("efc_preview_limit", default=None)
+
+
+def preview_limit() -> _Limit | None:
+    """The preview in force (``base.read_all`` reads no further than its ``nbytes``)."""
+    return _LIMIT.get()
+
+
+@contextmanager
+def _previewing(nbytes: int) -> Iterator[_Limit]:
+    limit = _Limit(nbytes)
+    token = _LIMIT.set(limit)
+    try:
+        yield limit
+    finally:
+        _LIMIT.reset(token)
+
+
+@dataclass(slots=True)
+class Preview:
+    """The runs read from a file's first bytes."""
+
+    runs: list[Run]
+    #: the whole file was read: these runs are final
+    complete: bool
+
+
+def preview(path: Path, nbytes: int, fmt: str | None = None, *, lenient: bool = False,
+            outcomes: object | None = None, max_runs: int = 2) -> Preview | None:
+    """The runs of the first ``nbytes`` of ``path`` (at most ``max_runs``), read by the
+    file's reader as described in the module docstring. When the reader read the file
+    whole (it is short, or the format is read line by line) the result is ``complete``.
+    None when the start does not make a document the reader takes: the caller reads the
+    whole file, which reports any problem."""
+    from efc_tui.parsers import load
+
+    runs: list[Run] = []
+    with _previewing(nbytes) as limit:
+        try:
+            for run in load(path, fmt, lenient=lenient, outcomes=outcomes):  # type: ignore[arg-type]
+                runs.append(run)
+                if len(runs) >= max_runs:
+                    break
+        except EfcError:
+            if not limit.cut:
+                raise
+            return None
+    return Preview(runs, complete=not limit.cut and len(runs) < max_runs)

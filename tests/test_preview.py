@@ -1,0 +1,274 @@
+"""Previews of large whole-document logs (``efc_tui.parsers.preview``) and the replay
+loader that shows them first and then the whole read (``efc_tui.app.loading``).
+
+The invariant that matters: whatever the previews showed, the events on screen after the
+load are exactly the whole read's, for every whole-document format."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import orjson
+import pytest
+
+from efc_tui.app import loading
+from efc_tui.app.loading import Events, Header, Loaded, RunLoader, SeveralRuns
+from efc_tui.model import Event
+from efc_tui.parsers import detect, load
+from efc_tui.parsers.preview import WHOLE_DOCUMENT_FORMATS, close_prefix, preview
+from tests.conftest import FIXTURES, SHARED
+from tests.pilot import pilot_test, settle
+
+# -------------------------------------------------------------------------- close_prefix
+
+
+@pytest.mark.parametrize(("prefix", "closed"), [
+    # cut before the last comma of the longest open list; every open bracket closed
+    (b'{"a": 1, "ev": [{"x": 1}, {"x": 2}, {"x"', b'{"a": 1, "ev": [{"x": 1}, {"x": 2}]}'),
+    # brackets, commas, quotes and backslashes inside strings are text
+    (b'[{"a": "x\\"y,]"}, {"b": "[{"}, {"c', b'[{"a": "x\\"y,]"}, {"b": "[{"}]'),
+    # a prefix ending inside a string
+    (b'{"m": [1, 2, 3, "abc', b'{"m": [1, 2, 3]}'),
+    # lists before objects: the list of events, not the object around it
+    (b'{"a": 1, "b": {"c": [1, 2, 3], "d": [4, 5, 6, 7', b'{"a": 1, "b": {"c": [1, 2, 3], "d": [4, 5, 6]}}'),
+    # the longest list: whole elements of it, not of a shorter list inside the last one
+    (b'[[1], [2], [3], [4, 5, 6', b'[[1], [2], [3]]'),
+    # no list of two elements yet: the outermost object's whole members
+    (b'{"info": {"k": 1}, "messages": [{"role": "user", "n": [1', b'{"info": {"k": 1}}'),
+    # the whole document fits: returned as it is (trailing bytes dropped)
+    (b'{"a": [1, 2]}  \n', b'{"a": [1, 2]}'),
+])
+def test_close_prefix_cuts_at_the_last_element_boundary(prefix: bytes, closed: bytes) -> None:
+    out = close_prefix(prefix)
+    assert out == closed
+    orjson.loads(out)  # valid JSON
+
+
+@pytest.mark.parametrize("prefix", [
+    b'{"a": {"b": 1',  # no separator anywhere: nothing complete to keep
+    b"]",  # closes what was never opened
+    b'[1, 2}',  # closes with the wrong bracket
+    b'"just a string',
+    b"",
+])
+def test_close_prefix_gives_up_on_what_it_cannot_cut(prefix: bytes) -> None:
+    assert close_prefix(prefix) is None
+
+
+def test_every_cut_of_a_document_closes_into_valid_json() -> None:
+    doc = {"info": {"k": [1, {"z": "a,b]}"}]}, "messages": [
+        {"role": "user", "content": f"line {i} \\ \"quoted\" [x] {{y}}", "n": [i, i + 1]}
+        for i in range(20)
+    ], "tail": "end"}
+    data = json.dumps(doc).encode()
+    kept = 0
+    for n in range(1, len(data)):
+        out = close_prefix(data[:n])
+        if out is None:
+            continue
+        value = orjson.loads(out)  # never invalid
+        kept += 1
+        msgs = value.get("messages", [])
+        # whole elements once the list has two (the first may be cut while it is alone)
+        whole = msgs if len(msgs) > 1 else []
+        assert whole == doc["messages"][: len(whole)]
+    assert kept > len(data) // 2
+
+
+# -------------------------------------------------------------------------- a trajectory
+
+
+def _trajectory(path: Path, steps: int) -> Path:
+    """A mini-swe-agent-1 trajectory (bash block, returncode, usage on every call)."""
+    messages: list[dict[str, object]] = [
+        {"role": "system", "content": "You are a helpful assistant."},
+        {"role": "user", "content": "Fix the parser."},
+    ]
+    for t in range(steps):
+        cmd = "python -m pytest tests/test_parser.py" if t % 3 == 0 else f"cat src/mod{t % 7}.py"
+        messages.append({
+            "role": "assistant",
+            "content": f"THOUGHT: step {t}, looking at the code.\n\n```bash\n{cmd}\n```",
+            "extra": {"response": {"usage": {"prompt_tokens": 100 + t, "completion_tokens": 20}}},
+        })
+        out = ("=== 1 failed, 3 passed in 0.1s ===" if t % 6 == 0 else "=== 4 passed in 0.1s ===") \
+            if t % 3 == 0 else f"def f{t}():\n    return {t}\n" * 5
+        messages.append({"role": "user", "content": f"<returncode>{int(t % 6 == 0)}</returncode>\n"
+                                                    f"<output>\n{out}\n</output>"})
+    doc = {"info": {"exit_status": "Submitted", "mini_version": "1.13.4",
+                    "config": {"model": {"model_name": "test-model"}}},
+           "messages": messages, "trajectory_format": "mini-swe-agent-1"}
+    path.write_bytes(orjson.dumps(doc))
+    return path
+
+
+def test_a_preview_reads_the_first_elements_as_the_whole_read_does(tmp_path: Path) -> None:
+    path = _trajectory(tmp_path / "run.traj.json", 300)
+    [full] = load(path)
+    pv = preview(path, 16 << 10)
+    assert pv is not None and not pv.complete
+    [run] = pv.runs
+    n = len(run.events)
+    assert 10 < n < len(full.events)
+    # every event but the last (whose result may be past the cut) is the whole read's
+    assert run.events[: n - 1] == full.events[: n - 1]
+    assert (run.model, run.task_id, run.source_format) == (full.model, full.task_id, full.source_format)
+
+
+def test_a_preview_of_a_short_file_or_a_line_format_is_the_whole_read(tmp_path: Path) -> None:
+    path = _trajectory(tmp_path / "run.traj.json", 5)
+    pv = preview(path, 1 << 20)
+    assert pv is not None and pv.complete
+    assert pv.runs[0].events == next(iter(load(path))).events
+    jsonl = FIXTURES / "agents" / "codex_session.jsonl"
+    pv = preview(jsonl, 64)  # read line by line: no document to cut
+    assert pv is not None and pv.complete
+    assert pv.runs[0].events == next(iter(load(jsonl))).events
+
+
+def test_a_start_that_makes_no_document_gives_no_preview(tmp_path: Path) -> None:
+    path = _trajectory(tmp_path / "run.traj.json", 50)
+    assert preview(path, 40) is None  # not one whole element yet
+
+
+def test_bad_input_is_still_reported_by_the_whole_read(tmp_path: Path) -> None:
+    path = _trajectory(tmp_path / "run.traj.json", 200)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) - 50])  # the end is cut off
+    loader = RunLoader(path)
+    with pytest.raises(Exception, match="not valid JSON"):
+        list(loader.updates())
+
+
+# -------------------------------------------------------------------------- the loader
+
+
+def _unpainted(loader: RunLoader) -> RunLoader:
+    """A loader with no screen: nothing to wait for before reading on."""
+    loader.painted.set()
+    return loader
+
+
+def _replay(updates: list[object]) -> tuple[list[Event], list[Header]]:
+    """The events on screen after applying the updates as the replay screen does."""
+    shown: list[Event] = []
+    headers = []
+    for u in updates:
+        if isinstance(u, Header):
+            headers.append(u)
+        elif isinstance(u, Events):
+            if u.start is not None:
+                del shown[u.start:]
+            shown.extend(u.events)
+    return shown, headers
+
+
+def _whole_document_logs() -> list[Path]:
+    paths = [FIXTURES / "agents" / "mini_v2_parallel.traj.json", FIXTURES / "agents" / "swe_agent_1x.traj"]
+    paths += sorted(p for p in (FIXTURES / "formats").rglob("*.json") if p.is_file())
+    if SHARED is not None:
+        real = SHARED / "fixtures" / "real"
+        paths += sorted(p for d in ("mini-swe-agent", "swe-agent", "openhands", "inspect-ai", "atif-harbor")
+                        for p in (real / d).iterdir() if p.is_file())
+    out = []
+    for p in paths:
+        try:
+            if detect(p).name in WHOLE_DOCUMENT_FORMATS and p.suffix != ".eval":
+                out.append(p)
+        except Exception:
+            continue
+    return out
+
+
+@pytest.mark.parametrize("path", _whole_document_logs(), ids=lambda p: p.name)
+def test_whatever_the_previews_show_the_load_ends_with_the_whole_read(
+    path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    size = path.stat().st_size
+    monkeypatch.setattr(loading, "PREVIEW_BYTES", (max(64, size // 6), max(128, size // 2)))
+    monkeypatch.setattr(loading, "PREVIEW_MIN_RATIO", 1)
+    runs = list(load(path))
+    updates = list(_unpainted(RunLoader(path, from_picker=len(runs) > 1)).updates())
+    assert isinstance(updates[-1], Loaded)
+    shown, headers = _replay(updates)
+    assert shown == runs[0].events
+    assert headers[-1].run.run_id == runs[0].run_id
+    assert headers[-1].run.model == runs[0].model
+    assert updates[-1].flags == runs[0].flags
+
+
+def test_a_large_trajectory_is_shown_from_its_first_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _trajectory(tmp_path / "run.traj.json", 2000)
+    monkeypatch.setattr(loading, "PREVIEW_BYTES", (16 << 10, 128 << 10))
+    [full] = load(path)
+    updates = list(_unpainted(RunLoader(path)).updates())
+    kinds = [type(u).__name__ + ("(preview)" if getattr(u, "preview", False) else "") for u in updates]
+    # the header again: the end of the document holds trajectory_format
+    assert kinds == ["Header", "Events(preview)", "Events(preview)", "Header", "Events", "Loaded"]
+    assert updates[3].run.extra["trajectory_format"] == "mini-swe-agent-1"  # type: ignore[union-attr]
+    assert "trajectory_format" not in updates[0].run.extra  # type: ignore[union-attr]
+    first, second, last = (u for u in updates if isinstance(u, Events))
+    assert 10 < len(first.events) < len(second.events) + (second.start or 0) < len(full.events)
+    # the second preview and the whole read revise at most the last event shown (an action
+    # whose result was past the cut)
+    assert second.start in (None, len(first.events) - 1)
+    assert last.start is None or last.start >= len(first.events) + len(second.events) - 2
+    assert _replay(updates)[0] == full.events
+    assert 0 < first.fraction < second.fraction < 1 == last.fraction  # type: ignore[operator]
+
+
+def test_a_preview_holding_two_runs_opens_the_picker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tau-bench results list of three tasks: the picker opens as soon as a preview shows
+    a second run, without reading the rest; from the picker, run #1 ends as the whole
+    read's run #1."""
+    src = FIXTURES / "formats" / "tau_bench" / "tool-calling-gpt-4o-0.0_range_0-3_user-gpt-4o-llm_0612073827.json"
+    runs = list(load(src))
+    assert len(runs) == 3
+    size = src.stat().st_size
+    monkeypatch.setattr(loading, "PREVIEW_BYTES", (size - 40,))  # cut in the last run
+    monkeypatch.setattr(loading, "PREVIEW_MIN_RATIO", 1)
+    assert [type(u) for u in _unpainted(RunLoader(src)).updates()] == [SeveralRuns]
+    updates = list(_unpainted(RunLoader(src, ordinal=1, from_picker=True)).updates())
+    assert any(isinstance(u, Events) and u.preview for u in updates)
+    assert _replay(updates)[0] == runs[1].events
+
+
+# -------------------------------------------------------------------------- the app
+
+
+@pilot_test
+async def test_the_app_shows_a_large_trajectory_before_reading_it_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from efc_tui.app.app import EfcApp
+    from efc_tui.app.screens.replay import ReplayScreen
+    from efc_tui.app.widgets.charts import FitPanel
+
+    path = _trajectory(tmp_path / "run.traj.json", 1500)
+    [full] = load(path)
+    monkeypatch.setattr(loading, "PREVIEW_BYTES", (16 << 10,))
+    arrived: list[tuple[bool, int | None, int]] = []
+    original = ReplayScreen._events_arrived
+
+    def spy(self: ReplayScreen, update: Events) -> None:
+        arrived.append((update.preview, update.start, len(update.events)))
+        original(self, update)
+
+    monkeypatch.setattr(ReplayScreen, "_events_arrived", spy)
+    app = EfcApp([path])  # no fit given: the package's, read once the first rows are drawn
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        # first the preview's rows, then the rest of the whole read
+        assert arrived[0][0] is True and 10 < arrived[0][2] < len(full.events)
+        assert [a[0] for a in arrived[1:]] == [False]
+        assert screen.first_painted_at is not None
+        assert screen.data.events == full.events
+        assert screen.data.n_scored == len(full.events)
+        assert screen.ready.is_set()
+        # the fit arrived after the first paint and is the one every panel shows
+        assert screen.fit is not None and screen.fit is app.fit_view
+        panel = screen.query_one(FitPanel)
+        assert panel.fit is screen.fit and "reading the fit" not in str(panel.render())
