@@ -121,3 +121,16 @@ def test_screens_never_call_the_app() -> None:
                 assert node.module != "efc_tui.app.app", path.name
             if isinstance(node, ast.Attribute):
                 assert node.attr != "efc_app", f"{path.name}:{node.lineno}"
+
+
+def test_the_app_imports_no_scoring_before_its_first_frame() -> None:
+    """The first frame of `efc-tui open` needs Textual and a reader: numpy, scipy, the
+    scoring code and the fit are imported by the first scoring pass (a worker, after the
+    first frame is drawn), so importing the app loads none of them."""
+    from tests.test_import_cost import imported
+
+    mods = imported("import efc_tui.app.app")
+    assert "textual" in mods
+    assert not {"numpy", "scipy", "pandas", "pygments"} & {m.split(".")[0] for m in mods}
+    assert not [m for m in mods if m.startswith(("efc_tui.scoring.", "efc_tui.adapter", "efc_tui.fitting"))
+                and m != "efc_tui.scoring.columns"]

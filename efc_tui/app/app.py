@@ -13,15 +13,12 @@ import asyncio
 from collections.abc import Iterable, Iterator
 from functools import partial
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from efc_tui import api
-from efc_tui.adapter import ScoredRun
-from efc_tui.app.fitview import FitView, load_fit_view
 from efc_tui.app.loading import RunLoader
 from efc_tui.app.messages import LoadFailed, OpenEvent, OpenPicker, OpenRun, ScreenReady
 from efc_tui.app.screens.help import HelpScreen, key_name, key_rows, screen_title
@@ -30,7 +27,11 @@ from efc_tui.app.screens.replay import ReplayScreen
 from efc_tui.model import Run
 from efc_tui.parsers import Outcomes, expand_paths
 from efc_tui.parsers import load as load_file
-from efc_tui.scoring import Estimator
+
+if TYPE_CHECKING:  # the first frame needs none of these: they are imported when used
+    from efc_tui.adapter import ScoredRun
+    from efc_tui.app.fitview import FitView
+    from efc_tui.scoring import Estimator
 
 
 class EfcApp(App[int]):
@@ -96,6 +97,8 @@ class EfcApp(App[int]):
     def score(self, run: Run) -> ScoredRun:
         """Score a run the way ``efc-tui score`` does: ``efc_tui.api.score``, with the
         adapter's would-be decisions and summary."""
+        from efc_tui import api
+
         return api.score(run, self.estimator)
 
     def _replay(self, path: Path, *, ordinal: int = 0, from_picker: bool = False) -> ReplayScreen:
@@ -117,6 +120,8 @@ class EfcApp(App[int]):
             self.run_worker(self._read_fit, thread=True, group="fit", exit_on_error=False)
 
     def _read_fit(self) -> None:
+        from efc_tui.app.fitview import FitView, load_fit_view
+
         try:
             view = load_fit_view(None)  # the package's fit: a problem is a view saying why
         except Exception as exc:  # a bug: the replay still works, and the panel says why

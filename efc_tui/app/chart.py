@@ -10,9 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import numpy as np
 from rich.text import Text
+
+from efc_tui.app.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = lazy_module("numpy")
 
 _BRAILLE = 0x2800
 # dot bit for (x in 0..1, y in 0..3) inside a cell (y from the top)

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.message import Message
 
-from efc_tui.adapter import ScoredRun
 from efc_tui.app.loading import Update
-from efc_tui.compare import RunDiff
+
+if TYPE_CHECKING:
+    from efc_tui.adapter import ScoredRun
+    from efc_tui.compare import RunDiff
 
 # -- workers to their screen ----------------------------------------------------------------
 

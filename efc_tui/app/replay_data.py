@@ -13,13 +13,19 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from efc_tui.adapter import AdapterSummary, Decision, ScoredRun
+from efc_tui.app.lazy import lazy_module
 from efc_tui.model import Event, EventKind, Run, Status
-from efc_tui.scoring import Ledger, RunFigures
 from efc_tui.scoring.columns import LEDGER_COLUMNS
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from efc_tui.adapter import AdapterSummary, Decision, ScoredRun
+    from efc_tui.scoring import Ledger, RunFigures
+else:
+    np = lazy_module("numpy")  # imported by the first scoring, after the first frame
 
 KINDS: tuple[str, ...] = tuple(k.value for k in EventKind)
 STATUSES: tuple[str, ...] = tuple(s.value for s in Status)
@@ -87,7 +93,7 @@ class ReplayData:
         self.changed: set[int] = set()
         self.figures: RunFigures | None = None
         self.prev_figures: RunFigures | None = None
-        self._notable: np.ndarray = np.zeros(0, dtype=np.int64)
+        self._notable: list[int] = []  # events with a notable decision, ascending
         self.cols: dict[str, np.ndarray] = {}
 
     # -- arrival ---------------------------------------------------------------------------
@@ -155,7 +161,7 @@ class ReplayData:
             i for i, d in enumerate(scored.decisions)
             if d.memory in ("promote", "discard") or d.control != "continue"
         ]
-        self._notable = np.asarray(notable, dtype=np.int64)
+        self._notable = notable
         self.version += 1
 
     # -- per-event facts ---------------------------------------------------------------------
@@ -254,10 +260,10 @@ class ReplayData:
         if not len(notable):
             return None
         if forward:
-            j = int(np.searchsorted(notable, event, side="right"))
-            return int(notable[j]) if j < len(notable) else None
-        j = int(np.searchsorted(notable, event, side="left")) - 1
-        return int(notable[j]) if j >= 0 else None
+            j = bisect_right(notable, event)
+            return notable[j] if j < len(notable) else None
+        j = bisect_left(notable, event) - 1
+        return notable[j] if j >= 0 else None
 
     @property
     def has_decisions(self) -> bool:

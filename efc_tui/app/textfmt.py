@@ -12,7 +12,6 @@ import re
 from dataclasses import dataclass
 
 from rich.console import RenderableType
-from rich.syntax import Syntax
 from rich.text import Text
 
 from efc_tui.text import sanitize_for_terminal
@@ -69,6 +68,8 @@ def show_text(text: str, *, tool: str | None = None, is_action: bool = False,
     hidden = max(0, len(text) - limit)
     lexer = guess_lexer(visible, tool, is_action=is_action) if highlight else None
     if lexer is not None and len(visible) <= HIGHLIGHT_LIMIT:
+        from rich.syntax import Syntax  # with Pygments: imported when first highlighting
+
         clean = sanitize_for_terminal(visible)
         return Shown(
             Syntax(clean, lexer, theme="ansi_dark", word_wrap=True, background_color="default",

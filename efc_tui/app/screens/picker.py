@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import events, on, work
@@ -23,7 +23,6 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
-from efc_tui.adapter import ScoredRun
 from efc_tui.app.messages import OpenRun, PickerDone, PickerRow, ScreenReady
 from efc_tui.app.widgets.ledger import fmt_num
 from efc_tui.app.widgets.runs_table import RunsTable
@@ -31,6 +30,9 @@ from efc_tui.display import common_folder, ended_label, middle_ellipsis, short_p
 from efc_tui.errors import EfcError
 from efc_tui.model import Run
 from efc_tui.text import sanitize_label
+
+if TYPE_CHECKING:
+    from efc_tui.adapter import ScoredRun
 
 
 @dataclass(frozen=True, slots=True)

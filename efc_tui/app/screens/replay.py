@@ -18,7 +18,7 @@ import gc
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -29,8 +29,6 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, ProgressBar
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from efc_tui.adapter import ScoredRun
-from efc_tui.app.fitview import FitView
 from efc_tui.app.loading import (
     Events,
     Header,
@@ -57,6 +55,10 @@ from efc_tui.app.widgets.summary import RunSummary
 from efc_tui.errors import EfcError
 from efc_tui.model import Run
 from efc_tui.text import sanitize_label
+
+if TYPE_CHECKING:
+    from efc_tui.adapter import ScoredRun
+    from efc_tui.app.fitview import FitView
 
 #: replay speeds, events per second
 SPEEDS: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)

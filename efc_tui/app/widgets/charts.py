@@ -14,18 +14,22 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-import numpy as np
 from rich.console import RenderableType
 from rich.text import Text
 from textual.widget import Widget
 
 from efc_tui.app.chart import Chart, Marker, Series, VRule, render
-from efc_tui.app.fitview import FitView
+from efc_tui.app.lazy import lazy_module
 from efc_tui.app.replay_data import ReplayData
 from efc_tui.app.widgets.ledger import fmt_num
 
 if TYPE_CHECKING:
+    import numpy as np
+
+    from efc_tui.app.fitview import FitView
     from efc_tui.fitting.fitfile import CurvePosition
+else:
+    np = lazy_module("numpy")  # imported by the first scoring, after the first frame
 
 
 def _join(lines: list[Text]) -> Text:
@@ -47,13 +51,6 @@ class CumulativeChart(Widget):
 
     def show(self, event: int | None) -> None:
         self.event = event
-        self.refresh()
-
-    def set_fit(self, fit: FitView) -> None:
-        """The fit, once it is read (the panel says so until then)."""
-        self.fit = fit
-        self._view_of = None
-        self.predictor = fit.default
         self.refresh()
 
     def render(self) -> RenderableType:
