@@ -15,8 +15,16 @@ and the same-run baselines it is compared with:
   document must spend);
 - `efc-tui open` on the same number of events as a native efc-trace/1 file (read a batch
   of lines at a time: rows on screen before the whole file is read);
-- mini-swe-agent's own inspector is not measured here: when it is not installed the
-  figures of issue 13, measured on one machine, are printed for reference.
+- a minimal Textual viewer that parses the whole file with orjson and shows its first
+  messages in a DataTable (a stand-in for a peer such as mini-swe-agent's inspector, which
+  is a Textual app too), and the same app showing one row without reading anything: the
+  floor (Python, Textual and a first frame) under every figure here;
+- mini-swe-agent's own inspector is not measured here: the figures of issue 13, measured
+  on one machine, are printed for reference.
+
+"First screen" is when the frame that first shows ledger rows is drawn while the app runs
+(``ReplayScreen.first_painted_at``; not ``pilot.pause()``, which waits for the process to
+go idle, up to a second, and a load still reading never is).
 
 No thresholds here (tests hold no timing assertions). Targets (issue 13): first screen
 < 1 s at 100k steps and < 0.5 s at 10k. The machine's load changes every figure: compare
@@ -128,16 +136,66 @@ def child(path: Path, scored: bool) -> None:
     print(json.dumps(asyncio.run(_measure(path, scored))))
 
 
+async def _measure_viewer(path: Path | None) -> dict[str, float]:
+    """A minimal Textual viewer of a trajectory, the same-run stand-in for a peer's: it
+    parses the whole file (``orjson.loads``) and shows its first messages in a DataTable.
+    With ``path`` None it shows one row without reading anything: the least a Textual app
+    pays for its first frame here (the floor under every figure of this bench)."""
+    os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+    from textual.app import App, ComposeResult
+    from textual.widgets import DataTable
+
+    out: dict[str, float] = {}
+
+    class Table(DataTable[str]):
+        def render_line(self, y: int):  # type: ignore[no-untyped-def]
+            if self.row_count and self.app._running and "first" not in out:
+                out["first"] = time.perf_counter()
+            return super().render_line(y)
+
+    class Viewer(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Table()
+
+        def on_mount(self) -> None:
+            table = self.query_one(Table)
+            table.add_columns("#", "role", "content")
+            if path is None:
+                table.add_row("0", "-", "-")
+                return
+            doc = orjson.loads(path.read_bytes())
+            for i, m in enumerate(doc["messages"][:200]):
+                table.add_row(str(i), str(m.get("role")), str(m.get("content", ""))[:80].splitlines()[0])
+
+    out["imported"] = time.perf_counter()
+    app = Viewer()
+    async with app.run_test(size=(120, 40)):
+        while "first" not in out:
+            await asyncio.sleep(0.002)
+    out["first_cpu"] = time.process_time()
+    out["read"] = out["first"]
+    return out
+
+
+def child_viewer(path: Path | None) -> None:
+    print(json.dumps(asyncio.run(_measure_viewer(path))))
+
+
 # -------------------------------------------------------------------------- the parent side
 
 
-def open_once(path: Path, scored: bool) -> dict[str, float]:
-    """Seconds from starting a process to each stamp, for one fresh `open`."""
+def open_once(path: Path | None, scored: bool, viewer: bool = False) -> dict[str, float]:
+    """Seconds from starting a process to each stamp, for one fresh `open` (``viewer``:
+    the minimal Textual viewer; with no path, its floor)."""
     # byte code cached as in an installed package (not compiled from source in every run)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if viewer:
+        argv = ["--child-viewer", str(path) if path is not None else "-"]
+    else:
+        argv = ["--child", str(path), *(["--scored"] if scored else [])]
     t0 = time.perf_counter()
     r = subprocess.run(
-        [sys.executable, __file__, "--child", str(path), *(["--scored"] if scored else [])],
+        [sys.executable, __file__, *argv],
         check=True,
         capture_output=True,
         text=True,
@@ -150,8 +208,8 @@ def open_once(path: Path, scored: bool) -> dict[str, float]:
     }
 
 
-def best_open(path: Path, scored: bool, repeat: int) -> dict[str, float]:
-    runs = [open_once(path, scored) for _ in range(repeat)]
+def best_open(path: Path | None, scored: bool, repeat: int, viewer: bool = False) -> dict[str, float]:
+    runs = [open_once(path, scored, viewer) for _ in range(repeat)]
     return min(runs, key=lambda r: r["first"])
 
 
@@ -171,9 +229,13 @@ def main() -> None:
     ap.add_argument("--scored", action="store_true", help="also wait until the scores are shown")
     ap.add_argument("--keep", action="store_true", help="keep the generated files")
     ap.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--child-viewer", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child is not None:
         child(args.child, args.scored)
+        return
+    if args.child_viewer is not None:
+        child_viewer(None if args.child_viewer == "-" else Path(args.child_viewer))
         return
 
     inspector = importlib.util.find_spec("minisweagent") is not None
@@ -186,17 +248,20 @@ def main() -> None:
         f"{'steps':>8} {'MB':>6} | {'app import':>10} {'first screen':>12} {'(CPU)':>6} {'all read':>9}"
         + (f"{'scored':>8}" if args.scored else "")
         + f" | {'bare parse':>10} {'x parse':>8} | {'native first':>12} {'(CPU)':>6} {'x native':>8}"
-        f" | {'inspector*':>10} {'x insp.':>7}"
+        f" | {'viewer':>7} {'x viewer':>8} | {'inspector*':>10} {'x insp.':>7}"
     )
     warm = tmp / "warm.traj.json"
     generate_traj(warm, 20)
     open_once(warm, False)  # untimed: the byte code is written
+    open_once(warm, False, viewer=True)
+    floor = best_open(None, False, max(args.repeat, 3), viewer=True)["first"]
     for n in (int(s) for s in args.steps.split(",")):
         traj, native = tmp / f"run{n}.traj.json", tmp / f"run{n}.jsonl"
         size = generate_traj(traj, n)
         generate_native(native, n)
         ours = best_open(traj, args.scored, args.repeat)
         base = best_open(native, False, args.repeat)
+        view = best_open(traj, False, args.repeat, viewer=True)
         parse = bare_parse(traj, max(args.repeat, 3))
         insp = INSPECTOR_ISSUE_S.get(n)
         scored = f" {ours['scored']:7.2f}" if args.scored else ""
@@ -210,8 +275,17 @@ def main() -> None:
             f" {ours['first_cpu']:6.2f} {ours['read']:9.2f}{scored}"
             f" | {parse:10.3f} {ours['first'] / parse:7.0f}x"
             f" | {base['first']:12.2f} {base['first_cpu']:6.2f} {ours['first'] / base['first']:7.2f}x"
+            f" | {view['first']:7.2f} {ours['first'] / view['first']:7.2f}x"
             f" | {insp_s}"
         )
+    print(
+        f"floor: a Textual app showing one row, reading nothing: {floor:.2f} s "
+        "(every first screen here includes it)"
+    )
+    print(
+        "viewer: a minimal Textual viewer that parses the whole file and shows its first "
+        "messages (the same-run stand-in for a peer's)"
+    )
     print(
         "* mini-swe-agent's inspector: "
         + (
