@@ -7,7 +7,9 @@ load are exactly the whole read's, for every whole-document format."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -57,7 +59,7 @@ def test_close_prefix_gives_up_on_what_it_cannot_cut(prefix: bytes) -> None:
 
 
 def test_every_cut_of_a_document_closes_into_valid_json() -> None:
-    doc = {"info": {"k": [1, {"z": "a,b]}"}]}, "messages": [
+    doc: dict[str, Any] = {"info": {"k": [1, {"z": "a,b]}"}]}, "messages": [
         {"role": "user", "content": f"line {i} \\ \"quoted\" [x] {{y}}", "n": [i, i + 1]}
         for i in range(20)
     ], "tail": "end"}
@@ -150,10 +152,10 @@ def _unpainted(loader: RunLoader) -> RunLoader:
     return loader
 
 
-def _replay(updates: list[object]) -> tuple[list[Event], list[Header]]:
+def _replay(updates: Sequence[object]) -> tuple[list[Event], list[Header]]:
     """The events on screen after applying the updates as the replay screen does."""
     shown: list[Event] = []
-    headers = []
+    headers: list[Header] = []
     for u in updates:
         if isinstance(u, Header):
             headers.append(u)
