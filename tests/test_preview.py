@@ -16,9 +16,10 @@ import pytest
 
 from efc_tui.app import loading
 from efc_tui.app.loading import Events, Header, Loaded, RunLoader, SeveralRuns
+from efc_tui.errors import EfcError
 from efc_tui.model import Event
 from efc_tui.parsers import detect, load
-from efc_tui.parsers.preview import WHOLE_DOCUMENT_FORMATS, close_prefix, preview
+from efc_tui.parsers.preview import close_prefix, preview
 from tests.conftest import FIXTURES, SHARED
 from tests.pilot import pilot_test, settle
 
@@ -124,9 +125,22 @@ def test_a_preview_of_a_short_file_or_a_line_format_is_the_whole_read(tmp_path: 
     assert pv is not None and pv.complete
     assert pv.runs[0].events == next(iter(load(path))).events
     jsonl = FIXTURES / "agents" / "codex_session.jsonl"
-    pv = preview(jsonl, 64)  # read line by line: no document to cut
+    pv = preview(jsonl, jsonl.stat().st_size + 1)
     assert pv is not None and pv.complete
     assert pv.runs[0].events == next(iter(load(jsonl))).events
+
+
+def test_a_log_read_line_by_line_is_previewed_from_its_first_whole_lines() -> None:
+    jsonl = FIXTURES / "agents" / "codex_session.jsonl"
+    [full] = load(jsonl)
+    data = jsonl.read_bytes()
+    cut = data.index(b"\n", len(data) // 2) + 1
+    pv = preview(jsonl, cut + 10)  # ten bytes into the next line: that line is left out
+    assert pv is not None and not pv.complete
+    [run] = pv.runs
+    assert 0 < len(run.events) < len(full.events)
+    assert run.events[:-1] == full.events[: len(run.events) - 1]
+    assert not run.warnings  # no cut-short last line: the preview ends on a whole line
 
 
 def test_a_start_that_makes_no_document_gives_no_preview(tmp_path: Path) -> None:
@@ -166,31 +180,39 @@ def _replay(updates: Sequence[object]) -> tuple[list[Event], list[Header]]:
     return shown, headers
 
 
-def _whole_document_logs() -> list[Path]:
-    paths = [FIXTURES / "agents" / "mini_v2_parallel.traj.json", FIXTURES / "agents" / "swe_agent_1x.traj"]
-    paths += sorted(p for p in (FIXTURES / "formats").rglob("*.json") if p.is_file())
-    if SHARED is not None:
-        real = SHARED / "fixtures" / "real"
-        paths += sorted(p for d in ("mini-swe-agent", "swe-agent", "openhands", "inspect-ai", "atif-harbor")
-                        for p in (real / d).iterdir() if p.is_file())
+def _logs() -> list[Path]:
+    """Every log the tests have that a reader takes (every format; ../shared's real ones
+    when present), but the native format's progressive reader's own."""
+    roots = [FIXTURES / "agents", FIXTURES / "formats", FIXTURES / "more", FIXTURES / "outcomes"]
+    if SHARED is not None and (SHARED / "fixtures" / "real").is_dir():
+        roots.append(SHARED / "fixtures" / "real")
     out = []
-    for p in paths:
-        try:
-            if detect(p).name in WHOLE_DOCUMENT_FORMATS and p.suffix != ".eval":
-                out.append(p)
-        except Exception:
-            continue
+    for root in roots:
+        for p in sorted(root.rglob("*")):
+            if not p.is_file() or p.stat().st_size < 200:
+                continue
+            try:
+                if detect(p).name != "native" or p.suffix == ".gz":
+                    out.append(p)
+            except Exception:
+                continue
     return out
 
 
-@pytest.mark.parametrize("path", _whole_document_logs(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", _logs(), ids=lambda p: p.name)
 def test_whatever_the_previews_show_the_load_ends_with_the_whole_read(
     path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     size = path.stat().st_size
     monkeypatch.setattr(loading, "PREVIEW_BYTES", (max(64, size // 6), max(128, size // 2)))
     monkeypatch.setattr(loading, "PREVIEW_MIN_RATIO", 1)
-    runs = list(load(path))
+    try:
+        runs = list(load(path))
+    except EfcError as exc:  # bad input: the load fails the same way, whatever was previewed
+        with pytest.raises(EfcError) as failed:
+            list(_unpainted(RunLoader(path)).updates())
+        assert str(failed.value) == str(exc)
+        return
     updates = list(_unpainted(RunLoader(path, from_picker=len(runs) > 1)).updates())
     assert isinstance(updates[-1], Loaded)
     shown, headers = _replay(updates)

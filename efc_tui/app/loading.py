@@ -30,11 +30,11 @@ How each input is read:
 - any other file, whole, by its reader (``efc_tui.parsers.load``); followed (Claude Code
   and Codex sessions, JSONL written line by line) by reading it again when it grows and
   sending the events that are new or changed;
-- a large whole-document log (a mini-swe-agent or SWE-agent trajectory, OpenHands, an
-  Inspect ``.json`` log, ATIF) is previewed first: the events of its first 256 KB, then of
-  its first 4 MB (``efc_tui.parsers.preview``), are sent as ``Events(preview=True)`` while
-  the rest is read; the whole read then sends the events from the first one that differs
-  (and the header again when the rest of the document changed it).
+- a large log read this way (a whole-document trajectory, a Claude Code session, a
+  compressed trace) is previewed first: the events of its first 256 KB, then of its first
+  4 MB (``efc_tui.parsers.preview``), are sent as ``Events(preview=True)`` while the rest
+  is read; the whole read then sends the events from the first one that differs (and the
+  header again when the rest of the log changed it).
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ class Loaded:
 
 Update = Header | Events | SeveralRuns | Loaded
 
-#: a whole-document log larger than PREVIEW_MIN_RATIO times the first of these is shown from
+#: a log read whole and larger than PREVIEW_MIN_RATIO times the first of these is shown from
 #: its first bytes while it is read (the first preview fills the first screen; the second
 #: gives a few thousand rows to scroll and score while the whole is read)
 PREVIEW_BYTES = (256 << 10, 4 << 20)
@@ -269,9 +269,9 @@ class RunLoader:
         return load(self.path, self.fmt, lenient=self.lenient, outcomes=self.outcomes)
 
     def _whole(self, cancelled: Callable[[], bool]) -> Iterator[Update]:
-        """Read the file whole with its reader. A large whole-document log is previewed
-        first (``parsers.preview``): the runs of its first bytes are on screen while the rest
-        is read, and the whole read then sends only what differs."""
+        """Read the file whole with its reader. A large log is previewed first
+        (``parsers.preview``): the runs of its first bytes are on screen while the rest is
+        read, and the whole read then sends only what differs."""
         shown: list[Event] | None = None  # events on screen from a preview
         shown_header: Header | None = None
         chosen: Run | None = None
@@ -334,18 +334,16 @@ class RunLoader:
         return chosen
 
     def _previews(self) -> Iterator[_Preview | _Final | SeveralRuns]:
-        """The chosen run as read from the first ``PREVIEW_BYTES`` of a large whole-document
-        log, growing; ``_Final`` when a preview turned out to hold the whole file."""
+        """The chosen run as read from the first ``PREVIEW_BYTES`` of a large log, growing;
+        ``_Final`` when a preview turned out to be the whole read."""
         from efc_tui.parsers import detect, get_reader
-        from efc_tui.parsers.preview import WHOLE_DOCUMENT_FORMATS, preview
+        from efc_tui.parsers.preview import preview
 
         try:
             size = os.stat(self.path).st_size
             reader = get_reader(self.fmt) if self.fmt else detect(self.path)
         except (OSError, EfcError):
             return  # the whole read reports it
-        if reader.name not in WHOLE_DOCUMENT_FORMATS:
-            return
         for nbytes in PREVIEW_BYTES:
             if size <= nbytes * PREVIEW_MIN_RATIO:
                 return  # small enough that reading it whole is about as quick

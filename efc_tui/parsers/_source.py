@@ -261,14 +261,11 @@ def jsonl_layout(path: Path, s: Sniff) -> bool:
         return False
     if b"\n" in s.head.strip():
         return False  # the first line ended inside the head and is not a JSON value
-    from efc_tui.parsers.preview import preview_limit
-
-    limit = preview_limit()
-    with open_binary(path) as f:
+    with open_binary(path) as f:  # under a preview: whole lines of its first bytes
         try:
-            first = f.readline(limit.nbytes) if limit is not None else f.readline()
-            if limit is not None and not first.endswith(b"\n"):
-                return False  # a preview reads it as a document; the whole read decides
+            first = f.readline()
+            if not first.endswith(b"\n"):
+                return False  # one line: a document (a preview's first line may be longer)
             # a line after the first one, before parsing it: a one-line document (a large
             # JSON file written without newlines) is not parsed twice
             if not any(line.strip() for line in f):

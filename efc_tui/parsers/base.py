@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import gzip
+import io
 import zlib
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -83,8 +85,34 @@ class Reader:
     read: Callable[[Path, ReadOptions], Iterator[Run]]
 
 
+@dataclass(slots=True)
+class PreviewLimit:
+    """A preview in force (``preview.preview``): reading ``path`` stops after ``nbytes``."""
+
+    path: Path
+    nbytes: int
+    #: the file is longer: what was read of it was cut
+    cut: bool = False
+
+
+_PREVIEW: ContextVar[PreviewLimit | None] = ContextVar("efc_preview", default=None)
+
+
+def preview_of(path: Path) -> PreviewLimit | None:
+    """The preview in force for this file, if any."""
+    limit = _PREVIEW.get()
+    return limit if limit is not None and limit.path == path else None
+
+
 def open_binary(path: Path) -> IO[bytes]:
-    """Open a file for reading bytes, decompressing gzip transparently."""
+    """Open a file for reading bytes, decompressing gzip transparently. Under a preview of
+    this file (``preview.preview``): its first bytes, up to the end of the last whole line."""
+    f = _open(path)
+    limit = preview_of(path)
+    return f if limit is None else _line_prefix(f, path, limit)
+
+
+def _open(path: Path) -> IO[bytes]:
     try:
         f = path.open("rb")
     except FileNotFoundError:
@@ -100,9 +128,29 @@ def open_binary(path: Path) -> IO[bytes]:
     return f
 
 
+def _first_bytes(f: IO[bytes], path: Path, limit: PreviewLimit) -> bytes:
+    """Up to ``limit.nbytes`` of an open file; ``limit.cut`` set when there is more."""
+    with f:
+        try:
+            data = f.read(limit.nbytes)
+            if len(data) == limit.nbytes and f.read(1):
+                limit.cut = True
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(f"cannot read (corrupt compressed data?): {exc}", path) from None
+    return data
+
+
+def _line_prefix(f: IO[bytes], path: Path, limit: PreviewLimit) -> IO[bytes]:
+    data = _first_bytes(f, path, limit)
+    if limit.cut:
+        data = data[: data.rfind(b"\n") + 1]  # whole lines only
+    return io.BytesIO(data)
+
+
 def read_head(path: Path, size: int = SNIFF_BYTES) -> Sniff:
-    """The first ``size`` bytes of a file (decompressed when gzipped)."""
-    with open_binary(path) as f:
+    """The first ``size`` bytes of a file (decompressed when gzipped), for sniffing: the
+    file's true start, under a preview too."""
+    with _open(path) as f:
         gz = isinstance(f, gzip.GzipFile)
         try:
             head = f.read(size)
@@ -115,14 +163,12 @@ def read_all(path: Path) -> bytes:
     """The whole file (decompressed when gzipped), for formats that are one JSON document.
 
     A plain file is read in one allocation (a buffered read of everything would hold a
-    second copy at its peak). Under ``preview.preview`` only the first bytes are read and
-    handed on cut and closed into a smaller valid document (``preview.close_prefix``)."""
-    from efc_tui.parsers.preview import preview_limit
-
-    limit = preview_limit()
+    second copy at its peak). Under a preview of this file only its first bytes are read,
+    cut and closed into a smaller valid document (``preview.close_prefix``)."""
+    limit = preview_of(path)
     if limit is not None:
         return _read_prefix(path, limit)
-    with open_binary(path) as f:
+    with _open(path) as f:
         if not isinstance(f, gzip.GzipFile):
             try:
                 return path.read_bytes()
@@ -134,20 +180,14 @@ def read_all(path: Path) -> bytes:
             raise InputError(f"cannot read (corrupt compressed data?): {exc}", path) from None
 
 
-def _read_prefix(path: Path, limit: Any) -> bytes:
-    """The first ``limit.nbytes`` of a file, closed into a document when the file is longer
-    (``limit.cut`` set); the whole file when it is not."""
+def _read_prefix(path: Path, limit: PreviewLimit) -> bytes:
+    """The first ``limit.nbytes`` of a file, closed into a document when the file is longer;
+    the whole file when it is not."""
     from efc_tui.parsers.preview import close_prefix
 
-    with open_binary(path) as f:
-        try:
-            data = f.read(limit.nbytes)
-            more = bool(f.read(1)) if len(data) == limit.nbytes else False
-        except (OSError, EOFError, zlib.error) as exc:
-            raise InputError(f"cannot read (corrupt compressed data?): {exc}", path) from None
-    if not more:
+    data = _first_bytes(_open(path), path, limit)
+    if not limit.cut:
         return data
-    limit.cut = True
     closed = close_prefix(data)
     return closed if closed is not None else data
 

@@ -1,16 +1,23 @@
-"""Previews: the runs of a file's first bytes, for showing a large whole-document log at
-once (``efc-tui open``) while the whole of it is still being read.
+"""Previews: the runs of a file's first bytes, for showing a large log at once
+(``efc-tui open``) while the whole of it is still being read.
 
 A whole-document log (a mini-swe-agent or SWE-agent trajectory, an OpenHands event list,
-an Inspect ``.json`` log, an ATIF trajectory, a tau-bench results list) is one JSON value: no reader can produce its
-first event before the closing bracket is parsed. A preview reads only the first ``n``
-bytes, cuts them at the last boundary between two elements of the longest list open at that
-point (the events, messages or steps), closes every bracket left open, and hands that
-smaller, valid document to the same reader. Nothing is interpreted differently: the preview's
-events are what the reader makes of the document's first elements. The last of them may
-still change once the rest is read (an action whose result is past the cut, a total shared
-over every call), so a preview is always followed by the whole read, and a caller shows the
-events of the whole read from the first one that differs.
+an Inspect ``.json`` log, an ATIF trajectory, a tau-bench results list) is one JSON value:
+no reader can produce its first event before the closing bracket is parsed. A preview
+reads only its first ``n`` bytes, cuts them at the last boundary between two elements of
+the longest list open at that point (the events, messages or steps), closes every bracket
+left open, and hands that smaller, valid document to the same reader. A log read line by
+line (Claude Code, Codex, any JSONL) is handed its first ``n`` bytes up to the last whole
+line. Nothing is interpreted differently: the preview's events are what the reader makes of
+the log's first elements. The last of them may still change once the rest is read (an
+action whose result is past the cut, a total shared over every call), so a preview is
+always followed by the whole read, and a caller shows the events of the whole read from the
+first one that differs.
+
+The hook is in ``base``: while a preview of a file is in force, ``base.open_binary`` gives
+whole lines of its first bytes, and ``base.read_all`` the closed document; every other file
+(a sidecar report, a sub-agent's log) is read as usual. A reader that opens the file some
+other way (a zip archive) reads it whole, and the preview is the whole read.
 
 The cut is found by a scan of the structural bytes (strings skipped whole by one regular
 expression: no byte-by-byte Python loop), O(n).
@@ -21,17 +28,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
 from efc_tui.errors import EfcError
 from efc_tui.model import Run
+from efc_tui.parsers.base import _PREVIEW, PreviewLimit
 
 # a whole string, a bracket or a comma, or the opening quote of a string the prefix cuts
-#: the readers that read a file as one JSON document (the ones a preview helps)
-WHOLE_DOCUMENT_FORMATS = ("mini-swe-agent", "swe-agent", "openhands", "inspect-ai", "atif", "tau-bench")
-
 _TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},]|"', re.DOTALL)
 _OPEN = {ord("["): ord("]"), ord("{"): ord("}")}
 _QUOTE, _COMMA, _CLOSE_LIST = ord('"'), ord(","), ord("]")
@@ -88,29 +92,14 @@ def close_prefix(data: bytes) -> bytes | None:
     return data[: last[k]] + bytes(reversed(closers[: k + 1]))
 
 
-@dataclass
-class _Limit:
-    nbytes: int
-    #: a document was cut (the file is longer than the preview)
-    cut: bool = False
-
-
-_LIMIT: ContextVar[_Limit | None] = ContextVar("efc_preview_limit", default=None)
-
-
-def preview_limit() -> _Limit | None:
-    """The preview in force (``base.read_all`` reads no further than its ``nbytes``)."""
-    return _LIMIT.get()
-
-
 @contextmanager
-def _previewing(nbytes: int) -> Iterator[_Limit]:
-    limit = _Limit(nbytes)
-    token = _LIMIT.set(limit)
+def _previewing(path: Path, nbytes: int) -> Iterator[PreviewLimit]:
+    limit = PreviewLimit(path, nbytes)
+    token = _PREVIEW.set(limit)
     try:
         yield limit
     finally:
-        _LIMIT.reset(token)
+        _PREVIEW.reset(token)
 
 
 @dataclass(slots=True)
@@ -126,13 +115,15 @@ def preview(path: Path, nbytes: int, fmt: str | None = None, *, lenient: bool = 
             outcomes: object | None = None, max_runs: int = 2) -> Preview | None:
     """The runs of the first ``nbytes`` of ``path`` (at most ``max_runs``), read by the
     file's reader as described in the module docstring. When the reader read the file
-    whole (it is short, or the format is read line by line) the result is ``complete``.
+    whole (it is short, or it is not read through ``base``) the result is ``complete``.
     None when the start does not make a document the reader takes: the caller reads the
     whole file, which reports any problem."""
-    from efc_tui.parsers import load
+    from efc_tui.parsers import detect, load
 
     runs: list[Run] = []
-    with _previewing(nbytes) as limit:
+    path = Path(path)
+    fmt = fmt or detect(path).name  # on the file's true start
+    with _previewing(path, nbytes) as limit:
         try:
             for run in load(path, fmt, lenient=lenient, outcomes=outcomes):  # type: ignore[arg-type]
                 runs.append(run)
