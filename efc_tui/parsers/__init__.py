@@ -5,20 +5,31 @@ its runs one at a time, each with its outcome and metadata from the sidecars aro
 file (``sidecars.py``) and a labels file when given (``outcomes.Outcomes``).
 ``discover`` / ``expand_paths`` turn files, folders and globs into the logs to read, one
 per trial (``discover.py``). To add a format, write a module with a ``READER`` and list it
-in ``registry.py``.
+in ``registry.py``. A reader's module is imported when detection first tries it, so an
+efc-trace/1 file loads the native reader alone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from efc_tui.errors import InputError, UnrecognizedFormat
 from efc_tui.model import Run
 from efc_tui.parsers.base import Reader, ReadOptions, Sniff, read_head
 from efc_tui.parsers.discover import TRACE_SUFFIXES, Discovery, discover
 from efc_tui.parsers.outcomes import DEFAULT_OUTCOMES, Outcomes
-from efc_tui.parsers.registry import READERS
+from efc_tui.parsers.registry import FORMATS, reader
+
+if TYPE_CHECKING:
+    from efc_tui.parsers.registry import READERS
+
+#: a file name ending in one of a reader's extensions adds this to its sniff (ties only)
+EXTENSION_BONUS = 0.05
+#: no reader can score above this (a sniff is a confidence in [0, 1]): detection stops at a
+#: reader that reaches it, since an earlier reader wins a tie
+BEST_SCORE = 1.0 + EXTENSION_BONUS
 
 __all__ = [
     "READERS", "TRACE_SUFFIXES", "Discovery", "Outcomes", "ReadOptions", "Reader", "detect",
@@ -26,12 +37,18 @@ __all__ = [
 ]
 
 
+def __getattr__(name: str) -> Any:
+    if name == "READERS":  # every reader, in detection order (imports them all)
+        from efc_tui.parsers import registry
+
+        return registry.READERS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def get_reader(name: str) -> Reader:
-    for r in READERS:
-        if r.name == name:
-            return r
-    names = ", ".join(r.name for r in READERS)
-    raise InputError(f"unknown format {name!r}; known formats: {names}")
+    if name in FORMATS:
+        return reader(name)
+    raise InputError(f"unknown format {name!r}; known formats: {', '.join(FORMATS)}")
 
 
 def detect(path: Path, head: Sniff | None = None) -> Reader:
@@ -41,18 +58,21 @@ def detect(path: Path, head: Sniff | None = None) -> Reader:
         raise UnrecognizedFormat("empty file", path)
     best: tuple[float, int, Reader] | None = None
     name = path.name.lower()
-    for order, reader in enumerate(READERS):
+    for order, fmt in enumerate(FORMATS):
+        candidate = reader(fmt)
         try:
-            score = reader.sniff(s)
+            score = candidate.sniff(s)
         except Exception:  # a sniffer must never take detection down
             score = 0.0
         if score <= 0:
             continue
-        if any(name.endswith(ext) for ext in reader.extensions):
-            score += 0.05  # extensions only break ties
-        key = (score, -order, reader)
+        if any(name.endswith(ext) for ext in candidate.extensions):
+            score += EXTENSION_BONUS  # extensions only break ties
+        key = (score, -order, candidate)
         if best is None or key[:2] > best[:2]:
             best = key
+        if score >= BEST_SCORE:  # no later reader can beat it (nor tie: earlier wins)
+            break
     if best is None:
         raise UnrecognizedFormat(
             "unrecognized format (run `efc-tui formats` to see what is read; "

@@ -1,45 +1,51 @@
 """Every reader efc-tui knows, in detection-priority order (earlier wins ties).
 
-Adding a format: write ``efc_tui/parsers/<name>.py`` with a ``READER`` and list it here.
+Adding a format: write ``efc_tui/parsers/<module>.py`` with a ``READER`` and list it in
+``FORMATS`` (its name and module). A reader's module is imported when it is first asked for
+(``reader``), so detecting an efc-trace/1 file imports the native reader alone;
+``READERS`` imports them all (a test checks ``FORMATS`` against each module's ``READER``).
 """
 
 from __future__ import annotations
 
-from efc_tui.parsers import (  # one reader per line
-    anthropic_messages,
-    atif,
-    claude_code,
-    codex,
-    cursor_cli,
-    gemini_cli,
-    inspect_ai,
-    mini_swe_agent,
-    native,
-    openai_agents,
-    openai_chat,
-    openhands,
-    otel_genai,
-    swe_agent,
-    tau_bench,
-    terminal_bench,
-)
-from efc_tui.parsers.base import Reader
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-READERS: list[Reader] = [
-    native.READER,
-    mini_swe_agent.READER,
-    swe_agent.READER,
-    claude_code.READER,
-    codex.READER,
-    inspect_ai.READER,
-    atif.READER,
-    openhands.READER,
-    openai_chat.READER,
-    anthropic_messages.READER,
-    otel_genai.READER,
-    gemini_cli.READER,
-    tau_bench.READER,
-    cursor_cli.READER,
-    terminal_bench.READER,
-    openai_agents.READER,
-]
+if TYPE_CHECKING:
+    from efc_tui.parsers.base import Reader
+
+    READERS: list[Reader]  # every reader, in detection order (module __getattr__ below)
+
+#: format name -> the module of ``efc_tui.parsers`` that defines its ``READER``
+FORMATS: dict[str, str] = {
+    "native": "native",
+    "mini-swe-agent": "mini_swe_agent",
+    "swe-agent": "swe_agent",
+    "claude-code": "claude_code",
+    "codex": "codex",
+    "inspect-ai": "inspect_ai",
+    "atif": "atif",
+    "openhands": "openhands",
+    "openai-chat": "openai_chat",
+    "anthropic-messages": "anthropic_messages",
+    "otel-genai": "otel_genai",
+    "gemini-cli": "gemini_cli",
+    "tau-bench": "tau_bench",
+    "cursor-cli": "cursor_cli",
+    "terminal-bench": "terminal_bench",
+    "openai-agents": "openai_agents",
+}
+
+
+def reader(name: str) -> Reader:
+    """The reader of format ``name`` (a key of ``FORMATS``), its module imported now."""
+    found: Reader = import_module(f"efc_tui.parsers.{FORMATS[name]}").READER
+    return found
+
+
+def __getattr__(name: str) -> Any:
+    if name == "READERS":  # every reader, in detection order
+        readers = [reader(n) for n in FORMATS]
+        globals()["READERS"] = readers
+        return readers
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
