@@ -91,8 +91,14 @@ def test_version_answers_before_typer_and_the_commands() -> None:
     assert ours(mods, "efc_tui") == ["efc_tui", "efc_tui.cli"]
 
 
-def test_help_builds_every_command_without_the_core() -> None:
+def test_help_lists_the_commands_without_importing_them() -> None:
     mods = cli_modules("--help")
+    assert heavy(mods) == []
+    assert ours(mods, "efc_tui") == ["efc_tui", "efc_tui.cli", "efc_tui.cli._app", "efc_tui.cli._coerce"]
+
+
+def test_building_every_command_imports_no_core() -> None:
+    mods = cli_modules("scor")  # a mistyped command: every command is built to suggest one
     assert "efc_tui.cli.score" in mods and "efc_tui.cli.simulate" in mods  # commands were built
     assert heavy(mods) == []
     assert (
@@ -168,7 +174,8 @@ def test_a_command_builds_alone() -> None:
     assert "efc_tui.scoring.ledger" in scored  # it did score
     assert sorted(commands & scored) == ["efc_tui.cli.score"]
     assert sorted(commands & cli_modules("validate", "--help")) == ["efc_tui.cli.formats"]
-    assert commands <= cli_modules("--help") and commands <= cli_modules("scor")  # all listed
+    assert commands <= cli_modules("scor")  # every command built, to suggest the nearest
+    assert commands.isdisjoint(cli_modules("--help"))  # listed from cli.SUMMARIES
 
 
 def test_command_table_names_every_command_and_its_module() -> None:
@@ -197,3 +204,24 @@ def test_a_command_built_alone_has_the_same_help(command: str) -> None:
     alone = help_text("")
     assert f"Usage: efc-tui {command} [OPTIONS]" in alone
     assert alone == help_text("cli._registered_app()")
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], []])
+def test_the_root_help_lists_what_the_commands_say(args: list[str]) -> None:
+    """`efc-tui --help` (and no arguments) lists ``cli.SUMMARIES`` without building the
+    commands: the same text and exit code as the app with every command built, at any width."""
+    from efc_tui.cli import COMMANDS, SUMMARIES
+
+    assert list(SUMMARIES) == list(COMMANDS)
+
+    def root_help(run: str, columns: int) -> tuple[int, str]:
+        code = f"import sys\nsys.argv = ['efc-tui', *{args!r}]\nimport efc_tui.cli as cli\n{run}"
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                           env={**os.environ, "COLUMNS": str(columns)})
+        return r.returncode, r.stdout + r.stderr
+
+    for columns in (60, 100, 250):
+        listed = root_help("cli.main()", columns)
+        built = root_help("cli._registered_app()\nfrom efc_tui.cli._app import main\nmain()", columns)
+        assert "Commands:" in listed[1] and "Score runs headless" in listed[1]
+        assert listed == built

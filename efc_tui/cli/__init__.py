@@ -6,11 +6,13 @@ readable on their own; they all register on the one ``app`` in ``_app.py``.
 Start-up is kept short: ``efc-tui --version`` answers before any command is imported,
 ``efc-tui COMMAND ...`` imports and builds that command alone (``COMMANDS`` says which
 module defines it), and the command modules import the readers, numpy and rich only when
-their command runs. ``efc-tui --help``, an unknown command and shell completion build them all.
+their command runs. ``efc-tui --help`` lists the commands from their summaries
+(``SUMMARIES``) without building them; an unknown command and shell completion build them all.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 TYPE_CHECKING = False  # typing itself is not imported on the --version path
@@ -38,6 +40,51 @@ COMMANDS = {
 }
 
 
+#: each command's first sentence of help: what ``efc-tui --help`` lists, without building the
+#: commands (a test checks the listing against the one the commands themselves give)
+SUMMARIES = {
+    "calibrate": "Calibrate an estimator file and write it with its provenance.",
+    "diff": "Compare two runs step by step: the events aligned on their actions, where the runs "
+    "diverge, which feedback one got that the other did not, where the adapter would stop each, "
+    "and the raw-cost and NRS-EFC gap (B - A) at every aligned step, then a summary.",
+    "experiment": "Run one of the paper's controlled experiments on the simulator and report it: "
+    "matched-budget pairs (same raw budget, better feedback), module ablations of the closed loop "
+    "H5 (routing, verification, memory, noise), or the η factor scan (one harness or environment "
+    "factor at a time).",
+    "export": "Write annotated ledgers (schema efc-ledger/1): every event with its features, "
+    "factors, gates, EFC variants, raw cost and adapter decision.",
+    "fit": "Fit failure rate against each predictor over groups of runs (the saturating curve "
+    "E_inf + (E_0 − E_inf)/(1 + (z/z_0)^α) by default, the paper's E_inf + A·z^(−α) with "
+    "--curve power).",
+    "formats": "List every log format efc-tui reads and what detection looks for.",
+    "validate": "Check files: which reader matched, how many runs and events, and any problem by "
+    "file:line.",
+    "open": "Replay a run in the terminal: step through its ledger (every event's factors, EFC, "
+    "raw cost and adapter decision), its action and observation text, and where the run and its "
+    "prefix sit on the fitted scaling curve.",
+    "score": "Score runs headless: EFC, Estimated-EFC, NRS-EFC, raw cost, eta, D_task and X per run.",
+    "simulate": "Write synthetic runs with hidden state as efc-trace/1 files (one per family × "
+    "harness × model) with an oracle block on every event and task-demand factors in each "
+    "header, plus a corpus.manifest.",
+}
+
+
+def _listing_app() -> Typer:
+    """A root whose commands are a name and a summary each: what ``efc-tui --help`` lists,
+    without importing and building the commands (``app`` is left as it is)."""
+    from efc_tui.cli._app import new_app
+
+    listing = new_app()
+    for name, summary in SUMMARIES.items():
+
+        def command() -> None:  # listed, never run
+            raise AssertionError("the --help listing runs no command")
+
+        command.__doc__ = summary
+        listing.command(name)(command)
+    return listing
+
+
 def _registered_app(command: str | None = None) -> Typer:
     """The Typer app with ``command`` registered, or every command when it is None or not
     one of ours (importing a command's module registers it)."""
@@ -59,11 +106,15 @@ def main() -> None:
 
         sys.stdout.write(f"efc-tui {__version__}\n")
         return
-    # `efc-tui score ...` builds `score` alone; anything else (--help, no command, a typo
-    # that gets suggestions, shell completion, whose words are not in argv) builds them all
-    _registered_app(args[0] if args else None)
     from efc_tui.cli._app import main as run
 
+    completing = any(key.endswith("_COMPLETE") for key in os.environ)  # words not in argv
+    if args in ([], ["--help"], ["-h"]) and not completing:
+        run(_listing_app())  # the root's help lists the commands by their summaries
+        return
+    # `efc-tui score ...` builds `score` alone; anything else (a typo that gets suggestions,
+    # shell completion, root options) builds them all
+    _registered_app(args[0] if args else None)
     run()
 
 
