@@ -144,6 +144,8 @@ def test_lazy_names_still_resolve() -> None:
         "assert {'load', 'load_all', 'score'} <= set(dir(efc_tui))\n"
         "assert s.Ledger.__name__ == 'Ledger' and callable(s.score_run) and s.load_estimator\n"
         "assert y.DEFAULT_SEED == 7 and 'H0' in y.HARNESS_NAMES and callable(y.write_corpus)\n"
+        "import efc_tui.adapter as a\n"
+        "assert callable(a.choose_adapter) and callable(a.choose_stop_rules)\n"
         "from efc_tui.cli import app\n"
         "assert app.registered_commands\n"
     )
@@ -157,6 +159,9 @@ def test_lazy_names_still_resolve() -> None:
         ("efc_tui.scoring", "nope"),
         ("efc_tui.synthetic", "nope"),
         ("efc_tui.cli", "nope"),
+        ("efc_tui.adapter", "nope"),
+        ("efc_tui.parsers", "nope"),
+        ("efc_tui.parsers.registry", "nope"),
     ],
 )
 def test_unknown_names_still_raise_attribute_error(pkg: str, name: str) -> None:
@@ -173,6 +178,7 @@ def test_a_command_builds_alone() -> None:
     scored = cli_modules("score", str(REPO / "sample_traces" / "repair_loop.jsonl"), "--jsonl", "-q")
     assert "efc_tui.scoring.ledger" in scored  # it did score
     assert sorted(commands & scored) == ["efc_tui.cli.score"]
+    assert "efc_tui.adapter.calibrate" not in scored  # the adapter's calibration hooks
     assert sorted(commands & cli_modules("validate", "--help")) == ["efc_tui.cli.formats"]
     assert commands <= cli_modules("scor")  # every command built, to suggest the nearest
     assert commands.isdisjoint(cli_modules("--help"))  # listed from cli.SUMMARIES

@@ -17,7 +17,8 @@ the per-run summaries (cost saved vs successes at risk, per budget cap, over ε)
 
 from __future__ import annotations
 
-from efc_tui.adapter.calibrate import choose_adapter, choose_stop_rules
+from typing import TYPE_CHECKING, Any
+
 from efc_tui.adapter.config import AdapterConfig
 from efc_tui.adapter.decide import Decision, decide
 from efc_tui.adapter.loops import repeat_stop, repeat_streaks
@@ -35,6 +36,17 @@ from efc_tui.adapter.summary import (
 from efc_tui.model import Run
 from efc_tui.scoring.estimator import Estimator, estimator_for
 from efc_tui.scoring.ledger import Ledger, score_run
+
+if TYPE_CHECKING:  # calibrate's hooks load when calibrating, not with every scored run
+    from efc_tui.adapter.calibrate import choose_adapter, choose_stop_rules
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("choose_adapter", "choose_stop_rules"):
+        from efc_tui.adapter import calibrate
+
+        return getattr(calibrate, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def apply(ledger: Ledger, config: AdapterConfig | None = None) -> ScoredRun:
