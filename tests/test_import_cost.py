@@ -179,6 +179,8 @@ def test_a_command_builds_alone() -> None:
     assert "efc_tui.scoring.ledger" in scored  # it did score
     assert sorted(commands & scored) == ["efc_tui.cli.score"]
     assert "efc_tui.adapter.calibrate" not in scored  # the adapter's calibration hooks
+    assert "efc_tui.parsers.labels" not in scored  # no --labels
+    assert "efc_tui.cluster.remote" not in scored  # no URL
     assert sorted(commands & cli_modules("validate", "--help")) == ["efc_tui.cli.formats"]
     assert commands <= cli_modules("scor")  # every command built, to suggest the nearest
     assert commands.isdisjoint(cli_modules("--help"))  # listed from cli.SUMMARIES

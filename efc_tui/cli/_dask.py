@@ -62,8 +62,6 @@ def dask_setting(
 ) -> DaskSetting | None:
     """The --dask / --scheduler / --dask-workers choice (None: the local path). URLs need
     a cluster: without one they exit 2 saying so."""
-    from efc_tui.cluster.remote import is_url
-
     if scheduler is not None and workers is not None:
         fail(
             "--dask-workers sizes a local cluster; the scheduler at --scheduler has its own workers"
@@ -74,6 +72,16 @@ def dask_setting(
             fail(f"{urls[0]}: URLs are read on Dask: add --dask (pip install 'efc-tui[dask]')")
         return None
     return DaskSetting(scheduler, workers)
+
+
+def is_url(arg: str) -> bool:
+    """``scheme://...`` (``cluster.remote.is_url``, whose module loads only for an argument
+    that can be one)."""
+    if "://" not in arg:
+        return False
+    from efc_tui.cluster import remote
+
+    return remote.is_url(arg)
 
 
 @contextmanager

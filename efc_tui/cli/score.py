@@ -24,7 +24,7 @@ from efc_tui.cli._common import (
     stdout_console,
     warn,
 )
-from efc_tui.cli._dask import DASK_HELP, SCHEDULER_HELP, WORKERS_HELP, dask_setting
+from efc_tui.cli._dask import DASK_HELP, SCHEDULER_HELP, WORKERS_HELP, dask_setting, is_url
 from efc_tui.display import Col, common_folder
 from efc_tui.errors import EfcError
 
@@ -83,7 +83,6 @@ FIT_TABLE: tuple[Col, ...] = (
 
 def table_row(row: dict[str, Any], base: Path | None) -> dict[str, str]:
     """A run's row (``run_row``) as the score table shows it (display strings)."""
-    from efc_tui.cluster.remote import is_url
     from efc_tui.display import ended_text, short_path, success_label
 
     shown = {k: fmt_value(v) for k, v in row.items()}

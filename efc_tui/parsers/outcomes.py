@@ -9,11 +9,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from efc_tui.errors import InputError
 from efc_tui.model import Run
-from efc_tui.parsers.labels import Labels, load_labels
 from efc_tui.parsers.sidecars import DEFAULT_SUCCESS_THRESHOLD, apply_sidecars
+
+if TYPE_CHECKING:  # the labels reader (csv, json) loads when a labels file is given
+    from efc_tui.parsers.labels import Labels
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,11 @@ class Outcomes:
     def from_options(cls, labels: str | Path | None = None,
                      success_threshold: float = DEFAULT_SUCCESS_THRESHOLD) -> Outcomes:
         """The setting of a command line: reads the labels file (InputError when malformed)."""
-        return cls(success_threshold, True, load_labels(labels) if labels is not None else None)
+        if labels is None:
+            return cls(success_threshold, True, None)
+        from efc_tui.parsers.labels import load_labels
+
+        return cls(success_threshold, True, load_labels(labels))
 
 
 #: sidecars on, no labels file, threshold 1
