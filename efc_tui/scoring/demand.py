@@ -46,7 +46,7 @@ from typing import Any
 from efc_tui.model import EventKind, Run
 from efc_tui.scoring.constants import D_PRIOR, EPS_D
 from efc_tui.scoring.factors import entropy_bits
-from efc_tui.scoring.features import Features, action_target
+from efc_tui.scoring.features import Features, target
 
 COMPONENTS = ("L", "H_tool", "S_state", "N_obs", "V_ver")
 V_VER_CAP = 0.95
@@ -95,7 +95,9 @@ def estimate_components(run: Run, f: Features) -> dict[str, float]:
     """The five components estimated from the trace (SPEC §4's fallback; comparison only)."""
     events = run.events
     T = len(events)
-    targets = {(e.tool, action_target(e)) for e in events if e.kind in _ACTING}
+    # agents repeat the same commands: the target is found once per distinct (tool, input)
+    acting = {(e.tool, e.action_text) for e in events if e.kind in _ACTING}
+    targets = {(tool, target(act)) for tool, act in acting}
     return {
         "L": float(max(1, len(targets))),
         "H_tool": 1.0 + entropy_bits(Counter(e.tool for e in events if e.tool)),

@@ -159,10 +159,11 @@ def error_signature(ev: Event) -> tuple[str, str]:
 
 
 def action_target(ev: Event) -> str:
-    return _target(ev.action_text)
+    return target(ev.action_text)
 
 
-def _target(action_text: str) -> str:
+def target(action_text: str) -> str:
+    """The target of an action text: the first path or file name in it, else its first word."""
     text = action_text[:500]
     m = _TARGET.search(text)
     if m:
@@ -192,7 +193,7 @@ class _Pass(NamedTuple):
 
 def _action_info(act: str) -> tuple[frozenset[bytes], str]:
     """The distinctive tokens and the target of an action text (cached per text)."""
-    return frozenset(distinctive_tokens(act)), _target(act)
+    return frozenset(distinctive_tokens(act)), target(act)
 
 
 def _compiled_pass(fast: ModuleType, events: list[Event]) -> _Pass | None:
@@ -256,7 +257,7 @@ def _python_pass(events: list[Event]) -> _Pass:
                 first_ref[r] = t
         info = action_info.get(act)
         if info is None:
-            info = action_info[act] = (frozenset(distinctive_tokens(act)), _target(act))
+            info = action_info[act] = (frozenset(distinctive_tokens(act)), target(act))
         for tok in info[0]:
             lst = cited.get(tok)
             if lst is None:
