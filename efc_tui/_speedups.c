@@ -14,7 +14,8 @@
  *   no_hints(text)  parsers/status.py: true when neither a test summary nor a failure
  *       hint can be in the text (the substring pre-filters of parse_checks and
  *       _has_failure_hint), so the classifier needs no regular expression.
- *   native_step(...)  parsers/native.py, step_to_event for a well-formed step.
+ *   native_step(...)  parsers/native.py, step_to_event for a well-formed step;
+ *       native_lines(...)  native.read's loop over a block of such step lines.
  *   gate_pass(events)  scoring/gates.py, the loop of compute_gates (Q, G, G_nr, Λ, Λ_nr, A).
  *   cost_pass(events)  scoring/raw_cost.py, the per-event columns of raw_cost.
  *   decide_pass(...)  adapter/decide.py, the per-event loop of decide: memory gating,
@@ -1917,9 +1918,8 @@ static long long as_ll(PyObject *v) {
     return (long long)PyFloat_AS_DOUBLE(v); /* int(float) truncates, as Python does */
 }
 
-/* native.step_to_event(obj, index, prev_failed) for the common, well-formed step; None when
- * the step has anything else (unknown fields, values to coerce or to reject), so that the
- * Python function builds it, or raises the precise error. */
+static PyObject *step_event(PyObject *obj, Py_ssize_t index, int prev_failed);
+
 static PyObject *native_step(PyObject *self, PyObject *args) {
     PyObject *obj;
     Py_ssize_t index;
@@ -1929,6 +1929,80 @@ static PyObject *native_step(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_RuntimeError, "_speedups.setup_native() was not called");
         return NULL;
     }
+    return step_event(obj, index, prev_failed);
+}
+
+/* native_lines(block, pos, end, events, prev_failed, loads): native.read's loop over the
+ * lines of block[pos:end], for one run: blank lines are skipped, each step line is parsed
+ * with ``loads`` (orjson.loads) and built by step_event, and its Event appended to
+ * ``events``. It stops before the first line it does not take (no final newline, not JSON,
+ * not a step object, a step step_event hands back), which native.read then handles line by
+ * line. Returns (pos, lines consumed, prev_failed). */
+static PyObject *native_lines(PyObject *self, PyObject *args) {
+    PyObject *block, *events, *loads;
+    Py_ssize_t pos, end;
+    int prev_failed;
+    if (!PyArg_ParseTuple(args, "O!nnO!pO", &PyBytes_Type, &block, &pos, &end, &PyList_Type, &events,
+                          &prev_failed, &loads))
+        return NULL;
+    if (!N.event_type) {
+        PyErr_SetString(PyExc_RuntimeError, "_speedups.setup_native() was not called");
+        return NULL;
+    }
+    const char *base = PyBytes_AS_STRING(block);
+    Py_ssize_t lines = 0;
+    if (end > PyBytes_GET_SIZE(block)) end = PyBytes_GET_SIZE(block);
+    if (pos < 0) pos = 0;
+    while (pos < end) {
+        const char *nl = memchr(base + pos, '\n', (size_t)(end - pos));
+        if (!nl) break; /* a last line without its newline: Python decides (truncated?) */
+        Py_ssize_t stop = (Py_ssize_t)(nl - base) + 1, i = pos;
+        while (i < stop && (base[i] == ' ' || (base[i] >= '\t' && base[i] <= '\r'))) i++;
+        if (i == stop) { /* blank (bytes.isspace) */
+            pos = stop;
+            lines++;
+            continue;
+        }
+        PyObject *raw = PyBytes_FromStringAndSize(base + pos, stop - pos);
+        if (!raw) return NULL;
+        PyObject *obj = PyObject_CallOneArg(loads, raw);
+        Py_DECREF(raw);
+        if (!obj) { /* not JSON: Python raises the precise error or warns */
+            PyErr_Clear();
+            break;
+        }
+        PyObject *typ = PyDict_CheckExact(obj) ? PyDict_GetItemWithError(obj, k_type) : NULL;
+        if (!typ || !PyUnicode_CheckExact(typ) || PyUnicode_CompareWithASCIIString(typ, "step") != 0) {
+            Py_DECREF(obj);
+            if (PyErr_Occurred()) return NULL;
+            break;
+        }
+        PyObject *ev = step_event(obj, PyList_GET_SIZE(events), prev_failed);
+        Py_DECREF(obj);
+        if (!ev) return NULL;
+        if (ev == Py_None) {
+            Py_DECREF(ev);
+            break;
+        }
+        PyObject *status = PyObject_GetAttr(ev, s_status);
+        int rc = status ? PyList_Append(events, ev) : -1;
+        Py_DECREF(ev);
+        if (rc < 0) {
+            Py_XDECREF(status);
+            return NULL;
+        }
+        if (status != N.status_none) prev_failed = status != N.status_passed; /* status.is_failure */
+        Py_DECREF(status);
+        pos = stop;
+        lines++;
+    }
+    return Py_BuildValue("(nnO)", pos, lines, prev_failed ? Py_True : Py_False);
+}
+
+/* native.step_to_event(obj, index, prev_failed) for the common, well-formed step; None when
+ * the step has anything else (unknown fields, values to coerce or to reject), so that the
+ * Python function builds it, or raises the precise error. */
+static PyObject *step_event(PyObject *obj, Py_ssize_t index, int prev_failed) {
     if (!PyDict_CheckExact(obj)) Py_RETURN_NONE;
     static PyObject *step_keys, *action_keys, *obs_keys, *update_keys, *usage_keys;
     if (!step_keys) {
@@ -2889,6 +2963,7 @@ static PyMethodDef methods[] = {
     {"error_text", error_text, METH_O, "error_signature's normalized line of an ASCII text, else None."},
     {"setup_native", setup_native, METH_VARARGS, "Give native_step the model types and the classifier."},
     {"native_step", native_step, METH_VARARGS, "native.step_to_event for a well-formed step, else None."},
+    {"native_lines", native_lines, METH_VARARGS, "native.read's loop over the well-formed step lines of a block."},
     {"setup_gates", setup_gates, METH_VARARGS, "Give gate_pass the gate tables."},
     {"gate_pass", gate_pass, METH_O, "The loop of gates.compute_gates."},
     {"cost_pass", cost_pass, METH_O, "The per-event columns of raw_cost.raw_cost."},

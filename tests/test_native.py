@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -137,3 +138,56 @@ def test_unrecognized_content(tmp_path: Path) -> None:
     p.write_text("hello world\n")
     with pytest.raises(InputError, match="unrecognized format"):
         list(load(p))
+
+
+def _read_all(p: Path, lenient: bool) -> Any:
+    """The runs of a file as plain values, or the error it raises."""
+    from dataclasses import astuple
+
+    try:
+        return [(r.run_id, r.warnings, r.flags, [astuple(e) for e in r.events]) for r in load(p, lenient=lenient)]
+    except InputError as exc:
+        return f"InputError: {exc}"
+
+
+def test_block_reads_give_the_same_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader takes the file in blocks of lines, and the compiled line loop hands every
+    line it does not take (a header, a malformed or unusual step, the last line without its
+    newline) back to Python: whatever the block size (a line straddling reads, one longer
+    than a block), compiled or not, the same events, warnings, flags and errors."""
+    from efc_tui import _fast
+    from efc_tui.parsers import native
+
+    head = json.dumps({"type": "run", "schema": "efc-trace/1", **HEADER})
+    step = {"type": "step", **STEP}
+    failing = {**step, "observation": {"text": "E   KeyError: 'x'\n1 failed", "status": "assertion_error"}}
+    unusual = {**step, "mystery": 1}  # an unknown field: the Python step builds it
+    inferred = {"type": "step", "t": 3, "action": {"tool": "bash", "input": "pytest -q"}, "observation": {"text": "1 failed"}}
+    lines = [head, json.dumps(step), "", "  \t", json.dumps(failing), json.dumps(unusual), json.dumps(inferred),
+             json.dumps({**step, "observation": {"text": "x" * 300}}),
+             json.dumps({"type": "run", "schema": "efc-trace/1", "run_id": "second"}), json.dumps(step)]
+    cases = {
+        "clean": "\n".join(lines) + "\n",
+        "crlf": "\r\n".join(lines) + "\r\n",
+        "truncated": "\n".join(lines) + "\n" + '{"type": "step", "t": 9, "obs',
+        "no final newline": "\n".join(lines),
+        "malformed": "\n".join([*lines[:3], '{"type": "step", "refs": "x"}', "{oops", *lines[3:]]) + "\n",
+    }
+    for name, text in cases.items():
+        p = tmp_path / f"{name}.jsonl"
+        p.write_text(text)
+        for lenient in (False, True):
+            seen = []
+            for size in (1, 2, 7, 64, 200, 1 << 20):
+                monkeypatch.setattr(native, "BLOCK", size)
+                seen.append(_read_all(p, lenient))
+                with _fast.pure_python():
+                    seen.append(_read_all(p, lenient))
+            assert all(s == seen[0] for s in seen), (name, lenient)
+            if name == "malformed" and not lenient:
+                assert isinstance(seen[0], str) and seen[0].startswith(f"InputError: {p}:4: refs must be a list")
+            elif name != "truncated":
+                assert isinstance(seen[0], list) and [len(r[3]) for r in seen[0]] == [5, 1], name
+    [first, second] = _read_all(tmp_path / "truncated.jsonl", False)
+    assert len(first[3]) == 5 and len(second[3]) == 1
+    assert second[1] == [f"{tmp_path / 'truncated.jsonl'}:11: truncated last line ignored (a log still being written?)"]

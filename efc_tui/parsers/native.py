@@ -310,58 +310,77 @@ def _compiled_step() -> Any:
     return fast.native_step
 
 
+def _compiled_lines() -> Any:
+    """``native_lines`` of the compiled extension (None when the pure-Python path runs): the
+    loop below over a block's well-formed step lines, in one call per block."""
+    fast = _fast.speedups()
+    return None if fast is None or _compiled_step() is None else fast.native_lines
+
+
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
     """Yield the runs of a native trace file, one at a time."""
     compiled_step = _compiled_step()
+    compiled_lines = _compiled_lines()
     run: Run | None = None
     runs_seen = 0
     skipped = 0
     prev_failed = False
+    lineno = 0
     with open_binary(path) as f:
-        lineno = 0
-        for raw in _lines(f, path):
-            lineno += 1
-            if not raw or raw.isspace():  # blank line (isspace: no stripped copy of the line)
-                continue
-            try:
-                try:
-                    obj = orjson.loads(raw)
-                except orjson.JSONDecodeError as exc:
-                    if not raw.endswith(b"\n"):
-                        # The last line of a log still being written: a warning, not an error.
-                        if run is not None:
-                            run.warnings.append(
-                                f"{path}:{lineno}: truncated last line ignored (a log still being written?)"
-                            )
+        for block, pos, end in _blocks(f, path, BLOCK):
+            while pos < end:
+                if compiled_lines is not None and run is not None:
+                    # the step lines it takes, up to the first it leaves to the code below
+                    pos, taken, prev_failed = compiled_lines(block, pos, end, run.events, prev_failed, orjson.loads)
+                    lineno += taken
+                    if pos >= end:
                         break
-                    raise MalformedLine(f"not valid JSON ({exc.msg})") from None
-                if not isinstance(obj, dict):
-                    raise MalformedLine(f"expected a JSON object, got {type(obj).__name__}")
-                typ = obj.get("type")
-                if typ == "run":
-                    if run is not None:
-                        yield _finish(run, skipped)
-                        skipped = 0
-                    run = parse_header(obj, path, runs_seen)
-                    runs_seen += 1
-                    prev_failed = False
+                nl = block.find(b"\n", pos)
+                stop = end if nl < 0 else nl + 1
+                raw = block[pos:stop]
+                pos = stop
+                lineno += 1
+                if raw.isspace():  # blank line (isspace: no stripped copy of the line)
                     continue
-                if run is None:
-                    raise MalformedLine('the first line must be the run header {"type": "run", ...}')
-                if typ != "step":
-                    raise MalformedLine(f'unknown line type {typ!r} (expected "run" or "step")')
-                event = compiled_step(obj, len(run.events), prev_failed) if compiled_step else None
-                if event is None:
-                    event = step_to_event(obj, len(run.events), prev_failed)
-                if event.status is not Status.NONE:  # has a verdict
-                    prev_failed = is_failure(event.status)
-                run.events.append(event)
-            except MalformedLine as bad:
-                if not options.lenient:
-                    raise InputError(str(bad), path, lineno) from None
-                skipped += 1
-                if run is not None:
-                    run.warnings.append(f"{path}:{lineno}: skipped: {bad}")
+                try:
+                    try:
+                        obj = orjson.loads(raw)
+                    except orjson.JSONDecodeError as exc:
+                        if not raw.endswith(b"\n"):
+                            # The last line of a log still being written: a warning, not an error.
+                            if run is not None:
+                                run.warnings.append(
+                                    f"{path}:{lineno}: truncated last line ignored (a log still being written?)"
+                                )
+                            break
+                        raise MalformedLine(f"not valid JSON ({exc.msg})") from None
+                    if not isinstance(obj, dict):
+                        raise MalformedLine(f"expected a JSON object, got {type(obj).__name__}")
+                    typ = obj.get("type")
+                    if typ == "run":
+                        if run is not None:
+                            yield _finish(run, skipped)
+                            skipped = 0
+                        run = parse_header(obj, path, runs_seen)
+                        runs_seen += 1
+                        prev_failed = False
+                        continue
+                    if run is None:
+                        raise MalformedLine('the first line must be the run header {"type": "run", ...}')
+                    if typ != "step":
+                        raise MalformedLine(f'unknown line type {typ!r} (expected "run" or "step")')
+                    event = compiled_step(obj, len(run.events), prev_failed) if compiled_step else None
+                    if event is None:
+                        event = step_to_event(obj, len(run.events), prev_failed)
+                    if event.status is not Status.NONE:  # has a verdict
+                        prev_failed = is_failure(event.status)
+                    run.events.append(event)
+                except MalformedLine as bad:
+                    if not options.lenient:
+                        raise InputError(str(bad), path, lineno) from None
+                    skipped += 1
+                    if run is not None:
+                        run.warnings.append(f"{path}:{lineno}: skipped: {bad}")
     if run is None:
         if lineno == 0 or skipped == 0:
             raise InputError("empty trace: no run header line", path)
@@ -375,10 +394,38 @@ def _finish(run: Run, skipped: int) -> Run:
     return run
 
 
-def _lines(f: Any, path: Path) -> Iterator[bytes]:
-    """Lines of a (possibly gzipped) file; a corrupt compressed stream is an InputError."""
+BLOCK = 1 << 20
+
+
+def _blocks(f: Any, path: Path, size: int) -> Iterator[tuple[bytes, int, int]]:
+    """The file as (data, start, end): data[start:end] are whole lines, read about ``size``
+    bytes at a time (a longer line is one piece of its own); only the last piece may end
+    without a newline. Nothing is copied but the lines that straddle two reads. A corrupt
+    compressed stream is an InputError."""
+    pending: list[bytes] = []  # the start of a line that straddles reads
     try:
-        yield from f
+        while True:
+            chunk = f.read(size)
+            if not chunk:
+                if pending:
+                    rest = b"".join(pending)
+                    yield rest, 0, len(rest)
+                return
+            first = chunk.find(b"\n") + 1
+            if not first:
+                pending.append(chunk)
+                continue
+            if pending:  # complete the straddling line
+                pending.append(chunk[:first])
+                line = b"".join(pending)
+                yield line, 0, len(line)
+                start = first
+            else:
+                start = 0
+            cut = chunk.rfind(b"\n") + 1
+            if start < cut:
+                yield chunk, start, cut
+            pending = [chunk[cut:]] if cut < len(chunk) else []
     except (EOFError, OSError, zlib.error) as exc:
         raise InputError(f"cannot read further (corrupt or truncated compressed data: {exc})", path) from None
 
