@@ -18,6 +18,7 @@
  *       native_lines(...)  native.read's loop over a block of such step lines.
  *   gate_pass(events)  scoring/gates.py, the loop of compute_gates (Q, G, G_nr, Λ, Λ_nr, A).
  *   cost_pass(events)  scoring/raw_cost.py, the per-event columns of raw_cost.
+ *   streak_pass(events, neutral, digest)  adapter/loops.py, streaks_and_starts.
  *   decide_pass(...)  adapter/decide.py, the per-event loop of decide: memory gating,
  *       roll-back, both stop rules with their reasons, ROI ranks; a Decision per event.
  *
@@ -2938,6 +2939,221 @@ release:
     return result;
 }
 
+/* ---------------------------------------------------------------- streak_pass */
+
+/* adapter/loops.py's streaks_and_starts: per event, the repetition streak in force after it
+ * and the event where that streak began (-1). ``neutral``: config.LOOP_NEUTRAL_KINDS;
+ * ``digest``: loops.observation_digest, called for a non-ASCII observation (an ASCII one is
+ * normalized here and hashed by Python's str hash, as the function does). */
+
+/* " ".join(text.split()) of a str, a new reference. */
+static PyObject *collapse_space(PyObject *text) {
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), k = 0;
+    Py_UCS4 maxc = 0;
+    int pending = 0, already = 1; /* already: the text is its own normal form */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (is_space(c)) {
+            if (c != ' ' || pending || k == 0) already = 0;
+            pending = k > 0;
+            continue;
+        }
+        if (pending) {
+            k++;
+            pending = 0;
+        }
+        if (c > maxc) maxc = c;
+        k++;
+    }
+    if (pending) already = 0; /* trailing space */
+    if (already) return Py_NewRef(text);
+    PyObject *out = PyUnicode_New(k, maxc < ' ' ? ' ' : maxc);
+    if (!out) return NULL;
+    int okind = PyUnicode_KIND(out);
+    void *odata = PyUnicode_DATA(out);
+    Py_ssize_t j = 0;
+    pending = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (is_space(c)) {
+            pending = j > 0;
+            continue;
+        }
+        if (pending) {
+            PyUnicode_WRITE(okind, odata, j++, ' ');
+            pending = 0;
+        }
+        PyUnicode_WRITE(okind, odata, j++, c);
+    }
+    return out;
+}
+
+/* observation_digest(ev) as a Py_hash_t; -1 with an error set on failure. */
+static Py_hash_t obs_digest(PyObject *ev, PyObject *digest, Buf *b) {
+    PyObject *obs = PyObject_GetAttr(ev, s_observation_text);
+    if (!obs) return -1;
+    PyObject *norm = NULL;
+    if (PyUnicode_CheckExact(obs) && PyUnicode_IS_ASCII(obs)) {
+        if (sig_normalize(PyUnicode_1BYTE_DATA(obs), PyUnicode_GET_LENGTH(obs), -1, b) == 0)
+            norm = PyUnicode_DecodeASCII((const char *)b->p, (Py_ssize_t)b->n, NULL);
+        Py_DECREF(obs);
+        if (!norm) return -1;
+        Py_hash_t h = PyObject_Hash(norm);
+        Py_DECREF(norm);
+        return h;
+    }
+    Py_DECREF(obs);
+    PyObject *got = PyObject_CallOneArg(digest, ev);
+    if (!got) return -1;
+    Py_hash_t h = PyLong_AsSsize_t(got);
+    Py_DECREF(got);
+    if (h == -1 && !PyErr_Occurred()) h = -2; /* never -1 without an error; both paths compare alike */
+    return h;
+}
+
+static PyObject *streak_pass(PyObject *self, PyObject *args) {
+    PyObject *events, *neutral, *digest;
+    if (!PyArg_ParseTuple(args, "O!OO", &PyList_Type, &events, &neutral, &digest)) return NULL;
+    if (!S.fallback) {
+        PyErr_SetString(PyExc_RuntimeError, "_speedups.setup() was not called");
+        return NULL;
+    }
+    Py_ssize_t T = PyList_GET_SIZE(events);
+    size_t nT = (size_t)(T > 0 ? T : 1);
+    int64_t *out = malloc(nT * sizeof(int64_t)), *starts = malloc(nT * sizeof(int64_t));
+    PyObject *result = NULL, *tool_c = NULL, *act_c = NULL, *head_status = NULL, *head_p = NULL, *head_f = NULL;
+    PyObject *status = NULL, *act = NULL, *tool = NULL, *kind = NULL, *checks = NULL, *pv = NULL, *fv = NULL,
+             *norm = NULL;
+    Buf b = {0};
+    if (!out || !starts) {
+        PyErr_NoMemory();
+        goto error;
+    }
+    int have_sig = 0, have_digest = 0;
+    Py_hash_t digest_v = 0;
+    int64_t count = 0, start = -1;
+    Py_ssize_t last = -1;
+    for (Py_ssize_t t = 0; t < T; t++) {
+        PyObject *ev = PyList_GET_ITEM(events, t);
+        if (!(status = PyObject_GetAttr(ev, s_status)) || !(act = PyObject_GetAttr(ev, s_action_text)) ||
+            !(tool = PyObject_GetAttr(ev, s_tool)) || !(kind = PyObject_GetAttr(ev, s_kind)))
+            goto error;
+        if (!PyUnicode_CheckExact(act)) {
+            fallback("action text is not a str");
+            goto error;
+        }
+        int tool_true = PyObject_IsTrue(tool);
+        if (tool_true < 0) goto error;
+        if (!tool_true && (PyUnicode_GET_LENGTH(act) == 0 || all_space(act))) {
+            /* no action (a harness message or error): neither extends nor ends it */
+        } else if (status == S.status_none || status == S.status_passed) {
+            int is_neutral = PySet_Contains(neutral, kind);
+            if (is_neutral < 0) goto error;
+            if (status == S.status_passed || !is_neutral) {
+                have_sig = 0;
+                Py_CLEAR(tool_c);
+                Py_CLEAR(act_c);
+                count = 0;
+                start = -1;
+            }
+        } else {
+            norm = collapse_space(act);
+            if (!norm) goto error;
+            int same_sig = 0;
+            if (have_sig) {
+                int eq = PyObject_RichCompareBool(tool, tool_c, Py_EQ);
+                if (eq < 0) goto error;
+                if (eq) {
+                    eq = PyObject_RichCompareBool(norm, act_c, Py_EQ);
+                    if (eq < 0) goto error;
+                }
+                same_sig = eq;
+            }
+            int is_neutral = PySet_Contains(neutral, kind);
+            if (is_neutral < 0) goto error;
+            if (is_neutral && !same_sig) {
+                /* a failing edit or thought outside the loop: not a loop step */
+            } else {
+                if (!(checks = PyObject_GetAttr(ev, s_checks))) goto error;
+                if (checks == Py_None) {
+                    pv = PyLong_FromLong(-1);
+                    fv = Py_XNewRef(pv);
+                } else {
+                    pv = PyObject_GetAttr(checks, s_passed);
+                    fv = pv ? PyObject_GetAttr(checks, s_failed) : NULL;
+                }
+                if (!pv || !fv) goto error;
+                int same_head = 0;
+                if (same_sig) {
+                    same_head = status == head_status;
+                    if (same_head) same_head = PyObject_RichCompareBool(pv, head_p, Py_EQ);
+                    if (same_head > 0) same_head = PyObject_RichCompareBool(fv, head_f, Py_EQ);
+                    if (same_head < 0) goto error;
+                }
+                int same = 0;
+                if (same_sig && same_head) {
+                    if (!have_digest) {
+                        digest_v = obs_digest(PyList_GET_ITEM(events, last), digest, &b);
+                        if (digest_v == -1 && PyErr_Occurred()) goto error;
+                    }
+                    Py_hash_t d = obs_digest(ev, digest, &b);
+                    if (d == -1 && PyErr_Occurred()) goto error;
+                    same = d == digest_v;
+                    digest_v = d;
+                    have_digest = 1;
+                } else {
+                    have_digest = 0;
+                }
+                if (same) {
+                    count++;
+                } else {
+                    have_sig = 1;
+                    Py_XSETREF(tool_c, Py_NewRef(tool));
+                    Py_XSETREF(act_c, Py_NewRef(norm));
+                    Py_XSETREF(head_status, Py_NewRef(status));
+                    Py_XSETREF(head_p, Py_NewRef(pv));
+                    Py_XSETREF(head_f, Py_NewRef(fv));
+                    count = 1;
+                    start = t;
+                }
+                last = t;
+                Py_CLEAR(checks);
+                Py_CLEAR(pv);
+                Py_CLEAR(fv);
+            }
+            Py_CLEAR(norm);
+        }
+        out[t] = count;
+        starts[t] = start;
+        Py_CLEAR(status);
+        Py_CLEAR(act);
+        Py_CLEAR(tool);
+        Py_CLEAR(kind);
+    }
+    result = Py_BuildValue("(NN)", bytearray_of(out, (size_t)T * sizeof(int64_t)),
+                           bytearray_of(starts, (size_t)T * sizeof(int64_t)));
+error:
+    Py_XDECREF(status);
+    Py_XDECREF(act);
+    Py_XDECREF(tool);
+    Py_XDECREF(kind);
+    Py_XDECREF(checks);
+    Py_XDECREF(pv);
+    Py_XDECREF(fv);
+    Py_XDECREF(norm);
+    Py_XDECREF(tool_c);
+    Py_XDECREF(act_c);
+    Py_XDECREF(head_status);
+    Py_XDECREF(head_p);
+    Py_XDECREF(head_f);
+    free(out);
+    free(starts);
+    free(b.p);
+    return result;
+}
+
 /* ---------------------------------------------------------------- shingle_hashes (tests) */
 
 static PyObject *shingle_count(PyObject *self, PyObject *text) {
@@ -2969,6 +3185,7 @@ static PyMethodDef methods[] = {
     {"cost_pass", cost_pass, METH_O, "The per-event columns of raw_cost.raw_cost."},
     {"setup_decide", setup_decide, METH_VARARGS, "Give decide_pass the adapter's types and constants."},
     {"decide_pass", decide_pass, METH_VARARGS, "The per-event loop of adapter.decide."},
+    {"streak_pass", streak_pass, METH_VARARGS, "loops.streaks_and_starts: repetition streaks and their starts."},
     {NULL, NULL, 0, NULL},
 };
 
