@@ -38,14 +38,13 @@ and exported as ``Demand.trace`` for comparison, and used for nothing else:
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from efc_tui.model import EventKind, Run
 from efc_tui.scoring.constants import D_PRIOR, EPS_D
-from efc_tui.scoring.factors import entropy_bits
+from efc_tui.scoring.factors import entropy_bits, tool_counts
 from efc_tui.scoring.features import Features, target
 
 COMPONENTS = ("L", "H_tool", "S_state", "N_obs", "V_ver")
@@ -100,7 +99,7 @@ def estimate_components(run: Run, f: Features) -> dict[str, float]:
     targets = {(tool, target(act)) for tool, act in acting}
     return {
         "L": float(max(1, len(targets))),
-        "H_tool": 1.0 + entropy_bits(Counter(e.tool for e in events if e.tool)),
+        "H_tool": 1.0 + entropy_bits(tool_counts(events)),
         "S_state": 1.0 + (float(f.z.mean()) if T else 0.0),
         "N_obs": float((f.q < 1.0).mean()) if T else 0.0,
         "V_ver": min(V_VER_CAP, float(f.has_verdict.mean()) if T else 0.0),

@@ -9,15 +9,23 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
 
-from efc_tui.model import EventKind, Run
+from efc_tui.model import Event, EventKind, Run
 from efc_tui.scoring.constants import KAPPA, N_KINDS
 from efc_tui.scoring.features import Features
 
-_TOOLISH = (EventKind.TOOL, EventKind.CHECK)
+_KIND = attrgetter("kind")
+_TOOL = attrgetter("tool")
+_KIND_CODE = {k: i for i, k in enumerate(EventKind)}
+
+
+def tool_counts(events: list[Event]) -> Counter[str]:
+    """How many events name each tool (events without a tool left out), in order of first use."""
+    return Counter(filter(None, map(_TOOL, events)))
 
 
 def clip(x: Any) -> Any:
@@ -61,33 +69,34 @@ def harness_quantities(run: Run, f: Features) -> Harness:
     meta = run.extra.get("harness_quantities") if isinstance(run.extra, dict) else None
     meta = meta if isinstance(meta, dict) else {}
 
-    tool_idx = [i for i, e in enumerate(events) if e.kind in _TOOLISH]
+    # the per-event columns once, through C-level map calls (no Python loop per event)
+    kinds = list(map(_KIND, events))
+    codes = np.fromiter(map(_KIND_CODE.__getitem__, kinds), dtype=np.int8, count=len(kinds))
     if "B_router" in meta:
         b_router = float(meta["B_router"])
     else:
-        b_router = float(f.z[tool_idx].mean()) if tool_idx else 0.0
+        toolish = (codes == _KIND_CODE[EventKind.TOOL]) | (codes == _KIND_CODE[EventKind.CHECK])
+        b_router = float(f.z[toolish].mean()) if toolish.any() else 0.0
         flags.append("B_router estimated: share of tool events later referenced")
 
     if "B_verify" in meta:
         b_verify = float(meta["B_verify"])
     else:
-        # share of generation/repair events followed by a check before the next one
-        total = verified = 0
-        open_candidate = False
-        for e in events:
-            if e.kind is EventKind.GENERATION or e.kind is EventKind.REPAIR:
-                total += 1
-                open_candidate = True
-            elif e.kind is EventKind.CHECK and open_candidate:
-                verified += 1
-                open_candidate = False
+        # share of generation/repair events followed by a check before the next one: in the
+        # sequence of generation, repair and check events, a generation/repair right before
+        # a check
+        check = _KIND_CODE[EventKind.CHECK]
+        edit = (codes == _KIND_CODE[EventKind.GENERATION]) | (codes == _KIND_CODE[EventKind.REPAIR])
+        seq = codes[edit | (codes == check)]
+        total = int(edit.sum())
+        verified = int(((seq[:-1] != check) & (seq[1:] == check)).sum()) if len(seq) > 1 else 0
         b_verify = verified / total if total else 0.0
         flags.append("B_verify estimated: share of generations/repairs checked before the next")
 
-    tools = Counter(e.tool for e in events if e.tool)
+    tools = tool_counts(events)
     h_tool = entropy_bits(tools)
-    kinds = Counter(e.kind for e in events)
-    e_explore = entropy_bits(kinds) / math.log2(N_KINDS) if events else 0.0
+    kind_counts = Counter(kinds)
+    e_explore = entropy_bits(kind_counts) / math.log2(N_KINDS) if events else 0.0
 
     if run.task_demand is not None and run.task_demand.V_ver is not None:
         v_ver = float(run.task_demand.V_ver)

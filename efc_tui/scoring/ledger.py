@@ -6,6 +6,7 @@ The columns follow SPEC §3-4; the export (SPEC §10) and the app read them from
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -160,7 +161,7 @@ def score_run(run: Run, estimator: Estimator | None = None) -> Ledger:
     flags = list(run.flags) + hq.flags + cost.flags + dem.flags
     if est_file.provisional:
         flags.append("estimator θ is provisional (not yet calibrated)")
-    if ofa is None and any(e.oracle is not None for e in run.events):
+    if ofa is None and list(map(attrgetter("oracle"), run.events)).count(None) < len(run.events):
         flags.append("oracle blocks on only some events: Oracle-EFC not computed")
     return Ledger(
         run=run, estimator=est_file, features=f, harness=hq, factors=fa, oracle=ofa, gates=g,
