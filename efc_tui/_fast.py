@@ -44,7 +44,9 @@ def _load() -> tuple[ModuleType | None, str]:
     src = Path(__file__).with_name("_speedups.c")
     if src.is_file() and source_hash(src) != _speedups.SOURCE_HASH:
         return None, "pure Python (the compiled extension is stale: reinstall to rebuild it)"
-    from efc_tui.model import SEVERITY, EventKind, Status
+    from dataclasses import fields
+
+    from efc_tui.model import SEVERITY, Checks, Event, EventKind, Status
 
     _speedups.setup(
         EventKind.GENERATION,
@@ -57,6 +59,7 @@ def _load() -> tuple[ModuleType | None, str]:
         SEVERITY,
         Fallback,
     )
+    _speedups.setup_slots(Event, tuple(f.name for f in fields(Event)), Checks, tuple(f.name for f in fields(Checks)))
     return _speedups, "compiled (efc_tui._speedups)"
 
 

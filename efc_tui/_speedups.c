@@ -22,6 +22,8 @@
  *   decide_pass(...)  adapter/decide.py, the per-event loop of decide: memory gating,
  *       roll-back, both stop rules with their reasons, ROI ranks; a Decision per event.
  *
+ * The passes read the fields of Event and Checks instances straight from their slots
+ * (SlotReader, set up from _fast.py), other objects through getattr.
  * Event instances are built straight into their slots (Maker) only while the model's
  * Event is exactly the slots dataclass listed in EVENT_FIELDS; otherwise the class is
  * called, and a change of its fields turns the compiled step off (parsers/native.py).
@@ -756,6 +758,81 @@ static const char *const DECISION_FIELDS[] = {
 
 static Maker EVENT_MAKER, DECISION_MAKER;
 
+/* ---------------------------------------------------------------- reading instances' slots */
+
+/* obj.name for the model's slots classes (Event, Checks) read straight from the slot: the
+ * per-event passes read ~10 fields of every event, and PyObject_GetAttr's type lookup and
+ * descriptor call cost several times the read. Only for an instance of exactly the class
+ * given to setup_slots() and a name among its object slots; anything else (another class,
+ * an empty slot, which raises AttributeError) goes through PyObject_GetAttr. */
+typedef struct {
+    PyTypeObject *type;
+    int n;
+    PyObject *names[MAX_FIELDS]; /* interned, compared by identity with the s_* names */
+    Py_ssize_t off[MAX_FIELDS];
+} SlotReader;
+
+static SlotReader EVENT_SLOTS, CHECKS_SLOTS;
+
+static PyObject *slot_get(const SlotReader *r, PyObject *obj, PyObject *name) {
+    if (Py_IS_TYPE(obj, r->type)) {
+        for (int i = 0; i < r->n; i++)
+            if (r->names[i] == name) {
+                PyObject *v = *(PyObject **)((char *)obj + r->off[i]);
+                if (v) return Py_NewRef(v);
+                break;
+            }
+    }
+    return PyObject_GetAttr(obj, name);
+}
+
+#define EV_GET(obj, name) slot_get(&EVENT_SLOTS, (obj), (name))
+#define CH_GET(obj, name) slot_get(&CHECKS_SLOTS, (obj), (name))
+
+/* The object slots (member descriptors) of ``type``, named by the strings of ``fields``. */
+static int slot_reader_setup(SlotReader *r, PyObject *type, PyObject *fields) {
+    if (!PyType_Check(type) || !PyTuple_Check(fields)) {
+        PyErr_SetString(PyExc_TypeError, "a slots class and its field names");
+        return -1;
+    }
+    SlotReader got = {0};
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(fields) && got.n < MAX_FIELDS; i++) {
+        PyObject *f = PyTuple_GET_ITEM(fields, i);
+        if (!PyUnicode_CheckExact(f)) continue;
+        PyObject *d = PyObject_GetAttr(type, f);
+        if (!d) {
+            PyErr_Clear();
+            continue;
+        }
+        if (Py_IS_TYPE(d, &PyMemberDescr_Type) && ((PyMemberDescrObject *)d)->d_common.d_type == (PyTypeObject *)type) {
+            PyMemberDef *def = ((PyMemberDescrObject *)d)->d_member;
+            if (def->type == T_OBJECT_EX) {
+                Py_INCREF(f);
+                PyUnicode_InternInPlace(&f);
+                got.names[got.n] = f; /* the reference is kept */
+                got.off[got.n] = def->offset;
+                got.n++;
+            }
+        }
+        Py_DECREF(d);
+    }
+    for (int i = 0; i < r->n; i++) Py_DECREF(r->names[i]);
+    Py_XDECREF(r->type);
+    got.type = (PyTypeObject *)Py_NewRef(type);
+    *r = got;
+    return 0;
+}
+
+/* setup_slots(Event, event_fields, Checks, checks_fields) */
+static PyObject *setup_slots(PyObject *self, PyObject *args) {
+    PyObject *ev_type, *ev_fields, *ch_type, *ch_fields;
+    if (!PyArg_ParseTuple(args, "OOOO", &ev_type, &ev_fields, &ch_type, &ch_fields)) return NULL;
+    if (slot_reader_setup(&EVENT_SLOTS, ev_type, ev_fields) < 0 ||
+        slot_reader_setup(&CHECKS_SLOTS, ch_type, ch_fields) < 0)
+        return NULL;
+    return Py_BuildValue("(ii)", EVENT_SLOTS.n, CHECKS_SLOTS.n);
+}
+
 /* ---------------------------------------------------------------- module state */
 
 typedef struct {
@@ -1070,7 +1147,7 @@ static PyObject *error_text(PyObject *self, PyObject *text) {
 
 #define GET(obj, name, dst)                        \
     do {                                           \
-        dst = PyObject_GetAttr((obj), (name));     \
+        dst = EV_GET((obj), (name));               \
         if (!dst) goto error;                      \
     } while (0)
 
@@ -1095,6 +1172,8 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
     CitedTable cited = {0};
     ShingleWork work = {{0}};
     Buf sigbuf = {0};
+    PyObject *value_of[16][2];
+    int n_values = 0;
     PyObject *ev = NULL, *obs = NULL, *act = NULL, *kind = NULL, *refs = NULL, *truncated = NULL,
              *tool = NULL, *checks = NULL, *status = NULL, *memw = NULL, *planv = NULL, *extra = NULL;
 
@@ -1261,8 +1340,8 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
         GET(ev, s_checks, checks);
         double d = 0.0;
         if (checks != Py_None) {
-            PyObject *pv = PyObject_GetAttr(checks, s_passed), *fv = PyObject_GetAttr(checks, s_failed),
-                     *tv = PyObject_GetAttr(checks, s_total);
+            PyObject *pv = CH_GET(checks, s_passed), *fv = CH_GET(checks, s_failed),
+                     *tv = CH_GET(checks, s_total);
             int64_t passed, failed, total;
             int ok = pv && fv && tv;
             int bad = ok && (as_i64(pv, 0, &passed) < 0 || pv == Py_None || as_i64(fv, 0, &failed) < 0 ||
@@ -1313,7 +1392,16 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
             if (status != S.status_passed) {
                 PyObject *sig = NULL, *line = error_line(obs, &sigbuf);
                 if (line) {
-                    PyObject *sv = PyObject_GetAttr(status, s_value);
+                    PyObject *sv = NULL; /* status.value, looked up once per status */
+                    for (int k = 0; k < n_values; k++)
+                        if (value_of[k][0] == status) {
+                            sv = Py_NewRef(value_of[k][1]);
+                            break;
+                        }
+                    if (!sv && (sv = PyObject_GetAttr(status, s_value)) && n_values < 16) {
+                        value_of[n_values][0] = Py_NewRef(status);
+                        value_of[n_values++][1] = Py_NewRef(sv);
+                    }
                     if (sv) sig = PyTuple_Pack(2, sv, line);
                     Py_XDECREF(sv);
                     Py_DECREF(line);
@@ -1449,6 +1537,10 @@ error:
     cited_free(&cited);
     shingle_work_free(&work);
     free(sigbuf.p);
+    for (int k = 0; k < n_values; k++) {
+        Py_DECREF(value_of[k][0]);
+        Py_DECREF(value_of[k][1]);
+    }
     return result;
 }
 
@@ -1510,7 +1602,7 @@ static PyObject *gate_pass(PyObject *self, PyObject *events) {
     }
     for (Py_ssize_t t = 0; t < T; t++) {
         PyObject *ev = PyList_GET_ITEM(events, t);
-        PyObject *st = PyObject_GetAttr(ev, s_status), *kind = st ? PyObject_GetAttr(ev, s_kind) : NULL;
+        PyObject *st = EV_GET(ev, s_status), *kind = st ? EV_GET(ev, s_kind) : NULL;
         if (!kind) {
             Py_XDECREF(st);
             goto done;
@@ -1615,13 +1707,13 @@ static PyObject *cost_pass(PyObject *self, PyObject *events) {
     }
     for (Py_ssize_t t = 0; t < T; t++) {
         PyObject *ev = PyList_GET_ITEM(events, t);
-        PyObject *v[6] = {PyObject_GetAttr(ev, s_tin), NULL, NULL, NULL, NULL, NULL};
+        PyObject *v[6] = {EV_GET(ev, s_tin), NULL, NULL, NULL, NULL, NULL};
         int ok = v[0] != NULL;
-        if (ok) ok = (v[1] = PyObject_GetAttr(ev, s_tout)) != NULL;
-        if (ok) ok = (v[2] = PyObject_GetAttr(ev, s_calls)) != NULL;
-        if (ok) ok = (v[3] = PyObject_GetAttr(ev, s_wall)) != NULL;
-        if (ok) ok = (v[4] = PyObject_GetAttr(ev, s_ops)) != NULL;
-        if (ok) ok = (v[5] = PyObject_GetAttr(ev, s_flags)) != NULL;
+        if (ok) ok = (v[1] = EV_GET(ev, s_tout)) != NULL;
+        if (ok) ok = (v[2] = EV_GET(ev, s_calls)) != NULL;
+        if (ok) ok = (v[3] = EV_GET(ev, s_wall)) != NULL;
+        if (ok) ok = (v[4] = EV_GET(ev, s_ops)) != NULL;
+        if (ok) ok = (v[5] = EV_GET(ev, s_flags)) != NULL;
         if (ok) {
             /* e.tokens_in + e.tokens_out, then float() */
             int64_t a, b;
@@ -1985,7 +2077,7 @@ static PyObject *native_lines(PyObject *self, PyObject *args) {
             Py_DECREF(ev);
             break;
         }
-        PyObject *status = PyObject_GetAttr(ev, s_status);
+        PyObject *status = EV_GET(ev, s_status);
         int rc = status ? PyList_Append(events, ev) : -1;
         Py_DECREF(ev);
         if (rc < 0) {
@@ -2642,12 +2734,12 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
         PyObject *kind = NULL, *status = NULL, *step_o = NULL, *index_o = NULL, *ch = NULL, *obs = NULL;
         PyObject *mem = NULL, *mem_reason = NULL, *reason = NULL, *dec = NULL;
         int64_t step;
-        kind = PyObject_GetAttr(ev, s_kind);
-        status = kind ? PyObject_GetAttr(ev, s_status) : NULL;
-        step_o = status ? PyObject_GetAttr(ev, s_step) : NULL;
-        index_o = step_o ? PyObject_GetAttr(ev, s_index) : NULL;
-        ch = index_o ? PyObject_GetAttr(ev, s_checks) : NULL;
-        obs = ch ? PyObject_GetAttr(ev, s_observation_text) : NULL;
+        kind = EV_GET(ev, s_kind);
+        status = kind ? EV_GET(ev, s_status) : NULL;
+        step_o = status ? EV_GET(ev, s_step) : NULL;
+        index_o = step_o ? EV_GET(ev, s_index) : NULL;
+        ch = index_o ? EV_GET(ev, s_checks) : NULL;
+        obs = ch ? EV_GET(ev, s_observation_text) : NULL;
         if (!obs) goto event_fail;
         if (as_i64(step_o, 0, &step) < 0 || step_o == Py_None || !PyUnicode_CheckExact(obs)) {
             fallback("step is not a small int, or the text not a str");
@@ -2684,8 +2776,8 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
         }
         int64_t passed = 0, failed = 0, total = 0, ran = 0;
         if (ch != Py_None) {
-            PyObject *pv = PyObject_GetAttr(ch, s_passed), *fv = PyObject_GetAttr(ch, s_failed),
-                     *tv = PyObject_GetAttr(ch, s_total);
+            PyObject *pv = CH_GET(ch, s_passed), *fv = CH_GET(ch, s_failed),
+                     *tv = CH_GET(ch, s_total);
             int ok = pv && fv && tv;
             int bad = ok && (pv == Py_None || fv == Py_None || as_i64(pv, 0, &passed) < 0 ||
                              as_i64(fv, 0, &failed) < 0 || as_i64(tv, 0, &total) < 0);
@@ -2992,7 +3084,7 @@ static PyObject *collapse_space(PyObject *text) {
 
 /* observation_digest(ev) as a Py_hash_t; -1 with an error set on failure. */
 static Py_hash_t obs_digest(PyObject *ev, PyObject *digest, Buf *b) {
-    PyObject *obs = PyObject_GetAttr(ev, s_observation_text);
+    PyObject *obs = EV_GET(ev, s_observation_text);
     if (!obs) return -1;
     PyObject *norm = NULL;
     if (PyUnicode_CheckExact(obs) && PyUnicode_IS_ASCII(obs)) {
@@ -3037,8 +3129,8 @@ static PyObject *streak_pass(PyObject *self, PyObject *args) {
     Py_ssize_t last = -1;
     for (Py_ssize_t t = 0; t < T; t++) {
         PyObject *ev = PyList_GET_ITEM(events, t);
-        if (!(status = PyObject_GetAttr(ev, s_status)) || !(act = PyObject_GetAttr(ev, s_action_text)) ||
-            !(tool = PyObject_GetAttr(ev, s_tool)) || !(kind = PyObject_GetAttr(ev, s_kind)))
+        if (!(status = EV_GET(ev, s_status)) || !(act = EV_GET(ev, s_action_text)) ||
+            !(tool = EV_GET(ev, s_tool)) || !(kind = EV_GET(ev, s_kind)))
             goto error;
         if (!PyUnicode_CheckExact(act)) {
             fallback("action text is not a str");
@@ -3076,13 +3168,13 @@ static PyObject *streak_pass(PyObject *self, PyObject *args) {
             if (is_neutral && !same_sig) {
                 /* a failing edit or thought outside the loop: not a loop step */
             } else {
-                if (!(checks = PyObject_GetAttr(ev, s_checks))) goto error;
+                if (!(checks = EV_GET(ev, s_checks))) goto error;
                 if (checks == Py_None) {
                     pv = PyLong_FromLong(-1);
                     fv = Py_XNewRef(pv);
                 } else {
-                    pv = PyObject_GetAttr(checks, s_passed);
-                    fv = pv ? PyObject_GetAttr(checks, s_failed) : NULL;
+                    pv = CH_GET(checks, s_passed);
+                    fv = pv ? CH_GET(checks, s_failed) : NULL;
                 }
                 if (!pv || !fv) goto error;
                 int same_head = 0;
@@ -3173,6 +3265,7 @@ static PyObject *shingle_count(PyObject *self, PyObject *text) {
 
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS, "Give the module the model's kinds, statuses and severities."},
+    {"setup_slots", setup_slots, METH_VARARGS, "Let the passes read Event and Checks fields from their slots."},
     {"feature_pass", feature_pass, METH_VARARGS, "The per-event loop of features.compute_features."},
     {"no_hints", no_hints, METH_O, "True when the classifier's substring pre-filters all miss."},
     {"shingle_count", shingle_count, METH_O, "len(features.shingles(text)), for tests."},

@@ -671,3 +671,29 @@ def test_streaks_match_python(evs: list[Event]) -> None:
         b = streaks_and_starts(run)
     assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
     assert a[0].dtype == b[0].dtype == np.int64
+
+
+def test_slot_reads_and_other_classes() -> None:
+    """The passes read Event and Checks fields straight from their slots (every field is
+    found at set-up); an instance of a subclass is read through getattr, with the same
+    ledger."""
+    from dataclasses import fields
+
+    from efc_tui.adapter import score_and_decide
+    from efc_tui.parsers import load
+    from tests.conftest import SAMPLES
+    from tests.reference_ledgers import snapshot
+
+    assert fast.setup_slots(Event, tuple(f.name for f in fields(Event)), Checks,
+                            tuple(f.name for f in fields(Checks))) == (len(fields(Event)), len(fields(Checks)))
+
+    class Sub(Event):
+        pass
+
+    run = next(load(SAMPLES / "repair_loop.jsonl"))
+    want = snapshot(score_and_decide(run))
+    run.events = [Sub(**{f.name: getattr(e, f.name) for f in fields(Event)}) if i % 2 else e
+                  for i, e in enumerate(run.events)]
+    assert first_difference(want, snapshot(score_and_decide(run))) is None
+    with _fast.pure_python():
+        assert first_difference(want, snapshot(score_and_decide(run))) is None
