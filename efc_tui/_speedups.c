@@ -787,20 +787,24 @@ static Maker EVENT_MAKER, DECISION_MAKER;
  * descriptor call cost several times the read. Only for an instance of exactly the class
  * given to setup_slots() and a name among its object slots; anything else (another class,
  * an empty slot, which raises AttributeError) goes through PyObject_GetAttr. */
+#define SLOT_TABLE 64 /* a power of two > 2 * MAX_FIELDS: names found by their address */
+
 typedef struct {
     PyTypeObject *type;
     int n;
-    PyObject *names[MAX_FIELDS]; /* interned, compared by identity with the s_* names */
-    Py_ssize_t off[MAX_FIELDS];
+    PyObject *names[SLOT_TABLE]; /* interned, compared by identity with the s_* names */
+    Py_ssize_t off[SLOT_TABLE];
 } SlotReader;
 
 static SlotReader EVENT_SLOTS, CHECKS_SLOTS;
 
-static PyObject *slot_get(const SlotReader *r, PyObject *obj, PyObject *name) {
+static inline size_t slot_hash(PyObject *name) { return ((uintptr_t)name >> 4) & (SLOT_TABLE - 1); }
+
+static inline PyObject *slot_get(const SlotReader *r, PyObject *obj, PyObject *name) {
     if (Py_IS_TYPE(obj, r->type)) {
-        for (int i = 0; i < r->n; i++)
-            if (r->names[i] == name) {
-                PyObject *v = *(PyObject **)((char *)obj + r->off[i]);
+        for (size_t j = slot_hash(name); r->names[j]; j = (j + 1) & (SLOT_TABLE - 1))
+            if (r->names[j] == name) {
+                PyObject *v = *(PyObject **)((char *)obj + r->off[j]);
                 if (v) return Py_NewRef(v);
                 break;
             }
@@ -831,14 +835,20 @@ static int slot_reader_setup(SlotReader *r, PyObject *type, PyObject *fields) {
             if (def->type == T_OBJECT_EX) {
                 Py_INCREF(f);
                 PyUnicode_InternInPlace(&f);
-                got.names[got.n] = f; /* the reference is kept */
-                got.off[got.n] = def->offset;
-                got.n++;
+                size_t j = slot_hash(f);
+                while (got.names[j] && got.names[j] != f) j = (j + 1) & (SLOT_TABLE - 1);
+                if (got.names[j]) {
+                    Py_DECREF(f); /* a name listed twice */
+                } else {
+                    got.names[j] = f; /* the reference is kept */
+                    got.off[j] = def->offset;
+                    got.n++;
+                }
             }
         }
         Py_DECREF(d);
     }
-    for (int i = 0; i < r->n; i++) Py_DECREF(r->names[i]);
+    for (int i = 0; i < SLOT_TABLE; i++) Py_XDECREF(r->names[i]);
     Py_XDECREF(r->type);
     got.type = (PyTypeObject *)Py_NewRef(type);
     *r = got;
