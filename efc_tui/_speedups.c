@@ -2719,9 +2719,10 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
     PyObject *events, *cols[9], *eps_g, *streaks_o, *starts_o;
     double d_task, eps;
     Py_ssize_t W, K;
-    if (!PyArg_ParseTuple(args, "O!OOOOOOOOOOOdndUn", &PyList_Type, &events, &cols[0], &cols[1], &cols[2],
+    int build = 1; /* 0: the run figures only, no Decision objects (nor their reasons) */
+    if (!PyArg_ParseTuple(args, "O!OOOOOOOOOOOdndUn|p", &PyList_Type, &events, &cols[0], &cols[1], &cols[2],
                           &cols[3], &cols[4], &cols[5], &cols[6], &cols[7], &cols[8], &streaks_o, &starts_o,
-                          &d_task, &W, &eps, &eps_g, &K))
+                          &d_task, &W, &eps, &eps_g, &K, &build))
         return NULL;
     if (!D.decision_type) {
         PyErr_SetString(PyExc_RuntimeError, "_speedups.setup_decide() was not called");
@@ -2743,7 +2744,7 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
     const char *epsg = PyUnicode_AsUTF8(eps_g);
     if (!epsg) goto release;
 
-    PyObject *decisions = PyList_New(T);
+    PyObject *decisions = build ? PyList_New(T) : Py_NewRef(Py_None);
     unsigned char *has_obs = calloc((size_t)(T > 0 ? T : 1), 1);
     Cand *group = NULL;
     size_t ngroup = 0, capgroup = 0;
@@ -2870,13 +2871,15 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
         if (have_cur && have_best && best_score > cur_score) {
             rollback_to = best_t;
             control = D.c_rollback;
-            put(&b, "roll back to candidate at event ");
-            put_int(&b, rollback_to);
-            put(&b, ": it scored ");
-            if (put_float(&b, best_score, 'f', 2) < 0) goto event_fail;
-            put(&b, " > current ");
-            if (put_float(&b, cur_score, 'f', 2) < 0) goto event_fail;
-            reason = text_str(&b);
+            if (build) {
+                put(&b, "roll back to candidate at event ");
+                put_int(&b, rollback_to);
+                put(&b, ": it scored ");
+                if (put_float(&b, best_score, 'f', 2) < 0) goto event_fail;
+                put(&b, " > current ");
+                if (put_float(&b, cur_score, 'f', 2) < 0) goto event_fail;
+                reason = text_str(&b);
+            }
             if (fr_t < 0) {
                 fr_t = t;
                 fr_to = rollback_to;
@@ -2896,41 +2899,47 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
                 if (!PyErr_Occurred()) fallback("a status without a name");
                 goto event_fail;
             }
-            put(&b, "stop: one action has failed the same way ");
-            put_int(&b, streak);
-            put(&b, " times in a row since event ");
-            put_int(&b, start);
-            put(&b, " (");
-            put(&b, sname);
-            put(&b, "; nothing learned in between; limit ");
-            put_int(&b, K);
-            put(&b, ")");
-            if (stop_rule) {
-                put(&b, "; window ratio ");
+            if (build) {
+                put(&b, "stop: one action has failed the same way ");
+                put_int(&b, streak);
+                put(&b, " times in a row since event ");
+                put_int(&b, start);
+                put(&b, " (");
+                put(&b, sname);
+                put(&b, "; nothing learned in between; limit ");
+                put_int(&b, K);
+                put(&b, ")");
+                if (stop_rule) {
+                    put(&b, "; window ratio ");
+                    if (put_float(&b, ratio, 'g', 3) < 0) goto event_fail;
+                    put(&b, " < \xce\xb5 ");
+                    put(&b, epsg);
+                    put(&b, " too");
+                }
+                reason = text_str(&b);
+            }
+        } else if (stop_rule) {
+            control = D.c_stop;
+            if (build) {
+                put(&b, "stop: window ratio ");
                 if (put_float(&b, ratio, 'g', 3) < 0) goto event_fail;
                 put(&b, " < \xce\xb5 ");
                 put(&b, epsg);
-                put(&b, " too");
+                put(&b, " over the last ");
+                put_int(&b, W);
+                put(&b, " events");
+                reason = text_str(&b);
             }
-            reason = text_str(&b);
-        } else if (stop_rule) {
-            control = D.c_stop;
-            put(&b, "stop: window ratio ");
-            if (put_float(&b, ratio, 'g', 3) < 0) goto event_fail;
-            put(&b, " < \xce\xb5 ");
-            put(&b, epsg);
-            put(&b, " over the last ");
-            put_int(&b, W);
-            put(&b, " events");
-            reason = text_str(&b);
         } else if (t + 1 < W) {
             control = D.c_continue;
-            put(&b, "window not full (");
-            put_int(&b, t + 1);
-            put(&b, " of ");
-            put_int(&b, W);
-            put(&b, " events)");
-            reason = text_str(&b);
+            if (build) {
+                put(&b, "window not full (");
+                put_int(&b, t + 1);
+                put(&b, " of ");
+                put_int(&b, W);
+                put(&b, " events)");
+                reason = text_str(&b);
+            }
         } else if (!have_ratio) {
             control = D.c_continue;
             if (!no_cost) {
@@ -2943,13 +2952,15 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
             reason = Py_NewRef(no_cost);
         } else {
             control = D.c_continue;
-            put(&b, "window ratio ");
-            if (put_float(&b, ratio, 'g', 3) < 0) goto event_fail;
-            put(&b, " \xe2\x89\xa5 \xce\xb5 ");
-            put(&b, epsg);
-            reason = text_str(&b);
+            if (build) {
+                put(&b, "window ratio ");
+                if (put_float(&b, ratio, 'g', 3) < 0) goto event_fail;
+                put(&b, " \xe2\x89\xa5 \xce\xb5 ");
+                put(&b, epsg);
+                reason = text_str(&b);
+            }
         }
-        if (!reason) goto event_fail;
+        if (build && !reason) goto event_fail;
 
         /* ROI among alternatives sharing a step index */
         double nr_t = nr[t], dc_t = dc[t], roi = 0.0;
@@ -2984,7 +2995,7 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
             g->keys[g->n++] = key;
         }
 
-        {
+        if (build) {
             PyObject *args19[19];
             PyObject *tmp[10];
             int nt = 0;
@@ -3013,8 +3024,10 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
             if (ok) dec = maker_new(&DECISION_MAKER, args19);
             for (int k = 0; k < nt; k++) Py_XDECREF(tmp[k]);
         }
-        if (!dec) goto event_fail;
-        PyList_SET_ITEM(decisions, t, dec);
+        if (build) {
+            if (!dec) goto event_fail;
+            PyList_SET_ITEM(decisions, t, dec);
+        }
         Py_DECREF(kind);
         Py_DECREF(status);
         Py_DECREF(step_o);
@@ -3023,7 +3036,7 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
         Py_DECREF(obs);
         Py_DECREF(mem);
         Py_DECREF(mem_reason);
-        Py_DECREF(reason);
+        Py_XDECREF(reason);
         continue;
     event_fail:
         Py_XDECREF(kind);

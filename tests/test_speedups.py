@@ -697,3 +697,29 @@ def test_slot_reads_and_other_classes() -> None:
     assert first_difference(want, snapshot(score_and_decide(run))) is None
     with _fast.pure_python():
         assert first_difference(want, snapshot(score_and_decide(run))) is None
+
+
+@pytest.mark.parametrize("name,path", [pytest.param(n, p, id=n) for n, p in fixture_files()])
+def test_lazy_decisions_are_the_eager_ones(name: str, path: Path) -> None:
+    """``lazy=True`` (what ``score`` asks for): the summary from a pass that builds no
+    Decision, the decisions built when first read; the same ledger, decisions and summary
+    as the eager compiled path and the pure-Python one."""
+    from efc_tui.adapter import score_and_decide
+    from efc_tui.adapter.decide import LazyDecisions
+    from efc_tui.errors import EfcError
+    from efc_tui.parsers import load
+
+    try:
+        runs = list(load(path))
+    except EfcError:
+        pytest.skip("not a readable trace")
+    for run in runs:
+        lazy = score_and_decide(run, lazy=True)
+        assert isinstance(lazy.decisions, LazyDecisions) and lazy.decisions._items is None
+        summary_first = snapshot(lazy)  # reads the summary, then the decisions
+        eager = snapshot(score_and_decide(run))
+        with _fast.pure_python():
+            pure = snapshot(score_and_decide(run, lazy=True))
+        assert first_difference(eager, summary_first) is None
+        assert first_difference(pure, summary_first) is None
+        assert len(lazy.decisions) == len(run.events) and list(lazy.decisions) == lazy.decisions[:]

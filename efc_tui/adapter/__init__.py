@@ -49,11 +49,11 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def apply(ledger: Ledger, config: AdapterConfig | None = None) -> ScoredRun:
+def apply(ledger: Ledger, config: AdapterConfig | None = None, *, lazy: bool = False) -> ScoredRun:
     """The adapter's decisions and summary for an already scored run (the ledger is not
-    changed)."""
+    changed). ``lazy``: the decisions are built when first read (``decide``)."""
     cfg = config or AdapterConfig.from_estimator(ledger.estimator)
-    decisions, summary = decide(ledger, cfg)
+    decisions, summary = decide(ledger, cfg, lazy=lazy)
     return ScoredRun(ledger, decisions, summary)
 
 
@@ -64,16 +64,19 @@ def score_and_decide(
     window: int | None = None,
     epsilon: float | None = None,
     repeat: int | None = None,
+    lazy: bool = False,
 ) -> ScoredRun:
     """Score a run (SPEC §3-4) and add the adapter's decisions and summary (SPEC §6).
 
     W and ε default to the estimator file's ``adapter`` block and the repetition limit to
     ``config.REPEAT_LIMIT``; ``window`` / ``epsilon`` / ``repeat`` override them
-    (``repeat=0``: the paper's window rule alone).
+    (``repeat=0``: the paper's window rule alone). ``lazy``: the decisions are built when
+    first read, for a caller that may only need the summary (``decide``).
     """
     est = estimator if estimator is not None else estimator_for(run)
     ledger = score_run(run, est)
-    return apply(ledger, AdapterConfig.from_estimator(est, window=window, epsilon=epsilon, repeat=repeat))
+    cfg = AdapterConfig.from_estimator(est, window=window, epsilon=epsilon, repeat=repeat)
+    return apply(ledger, cfg, lazy=lazy)
 
 
 __all__ = [

@@ -32,9 +32,11 @@ roll-back targets.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
+from functools import partial
 from types import ModuleType
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 import numpy as np
 
@@ -201,9 +203,10 @@ class _Inputs(NamedTuple):
     K: int
 
 
-def _compiled_loop(fast: ModuleType, i: _Inputs) -> _Loop | None:
+def _compiled_loop(fast: ModuleType, i: _Inputs, build: bool = True) -> _Loop | None:
     """The per-event loop in C (efc_tui/_speedups.c, ``decide_pass``): the same decisions
-    as ``_python_loop``, bit for bit; None when a run holds something it does not take."""
+    as ``_python_loop``, bit for bit; None when a run holds something it does not take.
+    ``build=False``: everything but the Decision objects (``decisions`` is None)."""
     if not _setup_compiled(fast):
         return None
     f = i.f
@@ -212,13 +215,60 @@ def _compiled_loop(fast: ModuleType, i: _Inputs) -> _Loop | None:
     ints = [np.ascontiguousarray(x, dtype=np.int64) for x in (i.streaks, i.starts)]
     try:
         out = fast.decide_pass(i.events, *cols, *ints, float(i.d_task), int(i.W), float(i.eps),
-                               f"{i.eps:g}", int(i.K))
+                               f"{i.eps:g}", int(i.K), build)
     except _fast.Fallback:
         return None
     decisions, has_obs, first_pass, first_rollback, counts, ranked = out
     memory = {"promote": counts[0], "scratch": counts[1], "discard": counts[2]}
     return _Loop(decisions, np.frombuffer(has_obs, dtype=np.bool_), first_pass, first_rollback,
                  memory, ranked)
+
+
+class LazyDecisions(Sequence[Decision]):
+    """A run's decisions, built when first read (``decide(..., lazy=True)``): ``score``
+    reports the run summary, and building 100k Decision objects and their reasons for
+    nothing was most of the adapter's time. Reads like the list it builds."""
+
+    __slots__ = ("_build", "_items")
+
+    def __init__(self, build: Callable[[], list[Decision]]) -> None:
+        self._build: Callable[[], list[Decision]] | None = build
+        self._items: list[Decision] | None = None
+
+    def _list(self) -> list[Decision]:
+        if self._items is None:
+            assert self._build is not None
+            self._items = self._build()
+            self._build = None  # the inputs it holds are freed
+        return self._items
+
+    def __len__(self) -> int:
+        return len(self._list())
+
+    @overload
+    def __getitem__(self, i: int) -> Decision: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Decision]: ...
+    def __getitem__(self, i: int | slice) -> Decision | list[Decision]:
+        return self._list()[i]
+
+    def __iter__(self) -> Iterator[Decision]:
+        return iter(self._list())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazyDecisions):
+            other = other._list()
+        return self._list() == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self._list())
+
+
+def _built_decisions(fast: ModuleType, inputs: _Inputs) -> list[Decision]:
+    loop = _compiled_loop(fast, inputs)
+    return (loop if loop is not None else _python_loop(inputs)).decisions
 
 
 _compiled_ready: dict[int, bool] = {}
@@ -364,10 +414,11 @@ def _python_loop(i: _Inputs) -> _Loop:
 
 
 def decide(
-    ledger: Ledger, config: AdapterConfig, demand: PrefixDemand | None = None
-) -> tuple[list[Decision], AdapterSummary]:
+    ledger: Ledger, config: AdapterConfig, demand: PrefixDemand | None = None, *, lazy: bool = False
+) -> tuple[Sequence[Decision], AdapterSummary]:
     """Decisions for every event of a scored run, and the run's counterfactual summary
-    (the per-event loop compiled when built: the same decisions)."""
+    (the per-event loop compiled when built: the same decisions). ``lazy``: with the
+    compiled loop, the summary now and the decisions when first read (LazyDecisions)."""
     run = ledger.run
     events = run.events
     f, g = ledger.features, ledger.gates
@@ -384,10 +435,14 @@ def decide(
     loop = None
     fast = _fast.speedups()
     if fast is not None and type(events) is list:
-        loop = _compiled_loop(fast, inputs)
+        loop = _compiled_loop(fast, inputs, build=not lazy)
     if loop is None:
         loop = _python_loop(inputs)
-    decisions, has_obs, first_pass, first_rollback, memory_counts, n_ranked = loop
+    built, has_obs, first_pass, first_rollback, memory_counts, n_ranked = loop
+    decisions: Sequence[Decision] = built
+    if built is None:
+        assert fast is not None
+        decisions = LazyDecisions(partial(_built_decisions, fast, inputs))
 
     rep_stop = repeat_stop(streaks, K)
     stop, stop_by = first_stop(stop_index(ratios, eps), rep_stop)

@@ -8,6 +8,7 @@ stop_event`` instead of guessing attribute names on an untyped field.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,7 @@ class ScoredRun:
     """A scored run with the EFC-Adapter's decisions (one per event) and its summary."""
 
     ledger: Ledger
-    decisions: list[Decision]
+    decisions: Sequence[Decision]  # a list, or LazyDecisions (built when first read)
     summary: AdapterSummary
 
     def __len__(self) -> int:

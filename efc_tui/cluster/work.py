@@ -145,7 +145,9 @@ def score_item(run: Run, job: Job) -> ScoredItem:
     from efc_tui.adapter import score_and_decide
     from efc_tui.output import run_row
 
-    scored = score_and_decide(run, job.estimator, window=job.window, epsilon=job.epsilon, repeat=job.repeat)
+    # lazy: the decisions are built only if the ledger document below reads them
+    scored = score_and_decide(run, job.estimator, window=job.window, epsilon=job.epsilon, repeat=job.repeat,
+                              lazy=True)
     row = run_row(scored)
     placed = None
     if job.fit_columns and job.fits is not None:
