@@ -250,6 +250,25 @@ typedef struct {
     size_t n, cap;
 } U64s;
 
+#define SH_AHEAD 16
+
+static int u64_extend(U64s *a, const uint64_t *x, size_t k) {
+    if (a->n + k > a->cap) {
+        size_t c = a->cap ? a->cap : 64;
+        while (c < a->n + k) c *= 2;
+        uint64_t *q = realloc(a->v, c * sizeof(uint64_t));
+        if (!q) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        a->v = q;
+        a->cap = c;
+    }
+    memcpy(a->v + a->n, x, k * sizeof(uint64_t));
+    a->n += k;
+    return 0;
+}
+
 static int u64_push(U64s *a, uint64_t x) {
     if (a->n == a->cap) {
         size_t c = a->cap ? a->cap * 2 : 64;
@@ -1204,18 +1223,20 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
     CitedTable cited = {0};
     ShingleWork work = {{0}};
     Buf sigbuf = {0};
+    U64s all_sh = {0};                          /* every observation's shingles, in order */
+    size_t *n_sh = calloc(nT, sizeof(size_t)); /* how many of them each event has */
     PyObject *value_of[16][2];
     int n_values = 0;
     PyObject *ev = NULL, *obs = NULL, *act = NULL, *kind = NULL, *refs = NULL, *truncated = NULL,
              *tool = NULL, *checks = NULL, *status = NULL, *memw = NULL, *planv = NULL, *extra = NULL;
 
     if (!c || !h || !a || !q || !delta || !n || !mem || !plan || !has_verdict || !repeat_action ||
-        !repeat_error || !first_ref || !sig_ids) {
+        !repeat_error || !first_ref || !sig_ids || !n_sh) {
         PyErr_NoMemory();
         goto error;
     }
     if (!compaction || !act_cache || !error_sigs || !signature_ids) goto error;
-    if (hset_init(&seen, (size_t)T * 8 + 64) < 0 || amap_init(&amap) < 0) goto error;
+    if (amap_init(&amap) < 0) goto error;
     for (Py_ssize_t t = 0; t < T; t++) {
         a[t] = 1.0;
         q[t] = 1.0;
@@ -1305,16 +1326,9 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
         GET(ev, s_truncated, truncated);
         if (PyUnicode_GET_LENGTH(obs) > 0) {
             if (shingles(obs, &work) < 0) goto error;
-            if (work.hashes.n) {
-                size_t fresh = 0;
-                for (size_t k = 0; k < work.hashes.n; k++)
-                    PREFETCH(&seen.slots[(size_t)work.hashes.v[k] & seen.mask]);
-                for (size_t k = 0; k < work.hashes.n; k++) {
-                    int added = hset_add(&seen, work.hashes.v[k]);
-                    if (added < 0) goto error;
-                    fresh += (size_t)added;
-                }
-                n[t] = (double)fresh / (double)work.hashes.n;
+            if (work.hashes.n) { /* inserted after this loop (n below) */
+                if (u64_extend(&all_sh, work.hashes.v, work.hashes.n) < 0) goto error;
+                n_sh[t] = work.hashes.n;
             }
             int tr = PyObject_IsTrue(truncated);
             if (tr < 0) goto error;
@@ -1514,6 +1528,25 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
         Py_CLEAR(act);
     }
 
+    /* n: novelty of each observation's shingles against all earlier observations. The
+     * shingles are added in event order once all are known: the table is sized for them
+     * all (it never grows), and the slot of the probe SH_AHEAD probes on is prefetched, so
+     * that the memory latency of these random probes overlaps. */
+    if (hset_init(&seen, all_sh.n + 64) < 0) goto error;
+    {
+        size_t at = 0;
+        for (Py_ssize_t t = 0; t < T; t++) {
+            size_t k = n_sh[t], fresh = 0;
+            for (size_t end = at + k; at < end; at++) {
+                if (at + SH_AHEAD < all_sh.n) PREFETCH(&seen.slots[(size_t)all_sh.v[at + SH_AHEAD] & seen.mask]);
+                int added = hset_add(&seen, all_sh.v[at]);
+                if (added < 0) goto error;
+                fresh += (size_t)added;
+            }
+            if (k) n[t] = (double)fresh / (double)k;
+        }
+    }
+
     /* z, pass 2: an observation is referenced when a later action cites one of its words */
     for (Py_ssize_t t = 0; t < T && cited.n; t++) {
         ev = PyList_GET_ITEM(events, t);
@@ -1569,6 +1602,8 @@ error:
     cited_free(&cited);
     shingle_work_free(&work);
     free(sigbuf.p);
+    free(all_sh.v);
+    free(n_sh);
     for (int k = 0; k < n_values; k++) {
         Py_DECREF(value_of[k][0]);
         Py_DECREF(value_of[k][1]);
