@@ -40,6 +40,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import attrgetter
 from typing import Any
 
 from efc_tui.model import EventKind, Run
@@ -51,6 +53,7 @@ COMPONENTS = ("L", "H_tool", "S_state", "N_obs", "V_ver")
 V_VER_CAP = 0.95
 SOURCES = ("metadata", "task", "benchmark", "prior")
 _ACTING = (EventKind.TOOL, EventKind.CHECK, EventKind.GENERATION, EventKind.REPAIR)
+_KIND, _TOOL, _ACT = attrgetter("kind"), attrgetter("tool"), attrgetter("action_text")
 
 
 @dataclass(slots=True)
@@ -95,7 +98,9 @@ def estimate_components(run: Run, f: Features) -> dict[str, float]:
     events = run.events
     T = len(events)
     # agents repeat the same commands: the target is found once per distinct (tool, input)
-    acting = {(e.tool, e.action_text) for e in events if e.kind in _ACTING}
+    # (C-level map and compress: no Python loop per event)
+    pairs = zip(map(_TOOL, events), map(_ACT, events), strict=True)
+    acting = set(compress(pairs, map(_ACTING.__contains__, map(_KIND, events))))
     targets = {(tool, target(act)) for tool, act in acting}
     return {
         "L": float(max(1, len(targets))),

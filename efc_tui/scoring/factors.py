@@ -95,7 +95,10 @@ def harness_quantities(run: Run, f: Features) -> Harness:
 
     tools = tool_counts(events)
     h_tool = entropy_bits(tools)
-    kind_counts = Counter(kinds)
+    # Counter(kinds) without hashing an enum member per event: the counts in order of first
+    # occurrence, as the Counter holds them (entropy_bits sums in that order)
+    _, first, counts = np.unique(codes, return_index=True, return_counts=True)
+    kind_counts = counts[np.argsort(first)].tolist()
     e_explore = entropy_bits(kind_counts) / math.log2(N_KINDS) if events else 0.0
 
     if run.task_demand is not None and run.task_demand.V_ver is not None:
