@@ -142,7 +142,7 @@ def _python_no_hints(text: str) -> bool:
     return "Ran " not in tail and not _has_failure_hint(text)
 
 
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(texts, st.sampled_from([*HINTS, ""]), st.integers(0, 3))
 def test_no_hints_matches_python(text: str, hint: str, where: int) -> None:
     t = [text + hint, hint + text, text[: len(text) // 2] + hint + text[len(text) // 2 :], text][
@@ -164,7 +164,7 @@ def test_no_hints_at_the_head_and_tail_cuts(hint: str, at: int, wide: str) -> No
         assert fast.no_hints(t) == _python_no_hints(t), (hint, at, size)
 
 
-@settings(max_examples=400)
+@settings(max_examples=400, deadline=None)
 @given(texts)
 def test_shingle_count_matches_python(text: str) -> None:
     from efc_tui.scoring.features import shingles
@@ -190,7 +190,7 @@ def _python_error_text(text: str) -> str:
                                  observation_text=text))[1]
 
 
-@settings(max_examples=1500, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(error_texts)
 def test_error_text_matches_python(text: str) -> None:
     assert fast.error_text(text) == _python_error_text(text)
@@ -248,7 +248,7 @@ events = st.builds(
 )
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(events, max_size=25))
 def test_feature_pass_matches_python(evs: list[Event]) -> None:
     from efc_tui.scoring.features import compute_features
@@ -398,7 +398,7 @@ def _event_fields(ev: Event) -> tuple[Any, ...]:
     return tuple((name, type(getattr(ev, name)), getattr(ev, name)) for name in Event.__slots__)
 
 
-@settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps(), st.integers(0, 12), st.booleans())
 def test_native_step_matches_step_to_event(
     obj: dict[str, Any], index: int, prev_failed: bool
@@ -534,7 +534,7 @@ def test_feature_pass_on_repeated_actions() -> None:
 runs_for_scoring = st.lists(events, min_size=0, max_size=30)
 
 
-@settings(max_examples=120, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(runs_for_scoring, st.lists(st.integers(0, 3), max_size=30), st.integers(1, 8),
        st.sampled_from([0.0, 1e-4, 0.02, 0.5]))
 def test_scoring_and_adapter_match_python(
@@ -658,7 +658,7 @@ loop_events = st.builds(
 )
 
 
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(loop_events, max_size=30))
 def test_streaks_match_python(evs: list[Event]) -> None:
     """The repetition streaks and their starts, compiled and in Python, on runs drawn from a
