@@ -1,7 +1,10 @@
 """The project's own format, ``efc-trace/1`` (SPEC §9): JSONL, a run header then steps.
 
-Streaming: one line at a time through orjson; a new ``run`` header line ends the previous
-run, so a file may hold a whole corpus while only one run is in memory.
+Streaming: the file is read in blocks of whole lines (about 1 MB) and each line parsed
+with orjson; a new ``run`` header line ends the previous run, so a file may hold a whole
+corpus while only one run is in memory. With the compiled extension the loop over a block's
+well-formed step lines runs in C (``native_lines``), and every other line goes through the
+Python loop below, which gives the same events, errors and warnings.
 
 Each step becomes one event. Its kind is ``action.kind`` (inferred from the tool and input
 when absent); its status is ``observation.status`` (classified from the text when absent,
