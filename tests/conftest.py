@@ -16,6 +16,15 @@ REAL = SHARED / "fixtures" / "real"
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 
+try:  # property tests without hypothesis' per-example deadline: a timing assertion, which a
+    # loaded 2-core machine fails now and then (tests hold no timing assertions)
+    from hypothesis import settings
+
+    settings.register_profile("efc-tui", deadline=None)
+    settings.load_profile("efc-tui")
+except ImportError:  # hypothesis is a dev extra
+    pass
+
 
 @pytest.fixture
 def real_fixtures() -> Path:

@@ -13,6 +13,7 @@ import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -290,3 +291,49 @@ def test_a_local_cluster_is_quiet_when_port_8787_is_taken() -> None:
     finally:
         holder.close()
     assert not [w for w in caught if "already in use" in str(w.message)]
+
+
+class _FlakyClient:
+    """A stand-in Client whose gather fails ``failures`` times with ``error``."""
+
+    def __init__(self, failures: int, error: BaseException) -> None:
+        self.failures, self.error = failures, error
+        self.sent = 0
+        self.cancelled = 0
+
+    def scatter(self, value: object, **_: object) -> object:
+        return value
+
+    def submit(self, fn: Any, piece: Any, shared: Any, **_: object) -> tuple[Any, Any, Any]:
+        self.sent += 1
+        return (fn, piece, shared)
+
+    def gather(self, futures: list[tuple[Any, Any, Any]]) -> list[Any]:
+        if self.failures:
+            self.failures -= 1
+            raise self.error
+        return [fn(piece, shared) for fn, piece, shared in futures]
+
+    def cancel(self, futures: object) -> None:
+        self.cancelled += 1
+
+
+def test_a_bootstrap_transfer_the_transport_breaks_is_sent_once_more() -> None:
+    """Seen under load: tornado's stream raised a bare AssertionError while the results
+    came back. The pieces are pure, so they are sent again and give the same numbers;
+    a failure of the work itself, or a second failure, is raised."""
+    from efc_tui.cluster.client import bootstrap_map
+
+    def fn(piece: Any, shared: Any) -> Any:
+        return piece * shared
+
+    def run(client: _FlakyClient, pieces: list[int]) -> Any:
+        return bootstrap_map(client)(fn, 10, iter(pieces))  # type: ignore[arg-type]
+
+    client = _FlakyClient(1, AssertionError())
+    assert run(client, [1, 2, 3]) == [10, 20, 30]
+    assert client.sent == 6 and client.cancelled == 1
+    with pytest.raises(ValueError):
+        run(_FlakyClient(1, ValueError("bad piece")), [1])
+    with pytest.raises(AssertionError):
+        run(_FlakyClient(2, AssertionError()), [1])

@@ -156,19 +156,44 @@ def bootstrap_map(client: Client) -> BootstrapMap:
     """A ``fit_corpus(bootstrap_map=...)`` that fits the bootstrap's pieces of resamples on
     the cluster: the resampler (the fitted groups' sums, SAS inputs) travels to each worker
     once, each piece of counts is one task, the results come back in order. The draws are
-    made here, as locally, so the intervals are the local path's."""
+    made here, as locally, so the intervals are the local path's. A transfer the transport
+    breaks is sent once more (``BOOTSTRAP_ATTEMPTS``), which gives the same numbers."""
 
     def run(
         fn: Callable[[np.ndarray, Resampler], dict[str, dict[str, np.ndarray]]],
         resampler: Resampler,
         pieces: Iterator[np.ndarray],
     ) -> list[dict[str, dict[str, np.ndarray]]]:
-        shared = client.scatter(resampler, broadcast=True, hash=False)
-        futures = [client.submit(fn, piece, shared, pure=False) for piece in pieces]
-        results: list[dict[str, dict[str, np.ndarray]]] = client.gather(futures)
-        return results
+        todo = list(pieces)
+        for attempt in range(1, BOOTSTRAP_ATTEMPTS + 1):
+            shared = client.scatter(resampler, broadcast=True, hash=False)
+            futures = [client.submit(fn, piece, shared, pure=False) for piece in todo]
+            try:
+                results: list[dict[str, dict[str, np.ndarray]]] = client.gather(futures)
+                return results
+            except Exception as exc:
+                # A transfer that breaks in the transport (tornado's stream, seen under load
+                # as a bare AssertionError in its read buffer) is tried again from the
+                # start: every piece is a pure function of its counts, so a retry gives
+                # the same numbers. What fails twice is reported.
+                if attempt == BOOTSTRAP_ATTEMPTS or not _transient(exc):
+                    raise
+                client.cancel(futures)
+        raise AssertionError("unreachable")
 
     return run
+
+
+#: how many times the bootstrap's pieces are sent when the transport fails
+BOOTSTRAP_ATTEMPTS = 2
+
+
+def _transient(exc: BaseException) -> bool:
+    """A failure of the transport, not of the work: Dask's comm errors, OS errors, and the
+    bare AssertionError tornado's stream raises from its read buffer."""
+    from distributed.comm.core import CommClosedError
+
+    return isinstance(exc, CommClosedError | OSError | AssertionError | TimeoutError)
 
 
 __all__ = [
