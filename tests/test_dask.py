@@ -9,6 +9,7 @@ without a cluster.
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import shutil
 from collections.abc import Iterator
@@ -38,6 +39,20 @@ def dask_note(stderr: str) -> str:
     return "".join(
         line for line in stderr.splitlines(keepends=True) if not line.startswith("efc-tui: Dask: ")
     )
+
+
+#: a Dask test that has not finished after this long is hung (the longest takes ~20 s)
+HUNG_AFTER_S = 300
+
+
+@pytest.fixture(autouse=True)
+def _hang_watchdog() -> Iterator[None]:
+    """A hung cluster test ends the run with every thread's traceback instead of waiting
+    for CI's own time limit: seen once on a loaded machine, the CLI waiting in
+    ``as_completed`` with both workers idle (docs/dask.md)."""
+    faulthandler.dump_traceback_later(HUNG_AFTER_S, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
 
 
 @pytest.fixture(scope="module")
