@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from efc_tui.app.loading import RunLoader
-from efc_tui.app.messages import LoadFailed, OpenEvent, OpenPicker, OpenRun, ScreenReady
+from efc_tui.app.messages import FitWanted, LoadFailed, OpenEvent, OpenPicker, OpenRun, ScreenReady
 from efc_tui.app.screens.help import HelpScreen, key_name, key_rows, screen_title
 from efc_tui.app.screens.picker import PickerScreen
 from efc_tui.app.screens.replay import ReplayScreen
@@ -70,7 +70,7 @@ class EfcApp(App[int]):
         #: None: each run is scored with the package estimator that matches it, as `score` does
         self.estimator = estimator
         #: the fit curves; None: the package's, read in the background once the first
-        #: screen is drawn (``want_fit``), so that reading them does not delay it
+        #: screen is drawn (``FitWanted``), so that reading them does not delay it
         self.fit_view = fit
         self.follow = follow
         self.select = select
@@ -112,7 +112,7 @@ class EfcApp(App[int]):
     def _picker(self) -> PickerScreen:
         return PickerScreen(self.paths, read=self.read_runs, score=self.score)
 
-    def want_fit(self) -> None:
+    def on_fit_wanted(self, message: FitWanted) -> None:
         """Read the package's fit in a worker thread (once) and hand it to every replay
         screen; a screen asks when its first rows are drawn."""
         if self.fit_view is None and not self._fit_reading:

@@ -103,6 +103,12 @@ class OpenRun(Message):
 
 
 @dataclass
+class FitWanted(Message):
+    """A replay screen drew its first rows (or read a run with none) and has no fit yet:
+    the app reads the package's fit now, off the path to the first frame."""
+
+
+@dataclass
 class OpenPicker(Message):
     """The one file given holds several runs: show them in the picker instead."""
 

@@ -30,10 +30,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from efc_tui.errors import EfcError
 from efc_tui.model import Run
 from efc_tui.parsers.base import _PREVIEW, PreviewLimit
+
+if TYPE_CHECKING:
+    from efc_tui.parsers.outcomes import Outcomes
 
 # a whole string, a bracket or a comma, or the opening quote of a string the prefix cuts
 _TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},]|"', re.DOTALL)
@@ -112,7 +116,7 @@ class Preview:
 
 
 def preview(path: Path, nbytes: int, fmt: str | None = None, *, lenient: bool = False,
-            outcomes: object | None = None, max_runs: int = 2) -> Preview | None:
+            outcomes: Outcomes | None = None, max_runs: int = 2) -> Preview | None:
     """The runs of the first ``nbytes`` of ``path`` (at most ``max_runs``), read by the
     file's reader as described in the module docstring. When the reader read the file
     whole (it is short, or it is not read through ``base``) the result is ``complete``.
@@ -125,7 +129,7 @@ def preview(path: Path, nbytes: int, fmt: str | None = None, *, lenient: bool = 
     fmt = fmt or detect(path).name  # on the file's true start
     with _previewing(path, nbytes) as limit:
         try:
-            for run in load(path, fmt, lenient=lenient, outcomes=outcomes):  # type: ignore[arg-type]
+            for run in load(path, fmt, lenient=lenient, outcomes=outcomes):
                 runs.append(run)
                 if len(runs) >= max_runs:
                     break

@@ -40,6 +40,7 @@ from efc_tui.app.loading import (
 )
 from efc_tui.app.messages import (
     Exported,
+    FitWanted,
     LoadFailed,
     LoadUpdate,
     OpenPicker,
@@ -234,9 +235,8 @@ class ReplayScreen(Screen[None]):
             self._request_score(early=True)  # a preview's events, while the rest is read
 
     def _want_fit(self) -> None:
-        want = getattr(self.app, "want_fit", None)
-        if self.fit is None and want is not None:
-            want()
+        if self.fit is None:
+            self.post_message(FitWanted())
 
     def _events_arrived(self, update: Events) -> None:
         data = self.data
@@ -358,7 +358,7 @@ class ReplayScreen(Screen[None]):
             self.post_message(ScreenReady())
 
     def set_fit(self, fit: FitView) -> None:
-        """The fit curves, read after the first screen was drawn (``EfcApp.want_fit``)."""
+        """The fit curves, read after the first screen was drawn (``FitWanted``)."""
         self.fit = fit
         self.query_one(FitPanel).set_fit(fit)
         self._maybe_ready()
