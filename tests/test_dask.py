@@ -48,8 +48,8 @@ HUNG_AFTER_S = 300
 @pytest.fixture(autouse=True)
 def _hang_watchdog() -> Iterator[None]:
     """A hung cluster test ends the run with every thread's traceback instead of waiting
-    for CI's own time limit: seen once on a loaded machine, the CLI waiting in
-    ``as_completed`` with both workers idle (docs/dask.md)."""
+    for CI's own time limit (a safety net: the hang once seen, the CLI waiting in
+    ``as_completed`` with both workers idle, had a cause now fixed: docs/dask.md)."""
     faulthandler.dump_traceback_later(HUNG_AFTER_S, exit=True)
     yield
     faulthandler.cancel_dump_traceback_later()
@@ -308,47 +308,221 @@ def test_a_local_cluster_is_quiet_when_port_8787_is_taken() -> None:
     assert not [w for w in caught if "already in use" in str(w.message)]
 
 
-class _FlakyClient:
-    """A stand-in Client whose gather fails ``failures`` times with ``error``."""
+class _Shared:
+    """A fake scattered value."""
 
-    def __init__(self, failures: int, error: BaseException) -> None:
-        self.failures, self.error = failures, error
-        self.sent = 0
-        self.cancelled = 0
+    def __init__(self, value: Any) -> None:
+        self.value = value
 
-    def scatter(self, value: object, **_: object) -> object:
-        return value
-
-    def submit(self, fn: Any, piece: Any, shared: Any, **_: object) -> tuple[Any, Any, Any]:
-        self.sent += 1
-        return (fn, piece, shared)
-
-    def gather(self, futures: list[tuple[Any, Any, Any]]) -> list[Any]:
-        if self.failures:
-            self.failures -= 1
-            raise self.error
-        return [fn(piece, shared) for fn, piece, shared in futures]
-
-    def cancel(self, futures: object) -> None:
-        self.cancelled += 1
+    def release(self) -> None:
+        pass
 
 
-def test_a_bootstrap_transfer_the_transport_breaks_is_sent_once_more() -> None:
-    """Seen under load: tornado's stream raised a bare AssertionError while the results
-    came back. The pieces are pure, so they are sent again and give the same numbers;
-    a failure of the work itself, or a second failure, is raised."""
+def _value(x: Any) -> Any:
+    return x.value if isinstance(x, _Shared) else x
+
+
+class _FakeFuture:
+    def __init__(self, client: _FakeClient, key: str, value: Any, fate: str) -> None:
+        self.client, self.key, self._value, self.fate = client, key, value, fate
+        self.status = "pending"
+        self.released = False
+
+    def add_done_callback(self, callback: Any) -> None:
+        if self.fate in ("never", "slow"):  # the result message does not come (yet)
+            self.client.waiting.append((self, callback))
+            return
+        self.status = "error" if self.fate == "error" else "finished"
+        callback(self)
+
+    def result(self, timeout: float | None = None) -> Any:
+        if self.fate == "error":
+            raise self._value
+        if self.fate == "broken":  # the transport broke the transfer (seen: tornado's assert)
+            raise AssertionError()
+        return self._value
+
+    def release(self) -> None:
+        self.released = True
+
+
+class _FakeClient:
+    """A stand-in Client that runs each task here when it is sent. ``fates`` says, in the
+    order of sending, what happens to each: "ok"; "never" (its result never arrives, the
+    workers idle); "slow" (it arrives once the workers have been seen busy ``busy``
+    times); "broken" (fetching the result fails in the transport); "error" (the task fails
+    on the cluster)."""
+
+    def __init__(self, fates: list[str], busy: int = 0) -> None:
+        self.fates, self.busy = list(fates), busy
+        self.sent: list[Any] = []
+        self.waiting: list[tuple[_FakeFuture, Any]] = []
+        self.checks = 0
+        self.status = "running"
+
+    def scatter(self, value: Any, **_: object) -> _Shared:
+        return _Shared(value)
+
+    def scheduler_info(self) -> dict[str, Any]:
+        return {"workers": {"w1": {}, "w2": {}}}
+
+    def _send(self, fn: Any, item: Any, extra: tuple[Any, ...], kwargs: dict[str, Any]) -> _FakeFuture:
+        fate = self.fates.pop(0) if self.fates else "ok"
+        self.sent.append(item)
+        if fate == "error":
+            value: Any = ZeroDivisionError("in the task")
+        else:
+            value = fn(item, *map(_value, extra), **{k: _value(v) for k, v in kwargs.items()})
+        return _FakeFuture(self, f"task-{len(self.sent)}", value, fate)
+
+    def map(self, fn: Any, items: list[Any], *columns: list[Any], pure: bool, **kwargs: Any) -> list[_FakeFuture]:
+        assert pure is False
+        return [self._send(fn, item, tuple(c[i] for c in columns), kwargs) for i, item in enumerate(items)]
+
+    def submit(self, fn: Any, item: Any, *extra: Any, pure: bool, **kwargs: Any) -> _FakeFuture:
+        assert pure is False  # a new key: a send again is a new task, not the lost one
+        return self._send(fn, item, extra, kwargs)
+
+    def processing(self) -> dict[str, list[str]]:
+        self.checks += 1
+        if self.busy:
+            self.busy -= 1
+            if not self.busy:  # the long task finishes: its result arrives
+                for future, callback in [w for w in self.waiting if w[0].fate == "slow"]:
+                    future.fate = "ok"
+                    future.status = "finished"
+                    callback(future)
+            return {"w1": ["task-1"], "w2": []}
+        return {"w1": [], "w2": []}
+
+
+@pytest.fixture
+def quick_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cluster is asked whether it works after 10 ms without a result, not 10 s (no
+    test here asserts any time: this only keeps the fake-cluster tests short)."""
+    from efc_tui.cluster import client
+
+    monkeypatch.setattr(client, "IDLE_CHECK_S", 0.01)
+
+
+def _bootstrap(client: _FakeClient, pieces: list[int]) -> Any:
     from efc_tui.cluster.client import bootstrap_map
 
     def fn(piece: Any, shared: Any) -> Any:
         return piece * shared
 
-    def run(client: _FlakyClient, pieces: list[int]) -> Any:
-        return bootstrap_map(client)(fn, 10, iter(pieces))  # type: ignore[arg-type]
+    return bootstrap_map(client)(fn, 10, iter(pieces))  # type: ignore[arg-type]
 
-    client = _FlakyClient(1, AssertionError())
-    assert run(client, [1, 2, 3]) == [10, 20, 30]
-    assert client.sent == 6 and client.cancelled == 1
-    with pytest.raises(ValueError):
-        run(_FlakyClient(1, ValueError("bad piece")), [1])
-    with pytest.raises(AssertionError):
-        run(_FlakyClient(2, AssertionError()), [1])
+
+@pytest.mark.usefixtures("quick_checks")
+def test_a_bootstrap_piece_whose_result_is_lost_is_sent_again() -> None:
+    """A result that never arrives while the workers idle (the lost message behind the old
+    hang), or whose transfer breaks (the AssertionError tornado raised), is sent again; the
+    pieces are pure, so the numbers are the same and in order."""
+    client = _FakeClient(["ok", "never", "broken", "ok"])
+    assert _bootstrap(client, [1, 2, 3, 4]) == [10, 20, 30, 40]
+    assert sorted(client.sent) == [1, 2, 2, 3, 3, 4]  # the lost and the broken one, twice
+
+
+@pytest.mark.usefixtures("quick_checks")
+def test_a_slow_task_is_waited_for_while_the_cluster_works() -> None:
+    """No result for a while, but a worker is busy: nothing is sent again."""
+    client = _FakeClient(["slow", "ok"], busy=5)
+    assert _bootstrap(client, [1, 2]) == [10, 20]
+    assert client.sent == [1, 2] and client.checks >= 5
+
+
+@pytest.mark.usefixtures("quick_checks")
+def test_a_bootstrap_piece_that_fails_or_is_never_answered_ends_the_fit() -> None:
+    """A piece that fails on the cluster is not sent again (Dask retried it already): its
+    error is raised. One without a result after ATTEMPTS sends raises ClusterError, whose
+    message the CLI prints as its one error line."""
+    from efc_tui.cluster.client import ATTEMPTS, ClusterError
+
+    client = _FakeClient(["ok", "error"])
+    with pytest.raises(ZeroDivisionError):
+        _bootstrap(client, [1, 2])
+    assert client.sent == [1, 2]
+    client = _FakeClient(["never"] * ATTEMPTS)
+    with pytest.raises(ClusterError, match=f"got no result from the cluster after {ATTEMPTS} attempts"):
+        _bootstrap(client, [1])
+    assert client.sent == [1] * ATTEMPTS
+
+
+@pytest.mark.usefixtures("quick_checks")
+def test_run_sources_sends_lost_sources_again_and_keeps_their_order(corpus: Path) -> None:
+    """Sources whose results are lost or broken in transit are read again and come back in
+    input order, identical to reading them here; one that fails on the cluster or is never
+    answered gets a "lost" error line, and every other source is still read."""
+    from efc_tui.cluster.client import ATTEMPTS, run_sources
+    from efc_tui.cluster.work import Job, Source, read_source
+    from efc_tui.parsers import Outcomes
+    from efc_tui.scoring import load_estimator
+
+    sources = [Source(i, str(p)) for i, p in enumerate(sorted(corpus.glob("*.jsonl")))]
+    job = Job("score", load_estimator(None), outcomes=Outcomes(), documents=True)
+    here = [[(i.row, i.document) for i in read_source(s, job).items] for s in sources]
+
+    client = _FakeClient(["never", "ok", "broken", "ok", "ok", "never"])
+    there = list(run_sources(client, sources, job))  # type: ignore[arg-type]
+    assert [r.index for r in there] == list(range(6)) and not any(r.error for r in there)
+    assert [[(i.row, i.document) for i in r.items] for r in there] == here
+    assert len(client.sent) == 6 + 3
+
+    client = _FakeClient(["error", "ok", "ok", "ok", "ok", *["never"] * ATTEMPTS])
+    there = list(run_sources(client, sources, job))  # type: ignore[arg-type]
+    assert [r.error_kind for r in there] == ["lost", None, None, None, None, "lost"]
+    assert there[0].error == f"{sources[0].path}: lost on the cluster (ZeroDivisionError: in the task)"
+    assert there[5].error == (
+        f"{sources[5].path}: lost on the cluster "
+        f"(_Lost: got no result from the cluster after {ATTEMPTS} attempts)"
+    )
+    assert [[(i.row, i.document) for i in r.items] for r in there[1:5]] == here[1:5]
+
+
+def test_run_sources_drives_its_own_client_not_the_process_default(
+    scheduler: str, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The flake's cause: ``as_completed`` without a loop tracks futures on the loop of
+    the process's default client. In the tests that was this module's cluster client, so
+    the CLI client's results were fetched from another client's loop thread: one tornado
+    stream used from two threads (tornado's bare AssertionError, garbled messages, a
+    result never delivered: the hang). Any use of a default client now fails here."""
+    import distributed.client as dclient
+    from distributed import Client
+
+    from efc_tui.cluster.client import bootstrap_map, connect, run_sources
+    from efc_tui.cluster.work import Job, Source, read_source
+    from efc_tui.parsers import Outcomes
+    from efc_tui.scoring import load_estimator
+
+    def no_default(*_: object, **__: object) -> Any:
+        raise AssertionError("the process's default client was used")
+
+    sources = [Source(i, str(p)) for i, p in enumerate(sorted(corpus.glob("*.jsonl")))]
+    job = Job("score", load_estimator(None), outcomes=Outcomes())
+    with Client(scheduler) as other, connect(scheduler) as mine:  # other: the current client
+        assert dclient.default_client() is other
+        with monkeypatch.context() as m:  # (closing a client looks for the default: undone)
+            m.setattr(dclient, "default_client", no_default)
+            m.setattr(dclient, "_get_global_client", no_default)
+            there = list(run_sources(mine, sources, job))
+            pieces = bootstrap_map(mine)(pow, 2, iter([3, 4]))  # type: ignore[arg-type, list-item]
+    assert [[i.row for i in r.items] for r in there] == [[i.row for i in read_source(s, job).items] for s in sources]
+    assert pieces == [9, 16]
+
+
+def test_a_cluster_that_stops_answering_is_one_error_line(
+    scheduler: str, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from efc_tui.cluster import client
+    from efc_tui.cluster.client import ClusterError
+
+    def gone(*_: object, **__: object) -> Any:
+        raise ClusterError("Dask: the cluster stopped answering (CommClosedError: in test)")
+        yield
+
+    monkeypatch.setattr(client, "run_sources", gone)
+    r = invoke("score", corpus, "--jsonl", "--scheduler", scheduler)
+    assert r.exit_code == 2 and r.stdout == ""
+    assert dask_note(r.stderr) == "efc-tui: error: Dask: the cluster stopped answering (CommClosedError: in test)\n"

@@ -4,7 +4,8 @@ with the same warnings, progress and exit codes as the local path (``iter_runs``
 The work itself is in :mod:`efc_tui.cluster`. One difference from the local path, on
 purpose: a source that cannot be read does not stop the others. Its error is printed
 (``efc-tui: error: file:line: reason``) as the results reach it, every other source is
-scored and output, and the command then exits 2 (:meth:`DaskReading.finish`).
+scored and output, and the command then exits 2 (:meth:`DaskReading.finish`). A cluster
+that stops answering ends the command with one line and exit 2.
 """
 
 from __future__ import annotations
@@ -163,7 +164,7 @@ class DaskReading:
         self.runs = 0
 
     def items(self) -> Iterator[ScoredItem]:
-        from efc_tui.cluster.client import run_sources
+        from efc_tui.cluster.client import ClusterError, run_sources
 
         job, quiet = self.job, self.quiet
         unreadable: list[str] = []
@@ -202,6 +203,8 @@ class DaskReading:
                             for w in item.warnings:
                                 warn(w)
                         yield item
+            except ClusterError as exc:  # the scheduler gone, results that never came
+                fail(exc)
             finally:
                 if any(s.remote is not None for s in self.sources):
                     from efc_tui.cluster.remote import clean_mirror

@@ -5,7 +5,9 @@ this machine's cores (no address), or to the user's scheduler (an address, or a 
 file). ``run_sources`` sends the job to every worker once, one task per source, and yields
 each source's :class:`~efc_tui.cluster.work.SourceResult` in the order of the sources (as
 the local path reads them), whatever order the workers finish in. A worker that dies while
-reading a source gives that source an error (``error_kind == "lost"``), not a lost corpus.
+reading a source gives that source an error (``error_kind == "lost"``), not a lost corpus;
+a result that never arrives is asked for again (``_results``), and a cluster that stops
+answering raises :class:`ClusterError` (one line, exit 2 in the CLI).
 
 Dask is imported here only, and only when a function is called.
 """
@@ -18,9 +20,9 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from efc_tui.errors import InputError, UsageError
+from efc_tui.errors import EfcError, InputError, UsageError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -59,16 +61,22 @@ def local_workers(workers: int | None = None) -> int:
 def connect(address: str | None = None, workers: int | None = None) -> Iterator[Client]:
     """A client to the scheduler at ``address`` (``tcp://host:8786``, or a scheduler JSON
     file), or to a local cluster of ``workers`` processes with one thread each (default:
-    this machine's cores). The local cluster is shut down on leaving, whatever happens."""
+    this machine's cores). The local cluster is shut down on leaving, whatever happens.
+
+    The client is not made the process's default (``set_as_default=False``): everything
+    here is done through the client it is given, and a default left behind would take
+    over the Dask calls of whoever runs in this process next (a library caller, a test)."""
     require_dask()
     from distributed import Client, LocalCluster
 
     if address is not None:
         try:
             if address.endswith(".json") and Path(address).is_file():
-                client = Client(scheduler_file=address, timeout=CONNECT_TIMEOUT)
+                client = Client(
+                    scheduler_file=address, timeout=CONNECT_TIMEOUT, set_as_default=False
+                )
             else:
-                client = Client(address, timeout=CONNECT_TIMEOUT)
+                client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as exc:
             raise InputError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
         try:
@@ -88,7 +96,7 @@ def connect(address: str | None = None, workers: int | None = None) -> Iterator[
         silence_logs=logging.ERROR,
     )
     try:
-        with Client(cluster) as client:
+        with Client(cluster, set_as_default=False) as client:
             yield client
     finally:
         cluster.close()
@@ -114,27 +122,26 @@ def run_sources(
     travels to each worker once. With fewer than ``SPREAD_BELOW`` sources per worker, a
     source of more than ``job.batch`` runs spreads them over the workers
     (:func:`~efc_tui.cluster.work.read_source`). Results are fetched as they complete and their futures
-    released, so worker memory does not grow with the corpus.
+    released, so worker memory does not grow with the corpus. A source whose result cannot
+    be had (its worker died, or no answer after ``ATTEMPTS`` sends: :func:`_results`) comes
+    back with an error (``error_kind == "lost"``); a cluster that stops answering raises
+    :class:`ClusterError`.
     """
-    from distributed import as_completed
-
     from efc_tui.cluster.work import SourceResult, read_source
 
     if not sources:
         return
-    workers = len(client.scheduler_info().get("workers", {})) or 1
-    if len(sources) >= SPREAD_BELOW * workers:  # enough sources to keep every worker busy
-        job = replace(job, batch=0)
-    job_future = client.scatter(job, broadcast=True, hash=False)
-    futures = client.map(read_source, list(sources), job=job_future, pure=False)
-    index = {f.key: i for i, f in enumerate(futures)}
-    done = as_completed(futures, with_results=True, raise_errors=False)
-    del futures  # as_completed holds each until it is done: then its result is released
+    try:
+        workers = len(client.scheduler_info().get("workers", {})) or 1
+        if len(sources) >= SPREAD_BELOW * workers:  # enough sources to keep every worker busy
+            job = replace(job, batch=0)
+        job_future = client.scatter(job, broadcast=True, hash=False)
+    except Exception as exc:
+        raise _cluster_error(exc) from None
     pending: dict[int, SourceResult] = {}
     nxt = 0
-    for future, value in done:
-        i = index.pop(future.key)
-        if isinstance(value, BaseException):  # the worker died (KilledWorker) or the task broke
+    for i, value in _results(client, read_source, list(sources), (), {"job": job_future}):
+        if isinstance(value, BaseException):  # the worker died (KilledWorker), or no answer
             src = sources[i]
             value = SourceResult(
                 i,
@@ -142,22 +149,23 @@ def run_sources(
                 error=f"{src.path}: lost on the cluster ({type(value).__name__}: {value})",
                 error_kind="lost",
             )
-        del future
         if on_done is not None:
             on_done(value)
         pending[i] = value
         while nxt in pending:
             yield pending.pop(nxt)
             nxt += 1
-    del job_future
+    job_future.release()
 
 
 def bootstrap_map(client: Client) -> BootstrapMap:
     """A ``fit_corpus(bootstrap_map=...)`` that fits the bootstrap's pieces of resamples on
     the cluster: the resampler (the fitted groups' sums, SAS inputs) travels to each worker
     once, each piece of counts is one task, the results come back in order. The draws are
-    made here, as locally, so the intervals are the local path's. A transfer the transport
-    breaks is sent once more (``BOOTSTRAP_ATTEMPTS``), which gives the same numbers."""
+    made here, as locally, so the intervals are the local path's. A piece whose result is
+    lost is sent again (:func:`_results`; every piece is a pure function of its counts, so
+    the numbers are the same); a piece that fails on the cluster raises its error, one that
+    cannot be had after ``ATTEMPTS`` sends raises :class:`ClusterError`."""
 
     def run(
         fn: Callable[[np.ndarray, Resampler], dict[str, dict[str, np.ndarray]]],
@@ -165,41 +173,153 @@ def bootstrap_map(client: Client) -> BootstrapMap:
         pieces: Iterator[np.ndarray],
     ) -> list[dict[str, dict[str, np.ndarray]]]:
         todo = list(pieces)
-        for attempt in range(1, BOOTSTRAP_ATTEMPTS + 1):
+        if not todo:
+            return []
+        try:
             shared = client.scatter(resampler, broadcast=True, hash=False)
-            futures = [client.submit(fn, piece, shared, pure=False) for piece in todo]
-            try:
-                results: list[dict[str, dict[str, np.ndarray]]] = client.gather(futures)
-                return results
-            except Exception as exc:
-                # A transfer that breaks in the transport (tornado's stream, seen under load
-                # as a bare AssertionError in its read buffer) is tried again from the
-                # start: every piece is a pure function of its counts, so a retry gives
-                # the same numbers. What fails twice is reported.
-                if attempt == BOOTSTRAP_ATTEMPTS or not _transient(exc):
-                    raise
-                client.cancel(futures)
-        raise AssertionError("unreachable")
+        except Exception as exc:
+            raise _cluster_error(exc) from None
+        out: dict[int, dict[str, dict[str, np.ndarray]]] = {}
+        for i, value in _results(client, fn, todo, (shared,), {}):
+            if isinstance(value, _Lost):
+                raise ClusterError(f"Dask: a piece of the bootstrap {value}")
+            if isinstance(value, BaseException):
+                raise value
+            out[i] = value
+        shared.release()
+        return [out[i] for i in range(len(todo))]
 
     return run
 
 
-#: how many times the bootstrap's pieces are sent when the transport fails
-BOOTSTRAP_ATTEMPTS = 2
+class ClusterError(EfcError):
+    """The Dask cluster stopped answering (its scheduler gone, or results that never come)."""
 
 
-def _transient(exc: BaseException) -> bool:
-    """A failure of the transport, not of the work: Dask's comm errors, OS errors, and the
-    bare AssertionError tornado's stream raises from its read buffer."""
-    from distributed.comm.core import CommClosedError
+#: times a task is sent before its result is given up (a transfer that breaks, a result
+#: that never arrives); a task that fails on the cluster itself is not sent again (Dask has
+#: retried it on other workers already: ``distributed.scheduler.allowed-failures``)
+ATTEMPTS = 3
+#: seconds without any result after which the cluster is asked whether it is still
+#: working; idle at two such checks in a row while results are missing, they are lost
+IDLE_CHECK_S = 10.0
+#: seconds a finished task's result may take to arrive before it is fetched again
+FETCH_TIMEOUT_S = 300.0
 
-    return isinstance(exc, CommClosedError | OSError | AssertionError | TimeoutError)
+
+class _Lost(Exception):
+    """No result for a task after ``ATTEMPTS`` sends."""
+
+
+def _cluster_error(exc: BaseException) -> ClusterError:
+    return ClusterError(f"Dask: the cluster stopped answering ({type(exc).__name__}: {exc})")
+
+
+def _results(
+    client: Client,
+    fn: Callable[..., Any],
+    items: list[Any],
+    extra: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> Iterator[tuple[int, Any]]:
+    """``(i, fn(items[i], *extra, **kwargs))`` for every item, run on the cluster, in
+    completion order; the value is an exception when the task failed on the cluster, or
+    :class:`_Lost` when its result could not be had after ``ATTEMPTS`` sends.
+
+    Everything goes through ``client`` and its own event loop (never the process's default
+    client: ``distributed.as_completed`` and ``wait`` without a loop take that one, and a
+    client driven from another client's loop thread used one tornado stream from two
+    threads: results lost or garbled, the bare AssertionError in tornado's read buffer,
+    the ``score --dask`` hang). A result is waited for without end only while the cluster
+    is working: when none arrives for ``IDLE_CHECK_S`` and no worker is processing a task
+    at two checks in a row, the missing ones are sent again; a finished task whose result
+    cannot be fetched (the transfer breaks) is sent again too. Tasks must be pure (the same
+    value whichever send answers)."""
+    import queue
+    from asyncio import CancelledError
+
+    done: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    live: dict[str, tuple[int, Any]] = {}
+    sends = [1] * len(items)
+
+    def track(i: int, future: Any) -> None:
+        live[future.key] = (i, future)
+        future.add_done_callback(done.put)
+
+    def resend(i: int) -> bool:
+        if sends[i] >= ATTEMPTS:
+            return False
+        sends[i] += 1
+        track(i, client.submit(fn, items[i], *extra, pure=False, **kwargs))
+        return True
+
+    try:
+        columns = [[x] * len(items) for x in extra]
+        for i, future in enumerate(client.map(fn, items, *columns, pure=False, **kwargs)):
+            track(i, future)
+    except Exception as exc:
+        raise _cluster_error(exc) from None
+    idle = 0
+    while live:
+        try:
+            future = done.get(timeout=IDLE_CHECK_S)
+        except queue.Empty:
+            idle = 0 if _working(client) else idle + 1
+            if idle < 2:
+                continue
+            idle = 0
+            for key, (i, old) in list(live.items()):  # results that will not come
+                del live[key]
+                old.release()
+                try:
+                    sent = resend(i)
+                except Exception as exc:
+                    raise _cluster_error(exc) from None
+                if not sent:
+                    yield i, _Lost(f"got no result from the cluster after {ATTEMPTS} attempts")
+            continue
+        entry = live.pop(future.key, None)
+        if entry is None:  # an earlier send of a task sent again since
+            continue
+        i = entry[0]
+        try:
+            value: Any = future.result(timeout=FETCH_TIMEOUT_S)
+        except (Exception, CancelledError) as exc:
+            # "error": the task failed on the cluster (its worker died Dask's allowed
+            # number of times): reported, not sent again; else the fetch broke or the
+            # future was cancelled under us: sent again
+            failed = future.status == "error"
+            try:
+                sent = not failed and resend(i)
+            except Exception as send_exc:
+                raise _cluster_error(send_exc) from None
+            if sent:
+                continue
+            value = exc if failed else _Lost(
+                f"could not be fetched after {ATTEMPTS} attempts ({type(exc).__name__}: {exc})"
+            )
+        finally:
+            future.release()
+        yield i, value
+
+
+def _working(client: Client) -> bool:
+    """Whether any worker is processing a task (a cluster that cannot tell is counted as
+    working: the next check asks again; one that is gone raises ClusterError)."""
+    if client.status in ("closing", "closed"):
+        raise ClusterError("Dask: the connection to the cluster was closed")
+    try:
+        return any(client.processing().values())
+    except Exception:
+        return True
 
 
 __all__ = [
+    "ATTEMPTS",
     "CONNECT_TIMEOUT",
     "INSTALL_HINT",
     "SPREAD_BELOW",
+    "ClusterError",
     "bootstrap_map",
     "connect",
     "describe",
