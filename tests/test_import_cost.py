@@ -94,7 +94,8 @@ def test_version_answers_before_typer_and_the_commands() -> None:
 def test_help_lists_the_commands_without_importing_them() -> None:
     mods = cli_modules("--help")
     assert heavy(mods) == []
-    assert ours(mods, "efc_tui") == ["efc_tui", "efc_tui.cli", "efc_tui.cli._app", "efc_tui.cli._coerce"]
+    assert ours(mods, "efc_tui") == ["efc_tui", "efc_tui.cli", "efc_tui.cli._app", "efc_tui.cli._coerce",
+                                     "efc_tui.cli._exits"]
 
 
 def test_building_every_command_imports_no_core() -> None:
@@ -175,7 +176,8 @@ def test_a_command_builds_alone() -> None:
     """`efc-tui score ...` imports the score command's module and no other command's."""
     commands = {f"efc_tui.cli.{m}" for m in ("calibrate", "diff", "experiment", "export", "fit",
                                              "formats", "open", "score", "simulate")}
-    scored = cli_modules("score", str(REPO / "sample_traces" / "repair_loop.jsonl"), "--jsonl", "-q")
+    # "--": Typer reads the command line (plain options skip Typer and every command module)
+    scored = cli_modules("score", "--jsonl", "-q", "--", str(REPO / "sample_traces" / "repair_loop.jsonl"))
     assert "efc_tui.scoring.ledger" in scored  # it did score
     assert sorted(commands & scored) == ["efc_tui.cli.score"]
     assert "efc_tui.adapter.calibrate" not in scored  # the adapter's calibration hooks
@@ -184,6 +186,20 @@ def test_a_command_builds_alone() -> None:
     assert sorted(commands & cli_modules("validate", "--help")) == ["efc_tui.cli.formats"]
     assert commands <= cli_modules("scor")  # every command built, to suggest the nearest
     assert commands.isdisjoint(cli_modules("--help"))  # listed from cli.SUMMARIES
+
+
+@pytest.mark.parametrize("args", [["--jsonl", "-q"], ["--csv", "--min-eta", "0.5"]])
+def test_score_with_plain_options_runs_without_typer(args: list[str]) -> None:
+    """`efc-tui score FILE` with plain options is read without Typer (cli/_score_argv.py),
+    and writing JSON lines or CSV loads no rich. numpy is still imported: the scoring core's
+    arrays need it (the ledger's columns, the gates, the adapter's window sums)."""
+    mods = cli_modules("score", str(REPO / "sample_traces" / "repair_loop.jsonl"), *args)
+    assert "efc_tui.scoring.ledger" in mods  # it did score
+    assert sorted(m for m in mods if m.split(".")[0] in ("typer", "click", "pydantic", "rich")) == []
+    assert ours(mods, "efc_tui.cli") == ["efc_tui.cli", "efc_tui.cli._coerce", "efc_tui.cli._common",
+                                         "efc_tui.cli._exits", "efc_tui.cli._score_argv",
+                                         "efc_tui.cli._score_run"]
+    assert sorted({m.split(".")[0] for m in heavy(mods)}) == ["numpy", "orjson"]
 
 
 def test_command_table_names_every_command_and_its_module() -> None:

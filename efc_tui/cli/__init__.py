@@ -6,8 +6,10 @@ readable on their own; they all register on the one ``app`` in ``_app.py``.
 Start-up is kept short: ``efc-tui --version`` answers before any command is imported,
 ``efc-tui COMMAND ...`` imports and builds that command alone (``COMMANDS`` says which
 module defines it), and the command modules import the readers, numpy and rich only when
-their command runs. ``efc-tui --help`` lists the commands from their summaries
-(``SUMMARIES``) without building them; an unknown command and shell completion build them all.
+their command runs; ``efc-tui score`` with plain options runs without Typer at all
+(``_score_argv.py``; Typer reads anything else). ``efc-tui --help`` lists the commands from
+their summaries (``SUMMARIES``) without building them; an unknown command and shell
+completion build them all.
 """
 
 from __future__ import annotations
@@ -106,9 +108,16 @@ def main() -> None:
 
         sys.stdout.write(f"efc-tui {__version__}\n")
         return
+    completing = any(key.endswith("_COMPLETE") for key in os.environ)  # words not in argv
+    if args and args[0] == "score" and not completing:  # plain options: no Typer needed
+        from efc_tui.cli import _score_argv
+
+        options = _score_argv.parse(args[1:])
+        if options is not None:
+            _score_argv.run(options)
+            return
     from efc_tui.cli._app import main as run
 
-    completing = any(key.endswith("_COMPLETE") for key in os.environ)  # words not in argv
     if args in ([], ["--help"], ["-h"]) and not completing:
         run(_listing_app())  # the root's help lists the commands by their summaries
         return

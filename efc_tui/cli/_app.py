@@ -1,8 +1,4 @@
-"""The Typer app, the version flag and the exit-code contract (SPEC §1).
-
-Exit codes for every headless command: 0 success, 1 a CI threshold was not met, 2 bad
-input or usage (one line naming file and line), anything else is a bug.
-"""
+"""The Typer app and the version flag (the exit codes of SPEC §1 are in ``_exits.py``)."""
 
 from __future__ import annotations
 
@@ -13,12 +9,12 @@ import typer
 
 from efc_tui import __version__
 from efc_tui.cli import _coerce
+from efc_tui.cli._exits import EXIT_INPUT as EXIT_INPUT
+from efc_tui.cli._exits import EXIT_OK as EXIT_OK
+from efc_tui.cli._exits import EXIT_THRESHOLD as EXIT_THRESHOLD
 
 _coerce.install()  # plain option values are converted without importing pydantic
 
-EXIT_OK = 0
-EXIT_THRESHOLD = 1
-EXIT_INPUT = 2
 
 def _version(value: bool) -> None:
     if value:

@@ -14,9 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-import typer
-
-from efc_tui.cli._app import EXIT_INPUT
+from efc_tui.cli._exits import EXIT_INPUT, exit_now
 from efc_tui.errors import EfcError, UnrecognizedFormat
 from efc_tui.text import sanitize_for_terminal, sanitize_label
 
@@ -87,7 +85,7 @@ def _line(prefix: str, message: str) -> None:
 def fail(error: EfcError | str, code: int = EXIT_INPUT) -> NoReturn:
     """Print a one-line reason to stderr and exit (2 for bad input by default)."""
     _line("efc-tui: error: ", str(error))
-    raise typer.Exit(code)
+    exit_now(code)
 
 
 def fail_line(message: str) -> None:

@@ -1,109 +1,24 @@
-"""``efc-tui score``: headless scoring with CI thresholds (SPEC §1)."""
+"""``efc-tui score``: headless scoring with CI thresholds (SPEC §1).
+
+The options are declared here, for Typer; the command itself is ``_score_run.run``, which
+``efc-tui score`` with plain options also reaches without Typer (``_score_argv.py``, which a
+test keeps in step with these declarations).
+"""
 
 from __future__ import annotations
 
-import sys
-from contextlib import nullcontext
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import typer
 
-from efc_tui.cli._app import EXIT_THRESHOLD, app
-from efc_tui.cli._common import (
-    LABELS_HELP,
-    THRESHOLD_HELP,
-    collect_paths,
-    fail,
-    fmt_value,
-    iter_runs,
-    outcomes_from,
-    progress_bar,
-    progress_enabled,
-    stdout_console,
-    warn,
-)
-from efc_tui.cli._dask import DASK_HELP, SCHEDULER_HELP, WORKERS_HELP, dask_setting, is_url
-from efc_tui.display import Col, common_folder
-from efc_tui.errors import EfcError
-
-if TYPE_CHECKING:  # the scoring core, the adapter and rich load when the command runs
-    from efc_tui.adapter import AdapterConfig
-    from efc_tui.cireport import RunCheck
-
-
-@dataclass(frozen=True, slots=True)
-class Thresholds:
-    min_eta: float | None
-    min_x: float | None
-    min_nrs: float | None
-
-    def misses(self, row: dict[str, Any]) -> list[str]:
-        """The thresholds a run's row of figures (``run_row``) misses."""
-        out: list[str] = []
-        for name, limit, value in (
-            ("eta", self.min_eta, row["eta"]),
-            ("X", self.min_x, row["x"]),
-            ("NRS-EFC", self.min_nrs, row["nrs_efc"]),
-        ):
-            if limit is not None and (value is None or value < limit):
-                shown = "n/a" if value is None else f"{value:.4g}"
-                out.append(f"{name} {shown} < {limit:g}")
-        return out
-
-
-#: the score table: which figures it shows and, by rank, which go first when the terminal
-#: is narrow (0 stays). The headline figures have the lowest ranks.
-SCORE_TABLE: tuple[Col, ...] = (
-    Col("run", "run_id", "name", 0, min_width=24),
-    Col("file", "file", "path", 6, min_width=20),
-    Col("format", "source_format", "label", 10),
-    Col("events", "events", "number", 5),
-    Col("success", "success", "label", 1),
-    Col("ended", "ended", "name", 4, min_width=14, optional=True),
-    # headline figures are the NRS variants (non-zero on real traces: docs/equations.md);
-    # the strict EFC stays, ranked lower
-    Col("NRS-EFC", "nrs_efc"),
-    Col("C_raw", "c_raw", rank=3),
-    Col("cost $", "cost_usd", rank=5, optional=True),
-    Col("η_NRS", "eta_nrs", rank=2),
-    Col("D_task", "d_task", rank=5),
-    Col("X_NRS", "x_nrs", rank=2),
-    Col("Est-EFC", "est_efc", rank=8),
-    Col("EFC", "efc", rank=6),
-    Col("eta", "eta", rank=8),
-)
-FIT_TABLE: tuple[Col, ...] = (
-    Col("P(success)", "fit_success", rank=1),
-    Col("z/med", "fit_z_norm", rank=6),
-    Col("pctl", "fit_pctl", rank=7),
-)
-
-
-def table_row(row: dict[str, Any], base: Path | None) -> dict[str, str]:
-    """A run's row (``run_row``) as the score table shows it (display strings)."""
-    from efc_tui.display import ended_text, short_path, success_label
-
-    shown = {k: fmt_value(v) for k, v in row.items()}
-    shown["success"] = success_label(row["success"])
-    shown["ended"] = ended_text(row["exit_status"], row["reward"]) or "–"
-    path = row["source_path"]
-    shown["file"] = (path if is_url(path) else short_path(path, base)) if path else "–"
-    return shown
-
-
-def _print_table(rows: list[dict[str, str]], fit_caption: str | None = None) -> None:
-    """The table of run figures, fitted to the terminal (``fit_caption``: --fit was given,
-    show its columns and say which curve)."""
-    from efc_tui.cli._tables import print_fitted
-
-    cols = SCORE_TABLE + (FIT_TABLE if fit_caption is not None else ())
-    ids = [r["run_id"] for r in rows]
-    if len(set(ids)) < len(ids):  # runs share an id: their file tells them apart
-        cols = tuple(Col(c.title, c.key, c.kind, 1, c.min_width) if c.key == "file" else c
-                     for c in cols)
-    print_fitted(stdout_console(), "EFC by run", cols, rows, caption=fit_caption)
+from efc_tui.cli import _score_run
+from efc_tui.cli._app import app
+from efc_tui.cli._common import LABELS_HELP, THRESHOLD_HELP
+from efc_tui.cli._dask import DASK_HELP, SCHEDULER_HELP, WORKERS_HELP
+from efc_tui.cli._score_run import FIT_TABLE as FIT_TABLE
+from efc_tui.cli._score_run import SCORE_TABLE as SCORE_TABLE
+from efc_tui.cli._score_run import Thresholds as Thresholds
+from efc_tui.cli._score_run import table_row as table_row
 
 
 @app.command()
@@ -140,202 +55,14 @@ def score(
     Exit 0 when every run meets the thresholds, 1 when one does not (the runs are named on
     stderr), 2 on bad input (file:line and the reason).
     """
-    from efc_tui.adapter import AdapterConfig
-    from efc_tui.cluster.work import Job, ScoredItem, score_item
-    from efc_tui.export import dumps
-    from efc_tui.output import RUN_COLUMNS, CsvRows, ScoreDocuments
-    from efc_tui.scoring import load_estimator
-
-    if sum((json_out, jsonl_out, csv_out)) > 1:
-        fail("choose one of --json, --jsonl, --csv")
-    report = adapter or adapter_sweep
-    if report and (jsonl_out or csv_out):
-        fail("--adapter and --adapter-sweep print tables, or one JSON document with --json")
-    if github and (json_out or jsonl_out or csv_out):
-        fail("--github prints annotations on stdout: not with --json, --jsonl or --csv "
-             "(--junit FILE writes a report beside them)")
-    if parquet_out is not None:
-        from efc_tui import parquet
-
-        try:
-            parquet.require()
-        except EfcError as exc:
-            fail(exc)
-    on_dask = dask_setting(dask, scheduler, dask_workers, paths)
-    outcomes = outcomes_from(labels, success_threshold)
-    files = collect_paths(paths) if on_dask is None else None
-    planned = None
-    if on_dask is not None:  # bad paths exit 2 before any cluster starts
-        from efc_tui.cli._dask import plan_sources
-
-        planned = plan_sources(paths)
-    try:
-        est = load_estimator(estimator) if estimator else None  # None: the one that matches each run
-        cfg = AdapterConfig.from_estimator(est or load_estimator(), window=window, epsilon=epsilon, repeat=repeat)
-        fits = None
-        fit_caption = None
-        if fit_file is not None:  # --fit: imported only when asked for
-            from efc_tui.fitting.fitfile import FIT_COLUMNS, FitChooser
-
-            fits = FitChooser(None if str(fit_file) == "default" else fit_file)
-            fit_caption = fits.caption()
-    except EfcError as exc:
-        fail(exc)
-    columns = list(RUN_COLUMNS) + (list(FIT_COLUMNS) if fit_file is not None else [])
-    local = files if files is not None else (planned.files if planned is not None else None)
-    base = common_folder(list(local)) if local else None
-    summaries = []
-    limits = Thresholds(min_eta, min_x, min_nrs)
-    rows: list[dict[str, str]] = []
-    failures: list[str] = []
-    # streamed: only one run's ledger is in memory at a time
-    documents = ScoreDocuments(sys.stdout.write) if json_out and not report else None
-    csv_rows = CsvRows(sys.stdout.write, columns) if csv_out else None
-
-    # no --estimator: each run's W and ε are those of the estimator that matches it (the real
-    # runs' are chosen on real runs), unless --window / --epsilon override them
-    job = Job("score", est, fmt, lenient, outcomes,
-              window=cfg.window if est is not None or window is not None else None,
-              epsilon=cfg.epsilon if est is not None or epsilon is not None else None, repeat=cfg.repeat,
-              fit_columns=fit_file is not None, fits=fits, documents=documents is not None,
-              summaries=report or max_waste is not None)
-    streaming = jsonl_out or csv_out
-    checks: list[RunCheck] | None = [] if junit is not None or github else None
-    if checks is not None:  # the CI reports (and rich's tables for --adapter, below) load
-        from efc_tui.cireport import RunCheck  # only when they are asked for
-    if max_waste is not None:
-        from efc_tui.cli import _adapter_report as adapter_report
-    parquet_rows: list[dict[str, Any]] | None = [] if parquet_out is not None else None
-
-    def emit(item: ScoredItem) -> None:
-        row = item.row
-        if fits is not None and item.fit_source is not None:
-            fits.note(item.fit_source, item.fit_extrapolation)
-        misses = limits.misses(row)
-        for miss in misses:
-            failures.append(f"{item.source_path}: run {item.run_id}: {miss}")
-        summary = item.summary
-        if max_waste is not None and summary is not None and (
-                msg := adapter_report.waste_miss(summary, max_waste)):
-            failures.append(msg)
-            misses.append(msg.split(": ", 2)[-1])
-        if checks is not None:
-            checks.append(RunCheck(item.run_id, item.source_path, row, misses))
-        if parquet_rows is not None:
-            parquet_rows.append(row)
-        if report:
-            summaries.append(summary)
-        elif documents is not None and item.document is not None:
-            documents.add(item.document)
-        elif jsonl_out:
-            sys.stdout.write(dumps(row).decode() + "\n")
-        elif csv_rows is not None:
-            csv_rows.add(row)
-        else:
-            rows.append(table_row(row, base))
-
-    reading = None
-    if on_dask is not None and planned is not None:  # the same items, scored on Dask
-        from efc_tui.cli._dask import DaskReading, cluster
-
-        with cluster(on_dask, quiet) as client:
-            reading = DaskReading(client, paths, planned, job, quiet=quiet, progress=not streaming)
-            for item in reading.items():
-                emit(item)
-    else:
-        assert files is not None
-        progress = progress_bar("scoring", progress_enabled(quiet, len(files)) and not streaming)
-        with progress if progress is not None else nullcontext():
-            task = progress.add_task("score", total=len(files)) if progress is not None else None
-            done_files: set[str] = set()
-            for run in iter_runs(files, fmt, lenient, quiet=quiet, outcomes=outcomes):
-                item = score_item(run, job)
-                emit(item)
-                if progress is not None and task is not None and run.source_path not in done_files:
-                    done_files.add(run.source_path or "")
-                    progress.update(task, completed=len(done_files))
-    if fits is not None and not quiet:
-        for line in fits.warnings():
-            warn(line)
-    if report:
-        _print_adapter(summaries, cfg, adapter=adapter, adapter_sweep=adapter_sweep, json_out=json_out)
-    elif documents is not None:
-        documents.close()
-    elif not (jsonl_out or csv_out):
-        _print_table(rows, fits.caption() if fits is not None else fit_caption)
-    if checks is not None:
-        _ci_reports(checks, junit, github, local or [], limits, max_waste)
-    if parquet_out is not None and parquet_rows is not None:
-        _write_parquet(parquet_out, parquet_rows, columns, local or [])
-    sys.stdout.flush()
-    for f in failures:
-        warn(f"threshold not met: {f}")
-    if reading is not None:
-        reading.finish()  # exit 2 when a source could not be read
-    if failures:
-        raise typer.Exit(EXIT_THRESHOLD)
-
-
-def _ci_reports(checks: list[RunCheck], junit: Path | None, github: bool, inputs: Any,
-                limits: Thresholds, max_waste: float | None) -> None:
-    """``--junit FILE`` (written atomically, never over an input) and ``--github``."""
-    from efc_tui.cireport import github_annotations, junit_xml
-    from efc_tui.io import write_atomic
-    from efc_tui.output import refuse_input
-
-    if junit is not None:
-        given = " ".join(f"{flag} {v:g}" for flag, v in (
-            ("--min-eta", limits.min_eta), ("--min-x", limits.min_x),
-            ("--min-nrs", limits.min_nrs), ("--max-waste", max_waste)) if v is not None)
-        try:
-            refuse_input(junit, [Path(p) for p in inputs])
-            write_atomic(junit, junit_xml(checks, thresholds=given))
-        except (EfcError, OSError) as exc:
-            fail(f"--junit {junit}: {exc}")
-    if github:
-        sys.stdout.write("".join(line + "\n" for line in github_annotations(checks)))
-
-
-def _write_parquet(target: Path, rows: list[dict[str, Any]], columns: list[str], inputs: Any) -> None:
-    """``--parquet FILE``: one row per run (written atomically, never over an input)."""
-    from efc_tui.io import write_atomic
-    from efc_tui.output import refuse_input
-    from efc_tui.parquet import table_bytes
-
-    try:
-        refuse_input(target, [Path(p) for p in inputs])
-        write_atomic(target, table_bytes(rows, columns))
-    except (EfcError, OSError) as exc:
-        fail(f"--parquet {target}: {exc}")
-
-
-def _print_adapter(
-    summaries: list[Any], cfg: AdapterConfig, *, adapter: bool, adapter_sweep: bool, json_out: bool
-) -> None:
-    """The adapter summary / sweep, as tables or one JSON document (SPEC §6)."""
-    from efc_tui.adapter import corpus_summary, sweep
-    from efc_tui.adapter.config import SWEEP_EPSILONS
-    from efc_tui.cli import _adapter_report as adapter_report
-    from efc_tui.export import dumps
-
-    corpus = corpus_summary(summaries)
-    points = sweep(summaries, (*SWEEP_EPSILONS, cfg.epsilon)) if adapter_sweep else []
-    if json_out:
-        sweep_doc = adapter_report.sweep_document(points, cfg.window, cfg.epsilon)
-        if adapter:
-            doc = adapter_report.adapter_document(summaries, corpus)
-            if adapter_sweep:
-                doc["sweep"] = sweep_doc
-        else:
-            doc = sweep_doc
-        sys.stdout.write(dumps(doc).decode() + "\n")
-        return
-    console = stdout_console()
-    if adapter:
-        console.print(adapter_report.runs_table(summaries, console.width))
-        console.print(adapter_report.corpus_table(corpus, console.width))
-    if adapter_sweep:
-        console.print(adapter_report.sweep_table(points, cfg.epsilon, cfg.window))
+    _score_run.run(
+        paths=paths, fmt=fmt, json_out=json_out, jsonl_out=jsonl_out, csv_out=csv_out,
+        min_eta=min_eta, min_x=min_x, min_nrs=min_nrs, estimator=estimator, lenient=lenient,
+        quiet=quiet, labels=labels, success_threshold=success_threshold, adapter=adapter,
+        adapter_sweep=adapter_sweep, max_waste=max_waste, window=window, epsilon=epsilon,
+        repeat=repeat, fit_file=fit_file, dask=dask, scheduler=scheduler,
+        dask_workers=dask_workers, junit=junit, parquet_out=parquet_out, github=github,
+    )
 
 
 __all__ = ["score"]
