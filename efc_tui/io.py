@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 from efc_tui.errors import InputError
@@ -20,6 +19,8 @@ class AtomicFile:
     """
 
     def __init__(self, path: str | Path) -> None:
+        import tempfile  # here: only writers need it (its import brings shutil and random)
+
         self.path = Path(path)
         parent = self.path.parent if str(self.path.parent) else Path(".")
         if not parent.is_dir():

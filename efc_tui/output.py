@@ -20,7 +20,6 @@ Library code: nothing here prints; problems raise :class:`~efc_tui.errors.InputE
 
 from __future__ import annotations
 
-import csv
 import io
 import os
 from collections.abc import Callable, Iterable
@@ -247,6 +246,8 @@ class CsvRows:
         self._emit(None)
 
     def _emit(self, row: dict[str, Any] | None) -> None:
+        import csv  # here: only --csv writes it
+
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=self.columns, lineterminator="\n")
         if row is None:

@@ -200,6 +200,10 @@ def test_score_with_plain_options_runs_without_typer(args: list[str]) -> None:
                                          "efc_tui.cli._exits", "efc_tui.cli._score_argv",
                                          "efc_tui.cli._score_run"]
     assert sorted({m.split(".")[0] for m in heavy(mods)}) == ["numpy", "orjson"]
+    # nor what only writing files needs (tempfile brings shutil, random and the compression
+    # modules; importlib.resources brings tempfile): the shipped estimator is read directly
+    assert {"tempfile", "shutil", "random", "importlib.resources"} & mods == set()
+    assert ("csv" in mods) == ("--csv" in args)
 
 
 def test_command_table_names_every_command_and_its_module() -> None:

@@ -13,13 +13,13 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import orjson
 
+from efc_tui.data import data_bytes, has_data_file
 from efc_tui.errors import InputError
 from efc_tui.scoring.constants import FEATURES
 
@@ -97,7 +97,7 @@ def parse_estimator(data: bytes, source: str) -> Estimator:
 @lru_cache(maxsize=8)
 def _load_cached(path: str) -> Estimator:
     if path in (DEFAULT_ESTIMATOR, REAL_ESTIMATOR):
-        data = resources.files("efc_tui.data").joinpath(path).read_bytes()
+        data = data_bytes(path)
         return parse_estimator(data, f"efc_tui/data/{path}")
     p = Path(path)
     try:
@@ -114,7 +114,7 @@ def load_estimator(path: str | Path | None = None) -> Estimator:
 
 @lru_cache(maxsize=1)
 def has_real_estimator() -> bool:
-    return resources.files("efc_tui.data").joinpath(REAL_ESTIMATOR).is_file()
+    return has_data_file(REAL_ESTIMATOR)
 
 
 def estimator_for(run: Any) -> Estimator:
