@@ -137,11 +137,11 @@ def run(options: dict[str, Any]) -> None:
     """Run ``efc-tui score`` with ``options`` (from ``parse``) and exit as Typer would."""
     import gc
 
-    from efc_tui.cli import _score_run
-
     gc.set_threshold(100_000, 50, 100)  # as _app.main does (many small acyclic objects)
     try:
         try:
+            from efc_tui.cli import _score_run
+
             _score_run.run(**options)
         except EOFError:
             sys.stderr.write("\nAborted!\n")
