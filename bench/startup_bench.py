@@ -1,9 +1,14 @@
 """Benchmark: start-up of the command line (issue 13 goal 3: `--version` and `--help` < 0.2 s).
 
 Runs each command as a fresh subprocess N times and prints the best and the median wall
-time, against baselines measured in the same run: a bare interpreter (`python -c pass`)
-and `import typer` (the least `--help` can cost). On a shared machine the medians wander;
-the best of N and the ratios to the baselines are the figures to compare.
+time and the least CPU time (every thread), against baselines measured in the same run: a
+bare interpreter (`python -c pass`), `import typer` (the least `--help` can cost) and
+`import numpy` (the least `score` can cost: the scoring core's arrays need it). `score` of
+a 20-event file is timed as the console script runs it (plain options: no Typer), with its
+table (rich), and with `--` before the file, which hands the command line to Typer as
+every `score` was read before `cli/_score_argv.py`. On a shared machine the medians
+wander; the best of N, the CPU times and the ratios to the baselines are the figures to
+compare.
 
 Byte code is cached as in an installed package: the children run without
 PYTHONDONTWRITEBYTECODE (a shell with it set would make every run compile the package from
@@ -17,12 +22,18 @@ commands, readers and option parsing (issue 13 goal 3): `--help` 0.161 → 0.102
 `score --help` 0.258 → 0.113 s, `open --help` 0.261 → 0.130 s, `score` on a 20-event file
 0.536 → 0.344 s (bare interpreter 0.015 s, `import typer` 0.082 s); what is left of that
 `score` is mostly numpy (~0.1 s, the scoring core's) and Typer.
+
+`score` without Typer, importlib.resources, tempfile and csv (one session, the shared
+2-core machine under a load of ~5, interleaved, best of 15, the code before → after, 20
+events, `--jsonl --quiet`): 0.766 → 0.468 s wall, 0.386 → 0.289 s CPU; with the table
+0.420 → 0.327 s CPU (`import numpy` alone 0.168 s CPU, a bare interpreter 0.016 s).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -43,15 +54,19 @@ CLI = [str(EXE)] if EXE.exists() else [PY, "-m", "efc_tui"]
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def timed(cmd: list[str], repeat: int) -> tuple[float, float]:
-    """(best, median) wall seconds of ``cmd`` over ``repeat`` runs, after one untimed run."""
+def timed(cmd: list[str], repeat: int) -> tuple[float, float, float]:
+    """(best, median) wall seconds and the least CPU seconds (user + system, every thread)
+    of ``cmd`` over ``repeat`` runs, after one untimed run."""
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
-    times = []
+    times, cpus = [], []
     for _ in range(repeat):
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
         times.append(time.perf_counter() - t0)
-    return min(times), statistics.median(times)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)
+    return min(times), statistics.median(times), min(cpus)
 
 
 def main() -> None:
@@ -69,17 +84,30 @@ def main() -> None:
             ("efc-tui score --help", [*CLI, "score", "--help"]),
             ("efc-tui open --help", [*CLI, "open", "--help"]),
             ("import efc_tui.errors", [PY, "-c", "import efc_tui.errors"]),
+            ("import numpy (baseline)", [PY, "-c", "import numpy"]),
             ("efc-tui score (20 events)", [*CLI, "score", str(small), "--jsonl", "--quiet"]),
+            ("score, table (20 events)", [*CLI, "score", str(small)]),
+            # "--" hands the command line to Typer: what every score paid before _score_argv
+            ("score via Typer (20 ev.)", [*CLI, "score", "--jsonl", "--quiet", "--", str(small)]),
         ]
         results = {name: timed(cmd, args.repeat) for name, cmd in cases}
     bare = results["python -c pass (baseline)"][0]
     typer_ = results["import typer (baseline)"][0]
+    numpy_ = results["import numpy (baseline)"][0]
     print(
-        f"{'command':28s} {'best':>8s} {'median':>8s}  {'best / bare':>11s}  {'best / typer':>12s}"
+        f"{'command':28s} {'best':>8s} {'median':>8s} {'CPU':>8s}  {'best / bare':>11s}  "
+        f"{'best / typer':>12s}"
     )
-    for name, (best, med) in results.items():
-        print(f"{name:28s} {best:7.3f}s {med:7.3f}s  {best / bare:10.1f}x  {best / typer_:11.2f}x")
+    for name, (best, med, cpu) in results.items():
+        print(f"{name:28s} {best:7.3f}s {med:7.3f}s {cpu:7.3f}s  {best / bare:10.1f}x  "
+              f"{best / typer_:11.2f}x")
     print(f"({args.repeat} runs each; target: --version and --help < 0.2 s)")
+    score, table, via_typer = (results[k][0] for k in (
+        "efc-tui score (20 events)", "score, table (20 events)", "score via Typer (20 ev.)"))
+    print(f"score of a 20-event file: {score:.3f} s = {score / bare:.1f}x a bare interpreter, "
+          f"{score / numpy_:.2f}x `import numpy` alone (the scoring core's floor), "
+          f"{score - numpy_:+.3f} s beyond it; through Typer {via_typer:.3f} s "
+          f"({via_typer - score:+.3f} s); with the table (rich) {table:.3f} s")
 
 
 if __name__ == "__main__":
