@@ -350,11 +350,11 @@ class _FakeClient:
     """A stand-in Client that runs each task here when it is sent. ``fates`` says, in the
     order of sending, what happens to each: "ok"; "never" (its result never arrives, the
     workers idle); "slow" (it arrives once the workers have been seen busy ``busy``
-    times); "broken" (fetching the result fails in the transport); "error" (the task fails
+    times; ``workers=False``: seen with no worker at all); "broken" (fetching the result fails in the transport); "error" (the task fails
     on the cluster)."""
 
-    def __init__(self, fates: list[str], busy: int = 0) -> None:
-        self.fates, self.busy = list(fates), busy
+    def __init__(self, fates: list[str], busy: int = 0, workers: bool = True) -> None:
+        self.fates, self.busy, self.workers = list(fates), busy, workers
         self.sent: list[Any] = []
         self.waiting: list[tuple[_FakeFuture, Any]] = []
         self.checks = 0
@@ -392,7 +392,7 @@ class _FakeClient:
                     future.fate = "ok"
                     future.status = "finished"
                     callback(future)
-            return {"w1": ["task-1"], "w2": []}
+            return {"w1": ["task-1"], "w2": []} if self.workers else {}
         return {"w1": [], "w2": []}
 
 
@@ -428,6 +428,10 @@ def test_a_bootstrap_piece_whose_result_is_lost_is_sent_again() -> None:
 def test_a_slow_task_is_waited_for_while_the_cluster_works() -> None:
     """No result for a while, but a worker is busy: nothing is sent again."""
     client = _FakeClient(["slow", "ok"], busy=5)
+    assert _bootstrap(client, [1, 2]) == [10, 20]
+    assert client.sent == [1, 2] and client.checks >= 5
+    # nor while it has no worker (scaling up from none, restarting them): waited for
+    client = _FakeClient(["slow", "ok"], busy=5, workers=False)
     assert _bootstrap(client, [1, 2]) == [10, 20]
     assert client.sent == [1, 2] and client.checks >= 5
 

@@ -231,8 +231,8 @@ def _results(
     client driven from another client's loop thread used one tornado stream from two
     threads: results lost or garbled, the bare AssertionError in tornado's read buffer,
     the ``score --dask`` hang). A result is waited for without end only while the cluster
-    is working: when none arrives for ``IDLE_CHECK_S`` and no worker is processing a task
-    at two checks in a row, the missing ones are sent again; a finished task whose result
+    is working (:func:`_working`): when none arrives for ``IDLE_CHECK_S`` and its workers
+    process no task at two checks in a row, the missing ones are sent again; a finished task whose result
     cannot be fetched (the transfer breaks) is sent again too. Tasks must be pure (the same
     value whichever send answers)."""
     import queue
@@ -304,14 +304,17 @@ def _results(
 
 
 def _working(client: Client) -> bool:
-    """Whether any worker is processing a task (a cluster that cannot tell is counted as
-    working: the next check asks again; one that is gone raises ClusterError)."""
+    """Whether the cluster may still deliver: a worker is processing a task, or it has no
+    worker yet (one that scales up from none, or restarts its workers, is waited for).
+    A cluster that cannot tell is counted as working (the next check asks again); one
+    whose connection is closed raises ClusterError."""
     if client.status in ("closing", "closed"):
         raise ClusterError("Dask: the connection to the cluster was closed")
     try:
-        return any(client.processing().values())
+        processing = client.processing()
     except Exception:
         return True
+    return not processing or any(processing.values())
 
 
 __all__ = [
