@@ -379,7 +379,9 @@ class _FakeClient:
         assert pure is False
         return [self._send(fn, item, tuple(c[i] for c in columns), kwargs) for i, item in enumerate(items)]
 
-    def submit(self, fn: Any, item: Any, *extra: Any, pure: bool, **kwargs: Any) -> _FakeFuture:
+    def submit(
+        self, fn: Any, item: Any, *extra: Any, pure: bool, priority: int = 0, **kwargs: Any
+    ) -> _FakeFuture:
         assert pure is False  # a new key: a send again is a new task, not the lost one
         return self._send(fn, item, extra, kwargs)
 
@@ -482,6 +484,43 @@ def test_run_sources_sends_lost_sources_again_and_keeps_their_order(corpus: Path
         f"(_Lost: got no result from the cluster after {ATTEMPTS} attempts)"
     )
     assert [[(i.row, i.document) for i in r.items] for r in there[1:5]] == here[1:5]
+
+
+@pytest.mark.usefixtures("quick_checks")
+def test_runs_spread_from_a_large_file_are_waited_for_boundedly(
+    corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker reading a large file sends batches of its runs to the cluster and waits for
+    them. All back: the runs are the local read's, in order. A batch whose result never
+    comes while the cluster idles makes the source "lost" (an error line naming the file),
+    not a worker waiting forever (such a batch is not sent again: its runs are not kept)."""
+    import distributed
+
+    from efc_tui.cluster import work
+    from efc_tui.cluster.work import Job, Source, read_source
+    from efc_tui.parsers import Outcomes
+    from efc_tui.scoring import load_estimator
+
+    monkeypatch.setattr(distributed, "secede", lambda: None)
+    monkeypatch.setattr(distributed, "rejoin", lambda: None)
+    source = Source(0, str(sorted(corpus.glob("*.jsonl"))[0]))  # 8 runs: 2 batches of 3 sent
+    est = load_estimator(None)
+    here = read_source(source, Job("score", est, outcomes=Outcomes(), documents=True, batch=0))
+    job = Job("score", est, outcomes=Outcomes(), documents=True, batch=3)
+
+    client = _FakeClient(["ok", "ok"])
+    monkeypatch.setattr(work, "_spill_client", lambda: client)
+    there = read_source(source, job)
+    assert len(client.sent) == 2 and there.error is None
+    assert [(i.row, i.document) for i in there.items] == [(i.row, i.document) for i in here.items]
+
+    client = _FakeClient(["ok", "never"])
+    monkeypatch.setattr(work, "_spill_client", lambda: client)
+    there = read_source(source, job)
+    assert len(client.sent) == 2 and there.items == [] and there.error_kind == "lost"
+    assert there.error == (
+        f"{source.path}: lost on the cluster (Dask: a batch of 3 runs got no result from the cluster)"
+    )
 
 
 def test_run_sources_drives_its_own_client_not_the_process_default(

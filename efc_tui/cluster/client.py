@@ -179,15 +179,11 @@ def bootstrap_map(client: Client) -> BootstrapMap:
             shared = client.scatter(resampler, broadcast=True, hash=False)
         except Exception as exc:
             raise _cluster_error(exc) from None
-        out: dict[int, dict[str, dict[str, np.ndarray]]] = {}
-        for i, value in _results(client, fn, todo, (shared,), {}):
-            if isinstance(value, _Lost):
-                raise ClusterError(f"Dask: a piece of the bootstrap {value}")
-            if isinstance(value, BaseException):
-                raise value
-            out[i] = value
+        results: list[dict[str, dict[str, np.ndarray]]] = gather(
+            client, fn, todo, (shared,), what="a piece of the bootstrap"
+        )
         shared.release()
-        return [out[i] for i in range(len(todo))]
+        return results
 
     return run
 
@@ -215,16 +211,47 @@ def _cluster_error(exc: BaseException) -> ClusterError:
     return ClusterError(f"Dask: the cluster stopped answering ({type(exc).__name__}: {exc})")
 
 
+def gather(
+    client: Client,
+    fn: Callable[..., Any],
+    items: list[Any],
+    extra: tuple[Any, ...],
+    *,
+    what: str,
+    sent: list[Any] | None = None,
+    own: object = None,
+    attempts: int = ATTEMPTS,
+) -> list[Any]:
+    """``fn(item, *extra)`` of every item, run on the cluster (:func:`_results`), in order.
+    A task that fails on the cluster raises its error; one whose result cannot be had
+    raises :class:`ClusterError` naming ``what`` it was. ``sent``, ``own``, ``attempts``:
+    as for :func:`_results`."""
+    out: dict[int, Any] = {}
+    for i, value in _results(client, fn, items, extra, {}, sent=sent, own=own, attempts=attempts):
+        if isinstance(value, _Lost):
+            raise ClusterError(f"Dask: {what} {value}")
+        if isinstance(value, BaseException):
+            raise value
+        out[i] = value
+    return [out[i] for i in range(len(items))]
+
+
 def _results(
     client: Client,
     fn: Callable[..., Any],
     items: list[Any],
     extra: tuple[Any, ...],
     kwargs: dict[str, Any],
+    *,
+    sent: list[Any] | None = None,
+    own: object = None,
+    attempts: int = ATTEMPTS,
 ) -> Iterator[tuple[int, Any]]:
     """``(i, fn(items[i], *extra, **kwargs))`` for every item, run on the cluster, in
     completion order; the value is an exception when the task failed on the cluster, or
-    :class:`_Lost` when its result could not be had after ``ATTEMPTS`` sends.
+    :class:`_Lost` when its result could not be had after ``attempts`` sends. ``sent``:
+    the tasks were sent already, one future per item, in order; ``own``: the key of the
+    task this runs in, on a worker (not counted as work the cluster is doing).
 
     Everything goes through ``client`` and its own event loop (never the process's default
     client: ``distributed.as_completed`` and ``wait`` without a loop take that one, and a
@@ -232,30 +259,33 @@ def _results(
     threads: results lost or garbled, the bare AssertionError in tornado's read buffer,
     the ``score --dask`` hang). A result is waited for without end only while the cluster
     is working (:func:`_working`): when none arrives for ``IDLE_CHECK_S`` and its workers
-    process no task at two checks in a row, the missing ones are sent again; a finished task whose result
-    cannot be fetched (the transfer breaks) is sent again too. Tasks must be pure (the same
-    value whichever send answers)."""
+    process no task at two checks in a row, the missing ones are sent again; a finished
+    task whose result cannot be fetched (the transfer breaks) is sent again too. Tasks
+    must be pure (the same value whichever send answers)."""
     import queue
     from asyncio import CancelledError
 
     done: queue.SimpleQueue[Any] = queue.SimpleQueue()
     live: dict[str, tuple[int, Any]] = {}
     sends = [1] * len(items)
+    tries = f" after {attempts} attempts" if attempts > 1 else ""
 
     def track(i: int, future: Any) -> None:
         live[future.key] = (i, future)
         future.add_done_callback(done.put)
 
     def resend(i: int) -> bool:
-        if sends[i] >= ATTEMPTS:
+        if sends[i] >= attempts:
             return False
         sends[i] += 1
         track(i, client.submit(fn, items[i], *extra, pure=False, **kwargs))
         return True
 
     try:
-        columns = [[x] * len(items) for x in extra]
-        for i, future in enumerate(client.map(fn, items, *columns, pure=False, **kwargs)):
+        if sent is None:
+            columns = [[x] * len(items) for x in extra]
+            sent = client.map(fn, items, *columns, pure=False, **kwargs)
+        for i, future in enumerate(sent):
             track(i, future)
     except Exception as exc:
         raise _cluster_error(exc) from None
@@ -264,7 +294,7 @@ def _results(
         try:
             future = done.get(timeout=IDLE_CHECK_S)
         except queue.Empty:
-            idle = 0 if _working(client) else idle + 1
+            idle = 0 if _working(client, own) else idle + 1
             if idle < 2:
                 continue
             idle = 0
@@ -272,11 +302,11 @@ def _results(
                 del live[key]
                 old.release()
                 try:
-                    sent = resend(i)
+                    again = resend(i)
                 except Exception as exc:
                     raise _cluster_error(exc) from None
-                if not sent:
-                    yield i, _Lost(f"got no result from the cluster after {ATTEMPTS} attempts")
+                if not again:
+                    yield i, _Lost(f"got no result from the cluster{tries}")
             continue
         entry = live.pop(future.key, None)
         if entry is None:  # an earlier send of a task sent again since
@@ -290,22 +320,23 @@ def _results(
             # future was cancelled under us: sent again
             failed = future.status == "error"
             try:
-                sent = not failed and resend(i)
+                again = not failed and resend(i)
             except Exception as send_exc:
                 raise _cluster_error(send_exc) from None
-            if sent:
+            if again:
                 continue
             value = exc if failed else _Lost(
-                f"could not be fetched after {ATTEMPTS} attempts ({type(exc).__name__}: {exc})"
+                f"could not be fetched{tries} ({type(exc).__name__}: {exc})"
             )
         finally:
             future.release()
         yield i, value
 
 
-def _working(client: Client) -> bool:
-    """Whether the cluster may still deliver: a worker is processing a task, or it has no
-    worker yet (one that scales up from none, or restarts its workers, is waited for).
+def _working(client: Client, own: object = None) -> bool:
+    """Whether the cluster may still deliver: a worker is processing a task (other than
+    ``own``, the task asking), or it has no worker yet (one that scales up from none, or
+    restarts its workers, is waited for).
     A cluster that cannot tell is counted as working (the next check asks again); one
     whose connection is closed raises ClusterError."""
     if client.status in ("closing", "closed"):
@@ -314,7 +345,7 @@ def _working(client: Client) -> bool:
         processing = client.processing()
     except Exception:
         return True
-    return not processing or any(processing.values())
+    return not processing or any(key != own for keys in processing.values() for key in keys)
 
 
 __all__ = [
@@ -326,6 +357,7 @@ __all__ = [
     "bootstrap_map",
     "connect",
     "describe",
+    "gather",
     "local_workers",
     "require_dask",
     "run_sources",

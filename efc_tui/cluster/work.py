@@ -203,7 +203,9 @@ def _scored(runs: Iterator[Run], job: Job) -> list[ScoredItem]:
     a Dask worker, a larger one sends each full batch to the cluster as soon as it is read
     (ahead of the sources still queued) and goes on reading, scores the last batch itself,
     then waits for the others outside the worker's thread pool (seceded), so the worker
-    can score batches meanwhile and is never running more tasks than it has threads."""
+    can score batches meanwhile and is never running more tasks than it has threads. The
+    wait is bounded (``cluster.client.gather``): batches whose results never come, the
+    cluster idle, raise ClusterError (the source is then "lost")."""
     items: list[ScoredItem] = []
     client = _spill_client() if job.batch > 0 else None
     if client is None:  # in this process: each run scored as it is read
@@ -217,11 +219,22 @@ def _scored(runs: Iterator[Run], job: Job) -> list[ScoredItem]:
         pending.append(run)
     tail = score_batch(pending, job)
     if futures:
-        from distributed import rejoin, secede
+        from distributed import get_worker, rejoin, secede
 
+        from efc_tui.cluster.client import gather
+
+        try:
+            own = get_worker().get_current_task()
+        except ValueError:
+            own = None
         secede()
         try:
-            parts = client.gather(futures)
+            # a bounded wait (a batch whose result never comes makes this source "lost"),
+            # not sent again: that would mean keeping every batch's runs in memory
+            parts = gather(
+                client, score_batch, [None] * len(futures), (job,),
+                what=f"a batch of {job.batch} runs", sent=futures, own=own, attempts=1,
+            )
         finally:
             rejoin()
         for part in parts:
@@ -249,7 +262,12 @@ def read_source(source: Source, job: Job) -> SourceResult:
             except Exception:  # a second failure on the same file changes nothing
                 res.looks_like = "other"
     except EfcError as exc:
-        res.error, res.error_kind = str(exc), "input"
+        from efc_tui.cluster.client import ClusterError  # (not imported by the local path)
+
+        if isinstance(exc, ClusterError):  # runs spread over the cluster, results never came
+            res.error, res.error_kind = f"{source.path}: lost on the cluster ({exc})", "lost"
+        else:
+            res.error, res.error_kind = str(exc), "input"
     except Exception as exc:  # a reader bug must not lose every other file's runs
         res.error = f"{source.path}: unexpected error while reading ({type(exc).__name__}: {exc})"
         res.error_kind = "internal"
