@@ -134,3 +134,50 @@ def test_the_app_imports_no_scoring_before_its_first_frame() -> None:
     assert not {"numpy", "scipy", "pandas", "pygments"} & {m.split(".")[0] for m in mods}
     assert not [m for m in mods if m.startswith(("efc_tui.scoring.", "efc_tui.adapter", "efc_tui.fitting"))
                 and m != "efc_tui.scoring.columns"]
+
+
+FIRST_FRAME_PROBE = """
+import asyncio, os, sys
+os.environ["TEXTUAL_ANIMATIONS"] = "none"
+from efc_tui.app.app import EfcApp
+from efc_tui.app.screens.replay import ReplayScreen
+
+
+def first_rows_painted(self):
+    print(self.data.n_rows)  # what is imported when the frame that first shows rows is drawn
+    print("\\n".join(sorted(sys.modules)), flush=True)
+    os._exit(0)
+
+
+ReplayScreen._first_rows_painted = first_rows_painted
+
+
+async def drive(app):
+    async with app.run_test(size=(120, 40)):
+        while not app.failure:
+            await asyncio.sleep(0.01)
+        raise SystemExit(app.failure)
+
+EfcApp.run = lambda self, *a, **k: asyncio.run(drive(self))
+from efc_tui.cli import main
+sys.argv = ["efc-tui", "open", sys.argv[1]]
+main()
+"""
+
+
+@pytest.mark.parametrize("name", ["agents/mini_v2_parallel.traj.json", "app/small.jsonl"])
+def test_efc_tui_open_imports_no_scoring_before_its_first_frame(name: str) -> None:
+    """The whole path of `efc-tui open PATH` (the CLI's checks, detection, the app) up to the
+    frame that first shows rows: numpy, the scoring code, the estimator and the fit come
+    after it (a default --estimator / --fit is read by the app, in a worker)."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", FIRST_FRAME_PROBE, str(FIXTURES / name)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    rows, *mods = r.stdout.split()
+    assert int(rows) > 0 and "textual" in mods
+    assert not {"numpy", "scipy", "pandas", "pygments"} & {m.split(".")[0] for m in mods}
+    assert not [m for m in mods if m.startswith(("efc_tui.scoring.", "efc_tui.adapter", "efc_tui.fitting"))
+                and m != "efc_tui.scoring.columns"]

@@ -44,10 +44,8 @@ def open_(
     raw cost and adapter decision), its action and observation text, and where the run
     and its prefix sit on the fitted scaling curve. Several files or a folder open a run
     picker. Keys: ? in the app; ctrl+p for every action by name."""
-    from efc_tui.app.fitview import load_fit_view
     from efc_tui.app.loading import follow_problem
     from efc_tui.parsers import detect, get_reader
-    from efc_tui.scoring import load_estimator
 
     outcomes = outcomes_from(labels, success_threshold)
     files = collect_paths(paths)
@@ -69,8 +67,16 @@ def open_(
         fail(f"--screenshot {screenshot}: the folder does not exist")
     term_size = _size(size)
     try:
-        est = load_estimator(estimator) if estimator else None  # None: the one that matches each run
-        fit_view = load_fit_view(fit) if fit is not None else None  # None: the app reads the package's
+        est = None  # None: the app picks the one that matches each run, after its first frame
+        if estimator:
+            from efc_tui.scoring import load_estimator
+
+            est = load_estimator(estimator)
+        fit_view = None  # the app reads the package's fit after its first frame (numpy with it)
+        if fit is not None:
+            from efc_tui.app.fitview import load_fit_view
+
+            fit_view = load_fit_view(fit)
         if single:
             if fmt:
                 get_reader(fmt)

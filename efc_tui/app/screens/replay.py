@@ -30,6 +30,7 @@ from textual.widgets import Footer, Input, ProgressBar
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from efc_tui.app.loading import (
+    FIRST_PAINT_WAIT,
     Events,
     Header,
     Loaded,
@@ -162,6 +163,8 @@ class ReplayScreen(Screen[None]):
         #: time.perf_counter() when the first rows were added, and drawn on the terminal
         self.first_rows_at: float | None = None
         self.first_painted_at: float | None = None
+        #: the fit and scoring were started (after the first frame, or FIRST_PAINT_WAIT)
+        self._first_frame_done = False
         self.error: str | None = None
 
     @property
@@ -229,10 +232,18 @@ class ReplayScreen(Screen[None]):
     def _first_rows_painted(self) -> None:
         """The first frame showing rows is drawn: the load may use the interpreter again."""
         self.first_painted_at = time.perf_counter()
+        self._after_first_frame()
+
+    def _after_first_frame(self) -> None:
+        """Start what the first frame must not wait for: the fit and the first scoring pass
+        (numpy, the scorer and the fit are imported there and hold the interpreter)."""
+        if self._first_frame_done:
+            return
+        self._first_frame_done = True
         self.loader.painted.set()
         self._want_fit()
-        if self.data.events and not self.loaded:
-            self._request_score(early=True)  # a preview's events, while the rest is read
+        if self.data.events:
+            self._request_score(early=not self.loaded)  # early: a preview's, while the rest is read
 
     def _want_fit(self) -> None:
         if self.fit is None:
@@ -261,18 +272,23 @@ class ReplayScreen(Screen[None]):
                 self._show(ledger.selected_event)
         elif update.followed and at_end and not self.playing and data.n_rows:
             ledger.cursor_row = data.n_rows - 1
-        if update.followed or (update.preview and self.first_painted_at is not None):
+        if update.followed or (update.preview and self._first_frame_done):
             self._request_score(early=True)
 
     def _loaded(self, update: Loaded) -> None:
         self.loaded = True
-        self._want_fit()
         self.data.run.flags.extend(f for f in update.flags if f not in self.data.run.flags)
         self.query_one(ProgressBar).display = False
         if self.initial_select is not None or not self.data.n_rows:
             self._select_initial()
         self._update_summary()
-        self._request_score()
+        if self._first_frame_done or not self.data.n_rows:
+            self._first_frame_done = True  # no rows: no frame showing them will come
+            self.loader.painted.set()
+            self._want_fit()
+            self._request_score()
+        else:  # a small run, read before its first frame: that frame comes first
+            self.set_timer(FIRST_PAINT_WAIT, self._after_first_frame)
 
     def on_load_failed(self, message: LoadFailed) -> None:
         """Record the failure; the message goes on to the app, which decides what next."""
