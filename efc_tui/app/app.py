@@ -21,8 +21,6 @@ from textual.screen import Screen
 
 from efc_tui.app.loading import RunLoader
 from efc_tui.app.messages import FitWanted, LoadFailed, OpenEvent, OpenPicker, OpenRun, ScreenReady
-from efc_tui.app.screens.help import HelpScreen, key_name, key_rows, screen_title
-from efc_tui.app.screens.picker import PickerScreen
 from efc_tui.app.screens.replay import ReplayScreen
 from efc_tui.model import Run
 from efc_tui.parsers import Outcomes, expand_paths
@@ -31,6 +29,7 @@ from efc_tui.parsers import load as load_file
 if TYPE_CHECKING:  # the first frame needs none of these: they are imported when used
     from efc_tui.adapter import ScoredRun
     from efc_tui.app.fitview import FitView
+    from efc_tui.app.screens.picker import PickerScreen
     from efc_tui.scoring import Estimator
 
 
@@ -110,6 +109,8 @@ class EfcApp(App[int]):
                             select=None if from_picker else self.select)
 
     def _picker(self) -> PickerScreen:
+        from efc_tui.app.screens.picker import PickerScreen
+
         return PickerScreen(self.paths, read=self.read_runs, score=self.score)
 
     def on_fit_wanted(self, message: FitWanted) -> None:
@@ -180,6 +181,8 @@ class EfcApp(App[int]):
     # -- help and command palette ------------------------------------------------------------
 
     def action_help(self) -> None:
+        from efc_tui.app.screens.help import HelpScreen, key_rows, screen_title
+
         screen = self.screen
         if isinstance(screen, HelpScreen):
             return
@@ -194,6 +197,8 @@ class EfcApp(App[int]):
         """Every described key binding of the current screen as a command, once, by its
         name and with its keys (STYLE.md: the palette is built from BINDINGS); then
         Textual's own commands that are not already there (theme, screenshot, ...)."""
+        from efc_tui.app.screens.help import key_name
+
         actions: dict[str, tuple[str, object, list[str]]] = {}
         words: dict[str, str] = {}
         for key, active in screen.active_bindings.items():

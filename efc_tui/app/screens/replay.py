@@ -189,7 +189,7 @@ class ReplayScreen(Screen[None]):
                 yield CumulativeChart(self.data, id="cumulative")
         yield Input(placeholder="search actions, tools, observations (enter: next, esc: close)",
                     id="search")
-        yield Footer(compact=True)
+        # the Footer (a widget per key) is mounted after the first frame: _after_first_frame
 
     def on_mount(self) -> None:
         self.query_one("#ledger").border_title = "ledger"
@@ -241,9 +241,19 @@ class ReplayScreen(Screen[None]):
             return
         self._first_frame_done = True
         self.loader.painted.set()
+        self._mount_footer()
         self._want_fit()
         if self.data.events:
             self._request_score(early=not self.loaded)  # early: a preview's, while the rest is read
+
+    def _mount_footer(self) -> None:
+        """The Footer, after the first frame (its 16 keys are a widget each: ~20 ms)."""
+        self.call_next(self._add_footer)
+
+    async def _add_footer(self) -> None:
+        if not self.query(Footer):
+            await self.mount(Footer(compact=True))
+            self.refresh_bindings()  # a Footer shows keys once told the bindings changed
 
     def _want_fit(self) -> None:
         if self.fit is None:
@@ -285,6 +295,7 @@ class ReplayScreen(Screen[None]):
         if self._first_frame_done or not self.data.n_rows:
             self._first_frame_done = True  # no rows: no frame showing them will come
             self.loader.painted.set()
+            self._mount_footer()
             self._want_fit()
             self._request_score()
         else:  # a small run, read before its first frame: that frame comes first
