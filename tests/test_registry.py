@@ -3,6 +3,7 @@ exactly what trying every reader detects (efc_tui/parsers/registry.py, parsers.d
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 from efc_tui.errors import EfcError
 from efc_tui.parsers import BEST_SCORE, EXTENSION_BONUS, READERS, Reader, detect, get_reader
 from efc_tui.parsers.base import read_head
-from efc_tui.parsers.registry import FORMATS
+from efc_tui.parsers.registry import CEILINGS, FORMATS
 from tests.conftest import FIXTURES, REAL, SAMPLES, SHARED
 
 
@@ -60,7 +61,7 @@ def test_detection_stops_early_only_where_nothing_could_win() -> None:
                 score = reader.sniff(s)
             except Exception:
                 continue
-            assert 0.0 <= score <= BEST_SCORE - EXTENSION_BONUS, (reader.name, path)
+            assert 0.0 <= score <= CEILINGS[reader.name][0] <= BEST_SCORE - EXTENSION_BONUS, (reader.name, path)
         expected = every_reader_detects(path)
         try:
             got: Reader | None = detect(path)
@@ -79,3 +80,62 @@ def test_a_native_trace_loads_the_native_reader_alone() -> None:
     assert r.returncode == 0, r.stderr
     readers = {f"efc_tui.parsers.{m}" for m in FORMATS.values()}
     assert sorted(readers & set(r.stdout.split())) == ["efc_tui.parsers.native"]
+
+
+def _returned_numbers(fn: ast.FunctionDef, calls: dict[str, float]) -> list[float]:
+    """The highest value each ``return`` of ``fn`` can give: a number, a conditional
+    expression of numbers, or a call of a function in ``calls`` (its ceiling)."""
+
+    def top(e: ast.expr) -> float:
+        if isinstance(e, ast.Constant) and isinstance(e.value, int | float):
+            return float(e.value)
+        if isinstance(e, ast.IfExp):
+            return max(top(e.body), top(e.orelse))
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in calls:
+            return calls[e.func.id]
+        raise AssertionError(f"{fn.name} returns {ast.unparse(e)}: give CEILINGS a bound for it")
+
+    return [top(n.value) for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
+
+
+def _function(module: str, name: str) -> ast.FunctionDef:
+    tree = ast.parse((Path(__file__).resolve().parent.parent / "efc_tui" / "parsers" / f"{module}.py").read_text())
+    return next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name)
+
+
+def test_ceilings_are_each_readers_highest_sniff_and_its_extensions() -> None:
+    """CEILINGS lets detection skip a reader without importing it: its ceiling must be the
+    most its sniff can return (read off the sniff's source, so the bound is proven, not
+    sampled) and its extensions the reader's own."""
+    assert list(CEILINGS) == list(FORMATS)
+    # chat_score returns 0 or a local ``score``: numbers assigned to it, then only lowered
+    chat = _function("_chat_docs", "chat_score")
+    assigned = [n.value for n in ast.walk(chat) if isinstance(n, ast.Assign)
+                and [ast.unparse(t) for t in n.targets] == ["score"]]
+    assert all(isinstance(n.op, ast.Sub) for n in ast.walk(chat) if isinstance(n, ast.AugAssign))
+    numbers = [c.value for v in assigned for c in ast.walk(v) if isinstance(c, ast.Constant)
+               and isinstance(c.value, float)]
+    assert numbers and max(numbers) <= 0.5
+    for name, module in FORMATS.items():
+        top, extensions = CEILINGS[name]
+        assert extensions == get_reader(name).extensions, name
+        returned = _returned_numbers(_function(module, "sniff"), {"chat_score": 0.5})
+        assert max(returned) == top, name
+
+
+def test_detection_asks_only_readers_that_could_win() -> None:
+    """A Claude Code session (0.95, plus the .jsonl bonus: 1.0): the readers before it are
+    asked, and none after it, since none of them can score above 1.0 on a .jsonl file."""
+    path = FIXTURES / "agents" / "claude_interrupted.jsonl"
+    code = (
+        "import sys\nfrom efc_tui.parsers import detect\nfrom pathlib import Path\n"
+        f"print(detect(Path({str(path)!r})).name)\n"
+        "print(' '.join(sorted(sys.modules)))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    name, mods = r.stdout.splitlines()
+    assert name == "claude-code"
+    readers = {f"efc_tui.parsers.{m}": n for n, m in FORMATS.items()}
+    tried = sorted(readers[m] for m in set(mods.split()) & set(readers))
+    assert tried == ["claude-code", "mini-swe-agent", "native", "swe-agent"]

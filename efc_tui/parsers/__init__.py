@@ -20,7 +20,7 @@ from efc_tui.model import Run
 from efc_tui.parsers.base import Reader, ReadOptions, Sniff, read_head
 from efc_tui.parsers.discover import TRACE_SUFFIXES, Discovery, discover
 from efc_tui.parsers.outcomes import DEFAULT_OUTCOMES, Outcomes
-from efc_tui.parsers.registry import FORMATS, reader
+from efc_tui.parsers.registry import CEILINGS, FORMATS, reader
 
 if TYPE_CHECKING:
     from efc_tui.parsers.registry import READERS
@@ -52,13 +52,21 @@ def get_reader(name: str) -> Reader:
 
 
 def detect(path: Path, head: Sniff | None = None) -> Reader:
-    """The reader whose sniff is most confident about this file's content."""
+    """The reader whose sniff is most confident about this file's content.
+
+    A reader that cannot beat the best score so far (its ``CEILINGS`` entry: its highest
+    sniff, plus the extension bonus if the name fits) is not asked, nor its module imported:
+    it could at most tie, and an earlier reader wins a tie."""
     s = head or read_head(path)
     if not s.head.strip():
         raise UnrecognizedFormat("empty file", path)
     best: tuple[float, int, Reader] | None = None
     name = path.name.lower()
     for order, fmt in enumerate(FORMATS):
+        if best is not None:
+            top, extensions = CEILINGS[fmt]
+            if top + (EXTENSION_BONUS if name.endswith(extensions) else 0.0) <= best[0]:
+                continue
         candidate = reader(fmt)
         try:
             score = candidate.sniff(s)

@@ -37,6 +37,30 @@ FORMATS: dict[str, str] = {
 }
 
 
+#: format name -> (the highest score its ``sniff`` returns, its ``READER.extensions``): what
+#: detection needs to skip a reader that cannot beat the best score so far without
+#: importing its module (tests check both against the readers, the ceiling on each sniff's
+#: source)
+CEILINGS: dict[str, tuple[float, tuple[str, ...]]] = {
+    "native": (1.0, (".jsonl", ".jsonl.gz")),
+    "mini-swe-agent": (1.0, (".traj.json",)),
+    "swe-agent": (0.9, (".traj",)),
+    "claude-code": (0.95, (".jsonl", ".txt")),
+    "codex": (0.95, (".jsonl",)),
+    "inspect-ai": (1.0, (".eval", ".json")),
+    "atif": (0.98, ("trajectory.json", ".json")),
+    "openhands": (0.9, (".json", ".jsonl")),
+    "openai-chat": (0.95, (".json", ".jsonl", ".sse.txt")),
+    "anthropic-messages": (0.95, (".json", ".jsonl", ".sse.txt")),
+    "otel-genai": (0.95, (".json", ".jsonl", ".span.json")),
+    "gemini-cli": (0.95, (".json", ".jsonl")),
+    "tau-bench": (0.9, (".json",)),
+    "cursor-cli": (0.95, (".jsonl", ".json", ".txt")),
+    "terminal-bench": (0.9, (".cast",)),
+    "openai-agents": (0.95, (".jsonl", ".json")),
+}
+
+
 def reader(name: str) -> Reader:
     """The reader of format ``name`` (a key of ``FORMATS``), its module imported now."""
     found: Reader = import_module(f"efc_tui.parsers.{FORMATS[name]}").READER
