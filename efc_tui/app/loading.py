@@ -31,7 +31,7 @@ How each input is read:
   and Codex sessions, JSONL written line by line) by reading it again when it grows and
   sending the events that are new or changed;
 - a large log read this way (a whole-document trajectory, a Claude Code session, a
-  compressed trace) is previewed first: the events of its first 256 KB, then of its first
+  compressed trace) is previewed first: the events of its first 64 KB, then of its first
   4 MB (``efc_tui.parsers.preview``), are sent as ``Events(preview=True)`` while the rest
   is read; the whole read then sends the events from the first one that differs (and the
   header again when the rest of the log changed it).
@@ -98,7 +98,7 @@ Update = Header | Events | SeveralRuns | Loaded
 #: a log read whole and larger than PREVIEW_MIN_RATIO times the first of these is shown from
 #: its first bytes while it is read (the first preview fills the first screen; the second
 #: gives a few thousand rows to scroll and score while the whole is read)
-PREVIEW_BYTES = (256 << 10, 4 << 20)
+PREVIEW_BYTES = (64 << 10, 4 << 20)
 PREVIEW_MIN_RATIO = 2
 #: how long reading waits for the screen to paint the first rows (seconds)
 FIRST_PAINT_WAIT = 1.0
