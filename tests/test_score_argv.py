@@ -161,6 +161,11 @@ def cli(argv: list[str], *, typer_path: bool, cwd: Path) -> tuple[int, str, str]
     [str(REPO / "README.md")],  # no reader: exit 2
     [str(SAMPLES / "clean_pass.jsonl"), "--estimator", "missing-estimator.json"],
     [str(SAMPLES / "clean_pass.jsonl"), "--junit", "report.xml", "--github"],
+    [str(SAMPLES / "clean_pass.jsonl"), "--github", "--min-nrs", "100"],  # annotations, exit 1
+    [str(SAMPLES / "clean_pass.jsonl"), "--window", "2", "--epsilon", "1e-9", "--adapter"],
+    [str(SAMPLES / "clean_pass.jsonl"), "--fit", "default"],
+    [str(SAMPLES / "clean_pass.jsonl"), "--labels", str(REPO / "README.md")],  # not labels: exit 2
+    ["\udcff.jsonl"],  # a file name that is not UTF-8: exit 2 naming it
 ])
 def test_the_console_script_gives_what_typer_gives(argv: list[str], tmp_path: Path) -> None:
     assert _score_argv.parse(argv) is not None
