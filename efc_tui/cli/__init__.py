@@ -109,12 +109,13 @@ def main() -> None:
         sys.stdout.write(f"efc-tui {__version__}\n")
         return
     completing = any(key.endswith("_COMPLETE") for key in os.environ)  # words not in argv
-    if args and args[0] == "score" and not completing:  # plain options: no Typer needed
-        from efc_tui.cli import _score_argv
+    if args and args[0] in ("score", "open") and not completing:  # plain options: no Typer
+        from importlib import import_module
 
-        options = _score_argv.parse(args[1:])
+        plain = import_module(f"efc_tui.cli._{args[0]}_argv")
+        options = plain.parse(args[1:])
         if options is not None:
-            _score_argv.run(options)
+            plain.run(options)
             return
     from efc_tui.cli._app import main as run
 

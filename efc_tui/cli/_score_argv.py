@@ -95,9 +95,16 @@ VALUED: dict[str, tuple[str, Callable[[str], Any]]] = {
 }
 
 
-def parse(args: list[str]) -> dict[str, Any] | None:
+def parse(
+    args: list[str],
+    flags: dict[str, tuple[str, bool]] | None = None,
+    valued: dict[str, tuple[str, Callable[[str], Any]]] | None = None,
+) -> dict[str, Any] | None:
     """The keyword arguments of ``_score_run.run`` for ``efc-tui score ARGS``, or None when
-    Typer should read ``args`` (see the module's docstring)."""
+    Typer should read ``args`` (see the module's docstring). Another command's tables
+    (``flags``, ``valued``) read its plain options the same way (``_open_argv``)."""
+    flags = FLAGS if flags is None else flags
+    valued = VALUED if valued is None else valued
     paths: list[str] = []
     options: dict[str, Any] = {}
     i = 0
@@ -111,11 +118,11 @@ def parse(args: list[str]) -> dict[str, Any] | None:
                 paths.append(arg)
                 continue
             name, eq, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
-            if name in FLAGS and not eq:
-                param, flag = FLAGS[name]
+            if name in flags and not eq:
+                param, flag = flags[name]
                 options[param] = flag
                 continue
-            if name not in VALUED:
+            if name not in valued:
                 return None  # --help, Dask options, --, -qf, unknown options...
             if not eq:
                 if i >= len(args):
@@ -124,7 +131,7 @@ def parse(args: list[str]) -> dict[str, Any] | None:
                 i += 1
             if value.startswith("-"):
                 return None
-            param, convert = VALUED[name]
+            param, convert = valued[name]
             options[param] = convert(value)
     except _Slow:
         return None
@@ -133,16 +140,16 @@ def parse(args: list[str]) -> dict[str, Any] | None:
     return {"paths": paths, **options}
 
 
-def run(options: dict[str, Any]) -> None:
-    """Run ``efc-tui score`` with ``options`` (from ``parse``) and exit as Typer would."""
+def run(options: dict[str, Any], command: str = "_score_run") -> None:
+    """Run ``efc-tui score`` with ``options`` (from ``parse``) and exit as Typer would
+    (``command``: the module of ``efc_tui.cli`` whose ``run`` is the command)."""
     import gc
+    from importlib import import_module
 
     gc.set_threshold(100_000, 50, 100)  # as _app.main does (many small acyclic objects)
     try:
         try:
-            from efc_tui.cli import _score_run
-
-            _score_run.run(**options)
+            import_module(f"efc_tui.cli.{command}").run(**options)
         except EOFError:
             sys.stderr.write("\nAborted!\n")
             sys.exit(1)
