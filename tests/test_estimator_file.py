@@ -43,3 +43,24 @@ def test_bad_estimator_files(doc: dict, reason: str) -> None:
 def test_missing_estimator_file(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="cannot read estimator file"):
         load_estimator(tmp_path / "nope.json")
+
+
+@pytest.mark.parametrize("rows", [0, 1, 511, 512, 513, 1024, 2048 + 7, 20_000 + 3])
+def test_predict_in_blocks_equals_one_product(rows: int) -> None:
+    """Theta.predict multiplies at most BLAS_ROWS rows at a time (no BLAS helper thread):
+    the values are those of one product of the whole matrix, bit for bit."""
+    import numpy as np
+
+    from efc_tui.scoring.estimator import BLAS_ROWS
+
+    assert BLAS_ROWS & (BLAS_ROWS - 1) == 0
+    est = load_estimator()
+    rng = np.random.default_rng(rows)
+    phi = rng.random((rows, 9))
+    phi[:, 2] = rng.random(rows) < 0.3  # 0/1 columns like z, p, m
+    for theta in (est.full, est.prefix):
+        whole = theta.theta0 + phi @ np.asarray(theta.theta)
+        expected = np.maximum(0.0, np.expm1(np.minimum(whole, 50.0)))
+        got = theta.predict(phi)
+        assert got.shape == (rows,)
+        assert np.array_equal(got, expected)
