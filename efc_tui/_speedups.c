@@ -13,7 +13,8 @@
  *       non-ASCII one by the Python function.
  *   no_hints(text)  parsers/status.py: true when neither a test summary nor a failure
  *       hint can be in the text (the substring pre-filters of parse_checks and
- *       _has_failure_hint), so the classifier needs no regular expression.
+ *       _has_failure_hint), so the classifier needs no regular expression. On a CPU
+ *       with AVX2, 1-byte text is filtered 32 positions at a time (scan_teddy).
  *   native_step(...)  parsers/native.py, step_to_event for a well-formed step;
  *       native_lines(...)  native.read's loop over a block of such step lines.
  *   gate_pass(events)  scoring/gates.py, the loop of compute_gates (Q, G, G_nr, Λ, Λ_nr, A).
@@ -1853,6 +1854,9 @@ typedef struct {
     uint32_t head[MAX_NEEDLES];
     size_t len[MAX_NEEDLES];
     int n;
+    /* the vector filter (scan_teddy): needle k is in bucket k % 8, and lo[j] / hi[j] map
+     * the low / high nibble of a byte to the buckets whose needles may have it at j */
+    unsigned char lo[3][16], hi[3][16];
 } NeedleSet;
 
 static NeedleSet CHECK_SET, FAIL_SET, BOTH_SET;
@@ -1874,6 +1878,11 @@ static void needles_add(NeedleSet *ns, const Needle *list) {
         ns->list[ns->n] = n;
         ns->head[ns->n] = v;
         ns->len[ns->n] = strlen(n->s);
+        for (int j = 0; j < 3; j++) {
+            unsigned char c = (unsigned char)n->s[j];
+            ns->lo[j][c & 15] |= (unsigned char)(1u << (ns->n % 8));
+            ns->hi[j][c >> 4] |= (unsigned char)(1u << (ns->n % 8));
+        }
         ns->n++;
     }
 }
@@ -1905,13 +1914,78 @@ static inline int match_at(int kind, const void *data, Py_ssize_t i, Py_ssize_t 
     return 1;
 }
 
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define HAVE_TEDDY 1
+#include <immintrin.h>
+
+static int use_teddy = -1; /* -1: not decided yet; 0/1 (scan_simd() sets it for tests) */
+
+/* scan() over 1-byte text with AVX2, in the manner of Hyperscan's "Teddy": for 32
+ * positions at a time, the buckets whose needles' first three bytes fit the text there
+ * (nibble tables, pshufb); only positions with a bucket left are compared, with the
+ * needles of those buckets.
+ * Returns the groups found in text[a:*next) and sets *next to the first position not
+ * looked at, which the scalar loop takes from there. Stops early as scan() does. */
+__attribute__((target("avx2"))) static int scan_teddy(const NeedleSet *ns, const unsigned char *d, Py_ssize_t a,
+                                                       Py_ssize_t b, int stop, Py_ssize_t *next) {
+    __m256i lo[3], hi[3];
+    for (int j = 0; j < 3; j++) {
+        lo[j] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)ns->lo[j]));
+        hi[j] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)ns->hi[j]));
+    }
+    const __m256i nib = _mm256_set1_epi8(0x0f), zero = _mm256_setzero_si256();
+    int found = 0;
+    Py_ssize_t i = a;
+    for (; i + 35 <= b; i += 32) { /* the loads reach text[i + 33], load4 text[i + 34] */
+        __m256i r = _mm256_set1_epi8((char)0xff);
+        for (int j = 0; j < 3; j++) {
+            __m256i v = _mm256_loadu_si256((const __m256i *)(d + i + j));
+            __m256i l = _mm256_shuffle_epi8(lo[j], _mm256_and_si256(v, nib));
+            __m256i h = _mm256_shuffle_epi8(hi[j], _mm256_and_si256(_mm256_srli_epi16(v, 4), nib));
+            r = _mm256_and_si256(r, _mm256_and_si256(l, h));
+        }
+        uint32_t hits = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(r, zero));
+        if (!hits) continue;
+        unsigned char buckets[32];
+        _mm256_storeu_si256((__m256i *)buckets, r);
+        while (hits) {
+            int k = __builtin_ctz(hits);
+            hits &= hits - 1;
+            Py_ssize_t at = i + k;
+            uint32_t v = load4(d + at);
+            for (unsigned m = buckets[k]; m; m &= m - 1) /* the needles of each bucket left */
+                for (int n = __builtin_ctz(m); n < ns->n; n += 8)
+                    if (ns->head[n] == v && (size_t)(b - at) >= ns->len[n] &&
+                        memcmp(d + at, ns->list[n]->s, ns->len[n]) == 0)
+                        found |= ns->list[n]->group;
+        }
+        if (found & stop) break;
+    }
+    *next = i;
+    return found;
+}
+#endif
+
 /* The groups of the needles found in text[a:b] ("==" looked for only after "error");
  * returns early once one of the ``stop`` groups is in. */
 static int scan(const NeedleSet *ns, int kind, const void *data, Py_ssize_t a, Py_ssize_t b, int stop) {
     int found = 0;
     const unsigned char *d = (const unsigned char *)data;
     if (kind == PyUnicode_1BYTE_KIND) {
-        for (Py_ssize_t i = a; i + 4 <= b; i++) {
+#ifdef HAVE_TEDDY
+        if (use_teddy < 0) {
+            __builtin_cpu_init();
+            use_teddy = __builtin_cpu_supports("avx2") ? 1 : 0;
+        }
+        Py_ssize_t from = a;
+        if (use_teddy && b - a >= 64) {
+            found = scan_teddy(ns, d, a, b, stop, &from);
+            if (found & stop) return found;
+        }
+#else
+        Py_ssize_t from = a;
+#endif
+        for (Py_ssize_t i = from; i + 4 <= b; i++) {
             uint32_t v = load4(d + i);
             unsigned key = bloom_key(v);
             if (!((ns->bloom[key >> 6] >> (key & 63)) & 1)) continue;
@@ -1992,6 +2066,21 @@ static PyObject *no_hints(PyObject *self, PyObject *text) {
         if (k == 7) Py_RETURN_FALSE;
     }
     Py_RETURN_TRUE;
+}
+
+/* scan_simd(on): whether scan() uses the vector filter where the CPU has it (for tests:
+ * both ways give the same answers); returns whether it is used now. */
+static PyObject *scan_simd(PyObject *self, PyObject *on) {
+#ifdef HAVE_TEDDY
+    int want = PyObject_IsTrue(on);
+    if (want < 0) return NULL;
+    __builtin_cpu_init();
+    use_teddy = want && __builtin_cpu_supports("avx2");
+    return PyBool_FromLong(use_teddy);
+#else
+    (void)on;
+    Py_RETURN_FALSE;
+#endif
 }
 
 /* ---------------------------------------------------------------- native_step */
@@ -3348,6 +3437,7 @@ static PyMethodDef methods[] = {
     {"setup_slots", setup_slots, METH_VARARGS, "Let the passes read Event and Checks fields from their slots."},
     {"feature_pass", feature_pass, METH_VARARGS, "The per-event loop of features.compute_features."},
     {"no_hints", no_hints, METH_O, "True when the classifier's substring pre-filters all miss."},
+    {"scan_simd", scan_simd, METH_O, "Use the vector filter in no_hints where the CPU has AVX2 (for tests)."},
     {"shingle_count", shingle_count, METH_O, "len(features.shingles(text)), for tests."},
     {"error_text", error_text, METH_O, "error_signature's normalized line of an ASCII text, else None."},
     {"setup_native", setup_native, METH_VARARGS, "Give native_step the model types and the classifier."},

@@ -164,6 +164,44 @@ def test_no_hints_at_the_head_and_tail_cuts(hint: str, at: int, wide: str) -> No
         assert fast.no_hints(t) == _python_no_hints(t), (hint, at, size)
 
 
+@pytest.fixture(params=[True, False], ids=["simd", "scalar"])
+def simd(request: pytest.FixtureRequest) -> Iterator[bool]:
+    """no_hints with the AVX2 filter (where the CPU has it) and with the scalar loop."""
+    fast.scan_simd(request.param)
+    try:
+        yield request.param
+    finally:
+        fast.scan_simd(True)
+
+
+@pytest.mark.parametrize("size", [64, 65, 97, 130, 200])
+def test_no_hints_every_offset(simd: bool, size: int) -> None:
+    """Each hint at every offset of 1-byte texts long enough for the 32-byte vector steps
+    (and its scalar tail): the same answers as the Python pre-filters, both ways."""
+    near = "ab erro Ran pas fai Trac comm: no Syn Ind Tab not nva nkn too Ass tim Tim can had Mis É\n  "
+    filler = (near * 3)[:size]
+    assert fast.no_hints(filler) == _python_no_hints(filler)
+    for hint in [*HINTS, "error ... ==", "Ran", "passe", "faile"]:
+        for at in range(0, size - len(hint) + 1):
+            t = filler[:at] + hint + filler[at + len(hint) :]
+            assert fast.no_hints(t) == _python_no_hints(t), (hint, at, size)
+
+
+# long 1-byte texts of pieces the pre-filters react to: hints, their prefixes, near misses
+pieces = st.sampled_from(
+    [h for h in HINTS if h] + [h[:k] for h in HINTS for k in (1, 2, 3) if len(h) > k]
+    + ["x" * 31, "y" * 7, " ", "\n", "=", "É", "é", "ÿ", "\x00", "pAssed", "Error", "FAILED"]
+)
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(pieces, max_size=60))
+def test_no_hints_long_texts_match_python(simd: bool, parts: list[str]) -> None:
+    t = "".join(parts)
+    assert fast.no_hints(t) == _python_no_hints(t)
+
+
 @settings(max_examples=400, deadline=None)
 @given(texts)
 def test_shingle_count_matches_python(text: str) -> None:
