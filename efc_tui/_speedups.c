@@ -16,7 +16,9 @@
  *       _has_failure_hint), so the classifier needs no regular expression. On a CPU
  *       with AVX2, 1-byte text is filtered 32 positions at a time (scan_teddy).
  *   native_step(...)  parsers/native.py, step_to_event for a well-formed step;
- *       native_lines(...)  native.read's loop over a block of such step lines.
+ *       native_lines(...)  native.read's loop over a block of such step lines, each read
+ *       straight from its bytes into the Event (step_line) when it is plain JSON of the
+ *       step's shape, else parsed by orjson first (the Python loop's own parser).
  *   gate_pass(events)  scoring/gates.py, the loop of compute_gates (Q, G, G_nr, Λ, Λ_nr, A).
  *   cost_pass(events)  scoring/raw_cost.py, the per-event columns of raw_cost.
  *   streak_pass(events, neutral, digest)  adapter/loops.py, streaks_and_starts.
@@ -2142,9 +2144,10 @@ static PyObject *frozen(PyObject **keys) {
     return set;
 }
 
-/* A usage number: *out NULL when absent/None; 0 = fine, -1 = leave it to Python. */
-static int usage_num(PyObject *usage, PyObject *key, PyObject **out) {
-    *out = usage ? PyDict_GetItemWithError(usage, key) : NULL;
+/* A usage number (the value of its key, NULL when absent): *out NULL when absent/None;
+ * 0 = fine, -1 = leave it to Python. */
+static int usage_num(PyObject *value, PyObject **out) {
+    *out = value;
     if (!*out || *out == Py_None) {
         *out = NULL;
         return 0;
@@ -2168,6 +2171,427 @@ static long long as_ll(PyObject *v) {
 }
 
 static PyObject *step_event(PyObject *obj, Py_ssize_t index, int prev_failed);
+
+/* The fields of a step, as ``obj.get(...)`` finds them in the dicts orjson builds: NULL when
+ * absent, Py_None when null (borrowed). Filled from those dicts (step_event) or straight from
+ * the line's bytes (step_line); build_event makes the Event from them. */
+typedef struct {
+    PyObject *tool, *act, *text, *kind_raw, *status_raw, *exit_code, *truncated, *memw, *planv;
+    PyObject *refs_raw, *oracle, *ts, *step;
+    PyObject *tin, *tout, *wall, *calls, *ops; /* usage.* */
+    PyObject *pv, *fv, *tv;                     /* observation.checks.passed / failed / total */
+    int has_checks;                             /* observation.checks is an object ... */
+    Py_ssize_t checks_size;                     /* ... with this many keys */
+    int has_action;                             /* action is an object ... */
+    Py_ssize_t action_size;                     /* ... with this many keys */
+} StepFields;
+
+static PyObject *build_event(StepFields *f, Py_ssize_t index, int prev_failed);
+
+/* ---------------------------------------------------------------- step lines without dicts */
+
+/* step_line: a step line read straight into StepFields, without the dicts, keys and
+ * intermediate objects orjson builds, for the JSON it reads into the same values: one
+ * object of the step's known keys (each at most once), its action, observation (and its
+ * checks), update and usage objects, and as values strings, integers of up to 18 digits,
+ * numbers with a fraction or exponent (correctly rounded, as orjson reads them), true,
+ * false and null. Anything else (another key or a repeated one, an escaped key, a \u
+ * escape of a surrogate, text that is not UTF-8, a raw control character, a longer number,
+ * refs, an oracle block, any other nesting) is declined: the line then goes through
+ * orjson and step_event as before, which accept, coerce or reject it. */
+
+typedef struct {
+    const unsigned char *p, *end;
+    PyObject *own[40]; /* the values made while reading (released after the Event is built) */
+    int nown;
+    Buf *buf; /* an escaped string's decoded bytes */
+} Jp;
+
+#define JP_WS(c) ((c) == ' ' || (c) == '\t' || (c) == '\n' || (c) == '\r')
+
+static inline void jp_ws(Jp *j) {
+    while (j->p < j->end && JP_WS(*j->p)) j->p++;
+}
+
+static void jp_release(Jp *j) {
+    for (int k = 0; k < j->nown; k++) Py_DECREF(j->own[k]);
+    j->nown = 0;
+}
+
+static PyObject *jp_keep(Jp *j, PyObject *o) {
+    if (!o) return NULL;
+    if (j->nown == (int)(sizeof(j->own) / sizeof(j->own[0]))) {
+        Py_DECREF(o);
+        return NULL;
+    }
+    j->own[j->nown++] = o;
+    return o;
+}
+
+static int buf_put(Buf *b, const unsigned char *s, size_t n) {
+    if (buf_reserve(b, b->n + n + 1) < 0) return -1;
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    return 0;
+}
+
+static inline int hex_val(unsigned char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/* The JSON string at j->p (its opening quote) as a new str; NULL: declined. */
+static PyObject *jp_str(Jp *j) {
+    const unsigned char *p = j->p + 1, *end = j->end, *run = p;
+    int high = 0, escaped = 0;
+    Buf *b = j->buf;
+    b->n = 0;
+    for (;;) {
+        /* the bytes that need nothing: 8 at a time while none is '"', '\\' or below 0x20 */
+        while (p + 8 <= end) {
+            uint64_t x, q, s;
+            memcpy(&x, p, 8);
+            q = x ^ (ONES * '"');
+            s = x ^ (ONES * '\\');
+            if ((((q - ONES) & ~q) | ((s - ONES) & ~s) | ((x - ONES * 0x20) & ~x)) & HIGHS) break;
+            high |= (x & HIGHS) != 0;
+            p += 8;
+        }
+        while (p < end && *p != '"' && *p != '\\' && *p >= 0x20) {
+            high |= *p >= 0x80;
+            p++;
+        }
+        if (p >= end || *p < 0x20) return NULL; /* no closing quote, or a raw control character */
+        if (*p == '"') break;
+        /* a backslash: keep the bytes before it, then the character it stands for */
+        escaped = 1;
+        if (buf_put(b, run, (size_t)(p - run)) < 0) return NULL;
+        if (end - p < 2) return NULL;
+        unsigned char c;
+        switch (p[1]) {
+        case '"': c = '"'; break;
+        case '\\': c = '\\'; break;
+        case '/': c = '/'; break;
+        case 'b': c = '\b'; break;
+        case 'f': c = '\f'; break;
+        case 'n': c = '\n'; break;
+        case 'r': c = '\r'; break;
+        case 't': c = '\t'; break;
+        case 'u': {
+            if (end - p < 6) return NULL;
+            unsigned u = 0;
+            for (int k = 2; k < 6; k++) {
+                int h = hex_val(p[k]);
+                if (h < 0) return NULL;
+                u = u * 16 + (unsigned)h;
+            }
+            if (u >= 0xD800 && u <= 0xDFFF) return NULL; /* surrogates: orjson's call */
+            unsigned char tmp[4];
+            unsigned char *e = utf8_put(tmp, u);
+            high |= u >= 0x80;
+            if (buf_put(b, tmp, (size_t)(e - tmp)) < 0) return NULL;
+            p += 6;
+            run = p;
+            continue;
+        }
+        default:
+            return NULL;
+        }
+        if (buf_put(b, &c, 1) < 0) return NULL;
+        p += 2;
+        run = p;
+    }
+    const unsigned char *s = j->p + 1;
+    Py_ssize_t n = p - s;
+    if (escaped) {
+        if (buf_put(b, run, (size_t)(p - run)) < 0) return NULL;
+        s = b->p;
+        n = (Py_ssize_t)b->n;
+    }
+    j->p = p + 1;
+    PyObject *o;
+    if (!high) {
+        o = PyUnicode_New(n, 127);
+        if (o) memcpy(PyUnicode_1BYTE_DATA(o), s, (size_t)n);
+    } else {
+        o = PyUnicode_DecodeUTF8((const char *)s, n, NULL); /* strict: not UTF-8 is declined */
+    }
+    return jp_keep(j, o);
+}
+
+static inline int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+/* The JSON number at j->p as a new int or float; NULL: declined. */
+static PyObject *jp_num(Jp *j) {
+    const unsigned char *p = j->p, *end = j->end, *s = p;
+    int neg = 0, is_float = 0;
+    if (p < end && *p == '-') {
+        neg = 1;
+        p++;
+    }
+    if (p >= end || !is_digit(*p)) return NULL;
+    const unsigned char *d = p;
+    if (*p == '0')
+        p++;
+    else
+        while (p < end && is_digit(*p)) p++;
+    Py_ssize_t ndig = p - d;
+    if (p < end && *p == '.') {
+        p++;
+        if (p >= end || !is_digit(*p)) return NULL;
+        while (p < end && is_digit(*p)) p++;
+        is_float = 1;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < end && (*p == '+' || *p == '-')) p++;
+        if (p >= end || !is_digit(*p)) return NULL;
+        while (p < end && is_digit(*p)) p++;
+        is_float = 1;
+    }
+    PyObject *o;
+    if (!is_float) {
+        if (ndig > 18) return NULL;
+        long long v = 0;
+        for (const unsigned char *q = d; q < p; q++) v = v * 10 + (*q - '0');
+        o = PyLong_FromLongLong(neg ? -v : v);
+    } else {
+        char tmp[48];
+        size_t n = (size_t)(p - s);
+        if (n >= sizeof(tmp)) return NULL;
+        memcpy(tmp, s, n);
+        tmp[n] = 0;
+        char *e = NULL;
+        double x = PyOS_string_to_double(tmp, &e, NULL);
+        if ((x == -1.0 && PyErr_Occurred()) || e != tmp + n || !isfinite(x)) return NULL;
+        o = PyFloat_FromDouble(x);
+    }
+    j->p = p;
+    return jp_keep(j, o);
+}
+
+/* A string, number, true, false or null at j->p (a new value, or a borrowed singleton);
+ * NULL: declined (an object, an array, or not JSON). */
+static PyObject *jp_scalar(Jp *j) {
+    const unsigned char *p = j->p;
+    Py_ssize_t left = j->end - p;
+    if (left <= 0) return NULL;
+    if (*p == '"') return jp_str(j);
+    if (*p == '-' || is_digit(*p)) return jp_num(j);
+    if (left >= 4 && memcmp(p, "true", 4) == 0) {
+        j->p += 4;
+        return Py_True;
+    }
+    if (left >= 5 && memcmp(p, "false", 5) == 0) {
+        j->p += 5;
+        return Py_False;
+    }
+    if (left >= 4 && memcmp(p, "null", 4) == 0) {
+        j->p += 4;
+        return Py_None;
+    }
+    return NULL;
+}
+
+/* At j->p: '{' (1, the object opened; *empty when it is {}), "null" (0), else -1. */
+static int jp_open(Jp *j, int *empty) {
+    if (j->p < j->end && *j->p == '{') {
+        j->p++;
+        jp_ws(j);
+        *empty = j->p < j->end && *j->p == '}';
+        if (*empty) j->p++;
+        return 1;
+    }
+    if (j->end - j->p >= 4 && memcmp(j->p, "null", 4) == 0) {
+        j->p += 4;
+        return 0;
+    }
+    return -1;
+}
+
+/* The key at j->p, one of ``names`` (its index, once: ``seen`` has a bit per name), and
+ * the colon after it; -1: declined (another key, a repeated one, an escaped one). */
+static int jp_key(Jp *j, const char *const *names, int n, unsigned *seen) {
+    const unsigned char *p = j->p, *end = j->end;
+    if (p >= end || *p != '"') return -1;
+    const unsigned char *k = ++p;
+    while (p < end && *p != '"' && *p != '\\' && *p >= 0x20 && *p < 0x80) p++;
+    if (p >= end || *p != '"') return -1;
+    size_t len = (size_t)(p - k);
+    for (int i = 0; i < n; i++) {
+        if (strlen(names[i]) != len || memcmp(names[i], k, len) != 0) continue;
+        if (*seen & (1u << i)) return -1;
+        *seen |= 1u << i;
+        j->p = p + 1;
+        jp_ws(j);
+        if (j->p >= end || *j->p != ':') return -1;
+        j->p++;
+        jp_ws(j);
+        return i;
+    }
+    return -1;
+}
+
+/* After a member's value: 1 when another member follows, 0 at the object's end, -1 else. */
+static int jp_next(Jp *j) {
+    jp_ws(j);
+    if (j->p < j->end && *j->p == ',') {
+        j->p++;
+        jp_ws(j);
+        return 1;
+    }
+    if (j->p < j->end && *j->p == '}') {
+        j->p++;
+        return 0;
+    }
+    return -1;
+}
+
+/* The members of an object whose values are all scalars: out[i] = the value of names[i];
+ * the number of keys in *count. 0, or -1 declined. */
+static int jp_flat(Jp *j, const char *const *names, int n, PyObject **out, Py_ssize_t *count) {
+    unsigned seen = 0;
+    for (;;) {
+        int k = jp_key(j, names, n, &seen);
+        if (k < 0 || !(out[k] = jp_scalar(j))) return -1;
+        int more = jp_next(j);
+        if (more < 0) return -1;
+        if (!more) break;
+    }
+    if (count) *count = __builtin_popcount(seen);
+    return 0;
+}
+
+static const char *const JP_TOP[] = {"type", "t", "action", "observation", "update", "usage", "refs", "oracle",
+                                     "timestamp"};
+static const char *const JP_ACTION[] = {"kind", "tool", "input"};
+static const char *const JP_OBS[] = {"text", "status", "checks", "truncated", "exit_code"};
+static const char *const JP_UPDATE[] = {"memory_write", "plan"};
+static const char *const JP_USAGE[] = {"tokens_in", "tokens_out", "wall_s", "tool_calls", "ops"};
+static const char *const JP_CHECKS[] = {"passed", "failed", "total"};
+
+/* The step line j->p..j->end (its newline included) into *f: 0, or -1 declined. */
+static int step_line(Jp *j, StepFields *f) {
+    memset(f, 0, sizeof(*f));
+    jp_ws(j);
+    int empty, is_obj = jp_open(j, &empty);
+    if (is_obj != 1 || empty) return -1;
+    unsigned seen = 0;
+    for (;;) {
+        int k = jp_key(j, JP_TOP, 9, &seen), got;
+        switch (k) {
+        case 0: /* "type": "step" exactly */
+            if (j->end - j->p < 6 || memcmp(j->p, "\"step\"", 6) != 0) return -1;
+            j->p += 6;
+            break;
+        case 1:
+            if (!(f->step = jp_scalar(j))) return -1;
+            break;
+        case 2: /* action */
+            got = jp_open(j, &empty);
+            if (got < 0) return -1;
+            if (got) {
+                PyObject *v[3] = {NULL, NULL, NULL};
+                if (!empty && jp_flat(j, JP_ACTION, 3, v, &f->action_size) < 0) return -1;
+                f->kind_raw = v[0];
+                f->tool = v[1];
+                f->act = v[2];
+                f->has_action = 1;
+            }
+            break;
+        case 3: /* observation, and its checks */
+            got = jp_open(j, &empty);
+            if (got < 0) return -1;
+            if (got && !empty) {
+                unsigned oseen = 0;
+                for (;;) {
+                    int o = jp_key(j, JP_OBS, 5, &oseen);
+                    if (o < 0) return -1;
+                    if (o == 2) {
+                        int cg = jp_open(j, &empty);
+                        if (cg < 0) return -1;
+                        if (cg) {
+                            PyObject *v[3] = {NULL, NULL, NULL};
+                            f->has_checks = 1;
+                            if (!empty && jp_flat(j, JP_CHECKS, 3, v, &f->checks_size) < 0) return -1;
+                            f->pv = v[0];
+                            f->fv = v[1];
+                            f->tv = v[2];
+                        }
+                    } else {
+                        PyObject *v = jp_scalar(j);
+                        if (!v) return -1;
+                        if (o == 0) f->text = v;
+                        else if (o == 1) f->status_raw = v;
+                        else if (o == 3) f->truncated = v;
+                        else f->exit_code = v;
+                    }
+                    int more = jp_next(j);
+                    if (more < 0) return -1;
+                    if (!more) break;
+                }
+            }
+            break;
+        case 4: /* update */
+            got = jp_open(j, &empty);
+            if (got < 0) return -1;
+            if (got && !empty) {
+                PyObject *v[2] = {NULL, NULL};
+                if (jp_flat(j, JP_UPDATE, 2, v, NULL) < 0) return -1;
+                f->memw = v[0];
+                f->planv = v[1];
+            }
+            break;
+        case 5: /* usage */
+            got = jp_open(j, &empty);
+            if (got < 0) return -1;
+            if (got && !empty) {
+                PyObject *v[5] = {NULL, NULL, NULL, NULL, NULL};
+                if (jp_flat(j, JP_USAGE, 5, v, NULL) < 0) return -1;
+                f->tin = v[0];
+                f->tout = v[1];
+                f->wall = v[2];
+                f->calls = v[3];
+                f->ops = v[4];
+            }
+            break;
+        case 6: /* refs: null or [] only (as no refs) */
+            if (j->end - j->p >= 4 && memcmp(j->p, "null", 4) == 0) {
+                j->p += 4;
+            } else if (j->p < j->end && *j->p == '[') {
+                j->p++;
+                jp_ws(j);
+                if (j->p >= j->end || *j->p != ']') return -1;
+                j->p++;
+            } else {
+                return -1;
+            }
+            break;
+        case 7: /* oracle: null only */
+            if (j->end - j->p < 4 || memcmp(j->p, "null", 4) != 0) return -1;
+            j->p += 4;
+            f->oracle = Py_None;
+            break;
+        case 8:
+            if (!(f->ts = jp_scalar(j))) return -1;
+            break;
+        default:
+            return -1;
+        }
+        int more = jp_next(j);
+        if (more < 0) return -1;
+        if (!more) break;
+    }
+    if (!(seen & 1u)) return -1; /* no "type" */
+    jp_ws(j);
+    return j->p == j->end ? 0 : -1;
+}
+
 
 static PyObject *native_step(PyObject *self, PyObject *args) {
     PyObject *obj;
@@ -2200,6 +2624,8 @@ static PyObject *native_lines(PyObject *self, PyObject *args) {
     }
     const char *base = PyBytes_AS_STRING(block);
     Py_ssize_t lines = 0;
+    Buf scratch = {0};
+    PyObject *result = NULL;
     if (end > PyBytes_GET_SIZE(block)) end = PyBytes_GET_SIZE(block);
     if (pos < 0) pos = 0;
     while (pos < end) {
@@ -2212,41 +2638,60 @@ static PyObject *native_lines(PyObject *self, PyObject *args) {
             lines++;
             continue;
         }
-        PyObject *raw = PyBytes_FromStringAndSize(base + pos, stop - pos);
-        if (!raw) return NULL;
-        PyObject *obj = PyObject_CallOneArg(loads, raw);
-        Py_DECREF(raw);
-        if (!obj) { /* not JSON: Python raises the precise error or warns */
-            PyErr_Clear();
-            break;
+        /* the common step line straight from its bytes (step_line), else through orjson */
+        PyObject *ev = NULL;
+        StepFields sf;
+        Jp jp = {(const unsigned char *)base + pos, (const unsigned char *)base + stop, {NULL}, 0, &scratch};
+        if (step_line(&jp, &sf) == 0) {
+            ev = build_event(&sf, PyList_GET_SIZE(events), prev_failed);
+            jp_release(&jp);
+            if (!ev) goto done;
+            if (ev == Py_None) Py_CLEAR(ev); /* the Python function's: through orjson below */
+        } else {
+            jp_release(&jp);
+            PyErr_Clear(); /* declined */
         }
-        PyObject *typ = PyDict_CheckExact(obj) ? PyDict_GetItemWithError(obj, k_type) : NULL;
-        if (!typ || !PyUnicode_CheckExact(typ) || PyUnicode_CompareWithASCIIString(typ, "step") != 0) {
+        if (!ev) {
+            PyObject *raw = PyBytes_FromStringAndSize(base + pos, stop - pos);
+            if (!raw) goto done;
+            PyObject *obj = PyObject_CallOneArg(loads, raw);
+            Py_DECREF(raw);
+            if (!obj) { /* not JSON: Python raises the precise error or warns */
+                PyErr_Clear();
+                break;
+            }
+            PyObject *typ = PyDict_CheckExact(obj) ? PyDict_GetItemWithError(obj, k_type) : NULL;
+            if (!typ || !PyUnicode_CheckExact(typ) || PyUnicode_CompareWithASCIIString(typ, "step") != 0) {
+                Py_DECREF(obj);
+                if (PyErr_Occurred()) goto done;
+                break;
+            }
+            ev = step_event(obj, PyList_GET_SIZE(events), prev_failed);
             Py_DECREF(obj);
-            if (PyErr_Occurred()) return NULL;
-            break;
-        }
-        PyObject *ev = step_event(obj, PyList_GET_SIZE(events), prev_failed);
-        Py_DECREF(obj);
-        if (!ev) return NULL;
-        if (ev == Py_None) {
-            Py_DECREF(ev);
-            break;
+            if (!ev) goto done;
+            if (ev == Py_None) {
+                Py_DECREF(ev);
+                break;
+            }
         }
         PyObject *status = EV_GET(ev, s_status);
         int rc = status ? PyList_Append(events, ev) : -1;
         Py_DECREF(ev);
         if (rc < 0) {
             Py_XDECREF(status);
-            return NULL;
+            goto done;
         }
         if (status != N.status_none) prev_failed = status != N.status_passed; /* status.is_failure */
         Py_DECREF(status);
         pos = stop;
         lines++;
     }
-    return Py_BuildValue("(nnO)", pos, lines, prev_failed ? Py_True : Py_False);
+    result = Py_BuildValue("(nnO)", pos, lines, prev_failed ? Py_True : Py_False);
+done:
+    free(scratch.p);
+    return result;
 }
+
 
 /* native.step_to_event(obj, index, prev_failed) for the common, well-formed step; None when
  * the step has anything else (unknown fields, values to coerce or to reject), so that the
@@ -2284,26 +2729,54 @@ static PyObject *step_event(PyObject *obj, Py_ssize_t index, int prev_failed) {
         if (kn[k] == 0) Py_RETURN_NONE;
     }
 
-    PyObject *tool = action ? PyDict_GetItemWithError(action, k_tool) : NULL;
-    PyObject *act = action ? PyDict_GetItemWithError(action, k_input) : NULL;
-    PyObject *text = obs ? PyDict_GetItemWithError(obs, k_text) : NULL;
-    PyObject *kind_raw = action ? PyDict_GetItemWithError(action, k_kind) : NULL;
-    PyObject *status_raw = obs ? PyDict_GetItemWithError(obs, k_status) : NULL;
+    StepFields f;
+    memset(&f, 0, sizeof(f));
+    f.tool = action ? PyDict_GetItemWithError(action, k_tool) : NULL;
+    f.act = action ? PyDict_GetItemWithError(action, k_input) : NULL;
+    f.text = obs ? PyDict_GetItemWithError(obs, k_text) : NULL;
+    f.kind_raw = action ? PyDict_GetItemWithError(action, k_kind) : NULL;
+    f.status_raw = obs ? PyDict_GetItemWithError(obs, k_status) : NULL;
     PyObject *ch = obs ? PyDict_GetItemWithError(obs, k_checks) : NULL;
-    PyObject *exit_code = obs ? PyDict_GetItemWithError(obs, k_exit_code) : NULL;
-    PyObject *truncated = obs ? PyDict_GetItemWithError(obs, k_truncated) : NULL;
-    PyObject *memw = update ? PyDict_GetItemWithError(update, k_memory_write) : NULL;
-    PyObject *planv = update ? PyDict_GetItemWithError(update, k_plan) : NULL;
-    PyObject *refs_raw = PyDict_GetItemWithError(obj, k_refs);
-    PyObject *oracle = PyDict_GetItemWithError(obj, k_oracle);
-    PyObject *ts = PyDict_GetItemWithError(obj, k_timestamp);
-    PyObject *step = PyDict_GetItemWithError(obj, k_t);
+    f.exit_code = obs ? PyDict_GetItemWithError(obs, k_exit_code) : NULL;
+    f.truncated = obs ? PyDict_GetItemWithError(obs, k_truncated) : NULL;
+    f.memw = update ? PyDict_GetItemWithError(update, k_memory_write) : NULL;
+    f.planv = update ? PyDict_GetItemWithError(update, k_plan) : NULL;
+    f.refs_raw = PyDict_GetItemWithError(obj, k_refs);
+    f.oracle = PyDict_GetItemWithError(obj, k_oracle);
+    f.ts = PyDict_GetItemWithError(obj, k_timestamp);
+    f.step = PyDict_GetItemWithError(obj, k_t);
+    if (usage) {
+        f.tin = PyDict_GetItemWithError(usage, k_tokens_in);
+        f.tout = PyDict_GetItemWithError(usage, k_tokens_out);
+        f.wall = PyDict_GetItemWithError(usage, k_wall_s);
+        f.calls = PyDict_GetItemWithError(usage, k_tool_calls);
+        f.ops = PyDict_GetItemWithError(usage, k_ops);
+    }
     if (PyErr_Occurred()) return NULL;
+    if (ch && ch != Py_None) {
+        if (!PyDict_CheckExact(ch)) Py_RETURN_NONE;
+        f.has_checks = 1;
+        f.checks_size = PyDict_GET_SIZE(ch);
+        f.pv = PyDict_GetItemWithError(ch, k_passed);
+        f.fv = PyDict_GetItemWithError(ch, k_failed);
+        f.tv = PyDict_GetItemWithError(ch, k_total);
+        if (PyErr_Occurred()) return NULL;
+    }
+    f.has_action = action != NULL;
+    f.action_size = action ? PyDict_GET_SIZE(action) : 0;
+    return build_event(&f, index, prev_failed);
+}
+
+/* The Event of a step's fields (step_event); None for anything the Python function handles. */
+static PyObject *build_event(StepFields *f, Py_ssize_t index, int prev_failed) {
+    PyObject *tool = f->tool, *act = f->act, *text = f->text, *kind_raw = f->kind_raw,
+             *status_raw = f->status_raw, *exit_code = f->exit_code, *truncated = f->truncated,
+             *memw = f->memw, *planv = f->planv, *refs_raw = f->refs_raw, *oracle = f->oracle, *ts = f->ts,
+             *step = f->step;
     if (tool == Py_None) tool = NULL;
     if (act == Py_None) act = NULL;
     if (text == Py_None) text = NULL;
     if (status_raw == Py_None) status_raw = NULL;
-    if (ch == Py_None) ch = NULL;
     if (exit_code == Py_None) exit_code = NULL;
     if (memw == Py_None) memw = NULL;
     if (planv == Py_None) planv = NULL;
@@ -2312,7 +2785,7 @@ static PyObject *step_event(PyObject *obj, Py_ssize_t index, int prev_failed) {
     if ((tool && !PyUnicode_CheckExact(tool)) || (act && !PyUnicode_CheckExact(act)) ||
         (text && !PyUnicode_CheckExact(text)) || (memw && !PyUnicode_CheckExact(memw)) ||
         (planv && !PyUnicode_CheckExact(planv)) || (oracle && !PyDict_CheckExact(oracle)) ||
-        (ch && !PyDict_CheckExact(ch)) || (exit_code && !PyLong_CheckExact(exit_code)) ||
+        (exit_code && !PyLong_CheckExact(exit_code)) ||
         (step && !PyLong_CheckExact(step)) || (kind_raw && kind_raw != Py_None && !PyUnicode_CheckExact(kind_raw)))
         Py_RETURN_NONE;
     if (ts) {
@@ -2328,9 +2801,8 @@ static PyObject *step_event(PyObject *obj, Py_ssize_t index, int prev_failed) {
     int nflags = 0;
     PyObject *kind = NULL, *status = NULL, *checks = NULL, *refs = NULL, *extra = NULL, *ev = NULL;
     PyObject *tin_v, *tout_v, *wall_v, *calls_v, *ops_v;
-    if (usage_num(usage, k_tokens_in, &tin_v) < 0 || usage_num(usage, k_tokens_out, &tout_v) < 0 ||
-        usage_num(usage, k_wall_s, &wall_v) < 0 || usage_num(usage, k_tool_calls, &calls_v) < 0 ||
-        usage_num(usage, k_ops, &ops_v) < 0) {
+    if (usage_num(f->tin, &tin_v) < 0 || usage_num(f->tout, &tout_v) < 0 || usage_num(f->wall, &wall_v) < 0 ||
+        usage_num(f->calls, &calls_v) < 0 || usage_num(f->ops, &ops_v) < 0) {
         if (PyErr_Occurred()) return NULL;
         Py_RETURN_NONE;
     }
@@ -2380,11 +2852,9 @@ static PyObject *step_event(PyObject *obj, Py_ssize_t index, int prev_failed) {
     }
 
     /* checks */
-    if (ch) {
-        PyObject *pv = PyDict_GetItemWithError(ch, k_passed), *fv = PyDict_GetItemWithError(ch, k_failed),
-                 *tv = PyDict_GetItemWithError(ch, k_total);
-        if (PyErr_Occurred()) goto error;
-        if (PyDict_GET_SIZE(ch) != (pv != NULL) + (fv != NULL) + (tv != NULL)) goto python;
+    if (f->has_checks) {
+        PyObject *pv = f->pv, *fv = f->fv, *tv = f->tv;
+        if (f->checks_size != (pv != NULL) + (fv != NULL) + (tv != NULL)) goto python;
         PyObject *vals[3] = {pv, fv, tv};
         for (int k = 0; k < 3; k++) {
             if (vals[k] == Py_None) vals[k] = NULL;
@@ -2462,7 +2932,7 @@ static PyObject *step_event(PyObject *obj, Py_ssize_t index, int prev_failed) {
         ops = as_ll(ops_v);
     } else {
         int memw_true = memw && PyUnicode_GET_LENGTH(memw) > 0;
-        ops = (action && PyDict_GET_SIZE(action) > 0 ? 1 : 0) + calls + (memw_true ? 1 : 0);
+        ops = (f->has_action && f->action_size > 0 ? 1 : 0) + calls + (memw_true ? 1 : 0);
     }
     if (PyErr_Occurred()) goto error;
 
@@ -2479,11 +2949,12 @@ static PyObject *step_event(PyObject *obj, Py_ssize_t index, int prev_failed) {
     vals[4] = status;
     vals[5] = act_text;
     vals[6] = obs_text;
-    vals[7] = PyLong_FromLongLong(tin);
-    vals[8] = PyLong_FromLongLong(tout);
-    vals[9] = PyLong_FromLongLong(calls);
-    vals[10] = PyFloat_FromDouble(wall);
-    vals[11] = PyLong_FromLongLong(ops);
+    /* the number read, when it is already what int() / float() would give (no new object) */
+    vals[7] = tin_v && PyLong_CheckExact(tin_v) ? Py_NewRef(tin_v) : PyLong_FromLongLong(tin);
+    vals[8] = tout_v && PyLong_CheckExact(tout_v) ? Py_NewRef(tout_v) : PyLong_FromLongLong(tout);
+    vals[9] = calls_v && PyLong_CheckExact(calls_v) ? Py_NewRef(calls_v) : PyLong_FromLongLong(calls);
+    vals[10] = wall_v && PyFloat_CheckExact(wall_v) ? Py_NewRef(wall_v) : PyFloat_FromDouble(wall);
+    vals[11] = ops_v && PyLong_CheckExact(ops_v) ? Py_NewRef(ops_v) : PyLong_FromLongLong(ops);
     vals[12] = refs;
     vals[13] = checks;
     vals[14] = memw ? memw : Py_None;

@@ -3,8 +3,11 @@
 Streaming: the file is read in blocks of whole lines (about 1 MB) and each line parsed
 with orjson; a new ``run`` header line ends the previous run, so a file may hold a whole
 corpus while only one run is in memory. With the compiled extension the loop over a block's
-well-formed step lines runs in C (``native_lines``), and every other line goes through the
-Python loop below, which gives the same events, errors and warnings.
+well-formed step lines runs in C (``native_lines``): a step line of plain JSON (the step's
+known keys, strings, numbers, true/false/null) is read straight from its bytes into the
+Event, with the values orjson would give and none of its dicts; any other step line is
+parsed by orjson there, and every line it does not take goes through the Python loop
+below, which gives the same events, errors and warnings.
 
 Each step becomes one event. Its kind is ``action.kind`` (inferred from the tool and input
 when absent); its status is ``observation.status`` (classified from the text when absent,

@@ -1,0 +1,387 @@
+"""The compiled native reader's line parser (``step_line`` in efc_tui/_speedups.c) reads a
+step line straight into an Event, without orjson's dicts, and declines anything it does not
+take (which then goes through orjson as before). Whatever it takes or declines, reading a
+file gives what the pure-Python reader gives: the same events, field by field and type by
+type, or the same error naming file and line.
+
+Skipped when the extension is not built.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from efc_tui import _fast
+from efc_tui.errors import InputError
+from efc_tui.model import EventKind, Status
+from efc_tui.parsers import native
+from efc_tui.parsers.base import ReadOptions
+
+fast: Any = _fast.speedups()
+pytestmark = pytest.mark.skipif(fast is None, reason=f"compiled fast path: {_fast.STATUS}")
+
+HEADER = b'{"type": "run", "schema": "efc-trace/1", "run_id": "r"}\n'
+
+
+def _typed(value: Any) -> Any:
+    """A value with its type, floats by repr (so 1 != 1.0 and -0.0 != 0.0)."""
+    if isinstance(value, float):
+        return ("float", repr(value))
+    if isinstance(value, dict):
+        return ("dict", [(k, _typed(v)) for k, v in value.items()])
+    if isinstance(value, list | tuple):
+        return (type(value).__name__, [_typed(v) for v in value])
+    if hasattr(value, "__dataclass_fields__"):
+        return (
+            type(value).__name__,
+            [(k, _typed(getattr(value, k))) for k in value.__dataclass_fields__],
+        )
+    return (type(value).__name__, value)
+
+
+def _read(path: Path, lenient: bool = False) -> Any:
+    try:
+        runs = list(native.read(path, ReadOptions(lenient=lenient)))
+    except InputError as exc:
+        return ("error", str(exc))
+    return [(r.warnings, r.flags, [_typed(e) for e in r.events]) for r in runs]
+
+
+def _same_both_ways(tmp_path: Path, lines: list[bytes]) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(HEADER + b"".join(lines))
+    for lenient in (False, True):
+        compiled = _read(path, lenient)
+        with _fast.pure_python():
+            pure = _read(path, lenient)
+        assert compiled == pure
+
+
+# ---------------------------------------------------------------- generated steps
+
+unicode_text = st.lists(
+    st.one_of(
+        st.sampled_from(
+            [
+                *'\n\r\t"\\/ab é€😀\x00\x01\x1f\x7f\u2028',
+                "passed",
+                "Traceback (most recent call last):",
+            ]
+        ),
+        st.characters(),
+    ),
+    max_size=40,
+).map("".join)
+numbers = st.one_of(
+    st.integers(-5, 5),
+    st.integers(0, 10**20),
+    st.integers(-(10**20), 0),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.floats(0, 1e6),
+)
+scalars = st.one_of(st.none(), st.booleans(), numbers, unicode_text)
+anything = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=5,
+)
+
+
+kinds = st.one_of(
+    st.sampled_from([k.value for k in EventKind]), st.none(), st.just("dance"), numbers
+)
+statuses = st.one_of(
+    st.sampled_from([s.value for s in Status]), st.none(), st.just("great"), numbers
+)
+counts = st.one_of(st.none(), st.integers(-2, 50), st.floats(0, 5), st.just("3"))
+
+
+@st.composite
+def steps(draw: Any) -> dict[str, Any]:
+    def obj(fields: dict[str, st.SearchStrategy[Any]], extra_key: bool = True) -> Any:
+        if draw(st.integers(0, 9)) == 0:
+            return draw(st.one_of(st.none(), scalars, st.lists(scalars, max_size=2)))
+        out = {k: draw(v) for k, v in fields.items() if draw(st.integers(0, 3))}
+        if extra_key and draw(st.integers(0, 14)) == 0:
+            out["mystery"] = draw(scalars)
+        return out
+
+    step: dict[str, Any] = {"type": draw(st.sampled_from(["step"] * 12 + ["run", "Step", None]))}
+    fields: dict[str, Any] = {
+        "t": lambda: draw(
+            st.one_of(st.integers(-3, 10**20), st.none(), st.floats(0, 9), st.just("1"))
+        ),
+        "action": lambda: obj(
+            {
+                "kind": kinds,
+                "tool": st.one_of(st.none(), unicode_text, numbers),
+                "input": st.one_of(st.none(), unicode_text, anything),
+            }
+        ),
+        "observation": lambda: obj(
+            {
+                "text": st.one_of(unicode_text, st.none(), anything),
+                "status": statuses,
+                "checks": st.one_of(
+                    st.none(),
+                    st.fixed_dictionaries(
+                        {},
+                        optional={
+                            "passed": counts,
+                            "failed": counts,
+                            "total": counts,
+                            "other": counts,
+                        },
+                    ),
+                ),
+                "truncated": st.one_of(st.booleans(), st.none(), numbers),
+                "exit_code": st.one_of(st.none(), st.integers(-3, 300), st.floats(0, 3)),
+            }
+        ),
+        "usage": lambda: obj(
+            {
+                k: st.one_of(numbers, st.none(), st.just("7"))
+                for k in ("tokens_in", "tokens_out", "wall_s", "tool_calls", "ops")
+            }
+        ),
+        "update": lambda: obj(
+            {
+                "memory_write": st.one_of(unicode_text, st.none(), anything),
+                "plan": st.one_of(unicode_text, st.none(), anything),
+            }
+        ),
+        "refs": lambda: draw(
+            st.one_of(st.none(), st.just([]), st.lists(st.integers(-1, 3), max_size=2))
+        ),
+        "oracle": lambda: draw(st.one_of(st.none(), st.just({}), st.just({"nr": 1}))),
+        "timestamp": lambda: draw(st.one_of(st.none(), numbers)),
+    }
+    for k, make in fields.items():
+        if draw(st.integers(0, 3)):  # most steps have most keys
+            step[k] = make()
+    if step["type"] is None:
+        del step["type"]
+    if draw(st.integers(0, 14)) == 0:
+        step["extra_field"] = draw(scalars)
+    return step
+
+
+def _serialize(step: dict[str, Any], how: int) -> bytes | None:
+    """The step as one JSON line, written by orjson or by json in several spellings."""
+    try:
+        if how == 0:
+            return orjson.dumps(step) + b"\n"
+        if how == 1:
+            return json.dumps(step, ensure_ascii=True).encode() + b"\n"
+        if how == 2:
+            return (
+                json.dumps(step, ensure_ascii=False, separators=(" , ", " :\t")).encode(
+                    "utf-8", "surrogatepass"
+                )
+                + b"\r\n"
+            )
+        return b"  " + json.dumps(step, separators=(",", ":")).encode() + b" \n"
+    except (TypeError, ValueError, orjson.JSONEncodeError):
+        return None
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(st.lists(st.tuples(steps(), st.integers(0, 3)), min_size=1, max_size=6))
+def test_generated_steps_read_the_same(
+    tmp_path: Path, batch: list[tuple[dict[str, Any], int]]
+) -> None:
+    lines = [line for step, how in batch if (line := _serialize(step, how)) is not None]
+    _same_both_ways(tmp_path, lines)
+
+
+# ---------------------------------------------------------------- numbers and strings as written
+
+number_text = st.from_regex(
+    r"-?(0|[1-9][0-9]{0,24})(\.[0-9]{1,24})?([eE][+-]?[0-9]{1,3})?", fullmatch=True
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(number_text, min_size=5, max_size=5), st.sampled_from(["t", "timestamp", "exit_code"])
+)
+def test_numbers_as_written(tmp_path: Path, nums: list[str], where: str) -> None:
+    """Every spelling of a JSON number gives orjson's value (ints of any length, fractions,
+    exponents, -0, subnormals, overflow)."""
+    usage = ", ".join(
+        f'"{k}": {n}'
+        for k, n in zip(
+            ("tokens_in", "tokens_out", "wall_s", "tool_calls", "ops"), nums, strict=True
+        )
+    )
+    extra = (
+        f', "{where}": {nums[0]}'
+        if where != "exit_code"
+        else f', "observation": {{"exit_code": {nums[1]}}}'
+    )
+    line = f'{{"type": "step", "usage": {{{usage}}}{extra}}}\n'.encode()
+    _same_both_ways(tmp_path, [line])
+    for n in nums:  # and the value itself is orjson's
+        try:
+            v = orjson.loads(n)
+        except orjson.JSONDecodeError:  # out of range: the line is an error both ways (above)
+            continue
+        if isinstance(v, float) and math.isfinite(v) and v >= 0:
+            path = tmp_path / "w.jsonl"
+            path.write_bytes(HEADER + f'{{"type": "step", "usage": {{"wall_s": {n}}}}}\n'.encode())
+            [run] = native.read(path, ReadOptions())
+            assert repr(run.events[0].wall_s) == repr(v)
+
+
+escapes = st.lists(
+    st.one_of(
+        st.sampled_from(
+            [
+                '\\"',
+                "\\\\",
+                "\\/",
+                "\\b",
+                "\\f",
+                "\\n",
+                "\\r",
+                "\\t",
+                "\\u0000",
+                "\\u00e9",
+                "\\u20AC",
+                "\\ud83d\\ude00",
+                "\\ud800",
+                "\\udc00x",
+                "\\u12",
+                "\\x",
+                "\\",
+                '"',
+                "é",
+                "\x01",
+                "\x7f",
+                "\t",
+                "a",
+                "pass",
+                "ed",
+                "\\u0041",
+            ]
+        ),
+        st.text(max_size=10),
+    ),
+    max_size=12,
+)
+
+
+@settings(
+    max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(escapes, st.sampled_from(["input", "text", "tool", "plan", "kind", "status"]))
+def test_strings_as_written(tmp_path: Path, parts: list[str], field: str) -> None:
+    """Escapes (valid, invalid, surrogate pairs, lone surrogates), raw control characters and
+    quotes inside a string: the compiled reader reads what orjson reads, or what the Python
+    reader says about the line."""
+    raw = "".join(parts).encode("utf-8", "surrogatepass")
+    where = {
+        "input": b'"action": {"input": ',
+        "kind": b'"action": {"kind": ',
+        "tool": b'"action": {"tool": ',
+        "text": b'"observation": {"text": ',
+        "status": b'"observation": {"status": ',
+        "plan": b'"update": {"plan": ',
+    }[field]
+    line = b'{"type": "step", ' + where + b'"' + raw + b'"}}\n'
+    _same_both_ways(tmp_path, [line])
+
+
+# ---------------------------------------------------------------- any line, damaged
+
+good = orjson.dumps(
+    {
+        "type": "step",
+        "t": 3,
+        "action": {"kind": "tool", "tool": "bash", "input": "ls -la"},
+        "observation": {
+            "text": 'a\nb\n\u00e9 "q"',
+            "checks": {"passed": 1, "failed": 0, "total": 1},
+        },
+        "usage": {"tokens_in": 10, "tokens_out": 2, "wall_s": 0.25},
+        "update": {"plan": "p"},
+    }
+)
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, len(good)), st.integers(0, 2), st.binary(min_size=1, max_size=3)),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_damaged_lines_read_the_same(tmp_path: Path, edits: list[tuple[int, int, bytes]]) -> None:
+    """A good step line with bytes inserted, replaced or deleted: taken, declined, skipped
+    (lenient) or rejected with its line number exactly as the Python reader does."""
+    line = bytearray(good)
+    for at, op, data in edits:
+        at = min(at, len(line))
+        if op == 0:
+            line[at:at] = data
+        elif op == 1:
+            line[at : at + len(data)] = data
+        else:
+            del line[at : at + len(data)]
+    body = bytes(line).replace(b"\n", b" ")
+    _same_both_ways(tmp_path, [good + b"\n", body + b"\n", good + b"\n"])
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"type": "step"}',
+        b'{"type":"step","t":0}',
+        b'{"type": "step", "type": "step"}',
+        b'{"type": "step", "action": {}, "observation": {}, "usage": {}, "update": {}}',
+        b'{"type": "step", "action": null, "observation": null, "usage": null, "update": null, "refs": null, "oracle": null}',
+        b'{"type": "step", "refs": []}',
+        b'{"type": "step", "refs": [0]}',
+        b'{"type": "step", "observation": {"checks": {}}}',
+        b'{"type": "step", "observation": {"checks": null, "truncated": true, "exit_code": -1}}',
+        b'{"type": "step", "observation": {"text": "x", "text": "y"}}',
+        b'{"type": "step", "t": 1e2}',
+        b'{"type": "step", "t": -0}',
+        b'{"type": "step", "timestamp": -0.0}',
+        b'{"type": "step", "usage": {"wall_s": 1E400}}',
+        b'{"type": "step", "usage": {"tokens_in": 123456789012345678901234}}',
+        b'{"type": "st\\u0065p"}',
+        b'{"t\\u0079pe": "step"}',
+        b'{"type": "step", "action": {"input": "\\ud83d\\ude00 \\u00e9"}}',
+        b'{"type": "step", "action": {"input": "\xff"}}',
+        b'{"type": "step", "action": {"input": "\xed\xa0\x80"}}',
+        b'\xef\xbb\xbf{"type": "step"}',
+        b'{"type": "step"} x',
+        b'{"type": "step",}',
+        b'{"type": "step"}\x0b',
+        b'[{"type": "step"}]',
+        b'{"type": "run", "run_id": "second"}',
+    ],
+)
+def test_edge_lines_read_the_same(tmp_path: Path, line: bytes) -> None:
+    _same_both_ways(tmp_path, [line + b"\n", line + b"\r\n"])
+    _same_both_ways(tmp_path, [line])  # the last line, without its newline
