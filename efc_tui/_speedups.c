@@ -18,7 +18,8 @@
  *   native_step(...)  parsers/native.py, step_to_event for a well-formed step;
  *       native_lines(...)  native.read's loop over a block of such step lines, each read
  *       straight from its bytes into the Event (step_line) when it is plain JSON of the
- *       step's shape, else parsed by orjson first (the Python loop's own parser).
+ *       step's shape, else parsed by orjson first (the Python loop's own parser). On a
+ *       CPU with AVX2 its strings are scanned 32 bytes at a time.
  *   gate_pass(events)  scoring/gates.py, the loop of compute_gates (Q, G, G_nr, Λ, Λ_nr, A).
  *   cost_pass(events)  scoring/raw_cost.py, the per-event columns of raw_cost.
  *   streak_pass(events, neutral, digest)  adapter/loops.py, streaks_and_starts.
@@ -40,6 +41,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -1920,7 +1922,16 @@ static inline int match_at(int kind, const void *data, Py_ssize_t i, Py_ssize_t 
 #define HAVE_TEDDY 1
 #include <immintrin.h>
 
-static int use_teddy = -1; /* -1: not decided yet; 0/1 (scan_simd() sets it for tests) */
+static int use_avx2 = -1; /* -1: not decided yet; 0/1 (scan_simd() sets it for tests) */
+
+/* Whether the AVX2 paths run: the CPU has AVX2 (and scan_simd() did not turn them off). */
+static inline int avx2_on(void) {
+    if (use_avx2 < 0) {
+        __builtin_cpu_init();
+        use_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+    }
+    return use_avx2;
+}
 
 /* scan() over 1-byte text with AVX2, in the manner of Hyperscan's "Teddy": for 32
  * positions at a time, the buckets whose needles' first three bytes fit the text there
@@ -1975,12 +1986,8 @@ static int scan(const NeedleSet *ns, int kind, const void *data, Py_ssize_t a, P
     const unsigned char *d = (const unsigned char *)data;
     if (kind == PyUnicode_1BYTE_KIND) {
 #ifdef HAVE_TEDDY
-        if (use_teddy < 0) {
-            __builtin_cpu_init();
-            use_teddy = __builtin_cpu_supports("avx2") ? 1 : 0;
-        }
         Py_ssize_t from = a;
-        if (use_teddy && b - a >= 64) {
+        if (b - a >= 64 && avx2_on()) {
             found = scan_teddy(ns, d, a, b, stop, &from);
             if (found & stop) return found;
         }
@@ -2070,15 +2077,16 @@ static PyObject *no_hints(PyObject *self, PyObject *text) {
     Py_RETURN_TRUE;
 }
 
-/* scan_simd(on): whether scan() uses the vector filter where the CPU has it (for tests:
- * both ways give the same answers); returns whether it is used now. */
+/* scan_simd(on): whether the AVX2 paths run where the CPU has AVX2 (no_hints' filter, the
+ * line parser's string scan); for tests: both ways give the same answers. Returns whether
+ * they run now. */
 static PyObject *scan_simd(PyObject *self, PyObject *on) {
 #ifdef HAVE_TEDDY
     int want = PyObject_IsTrue(on);
     if (want < 0) return NULL;
     __builtin_cpu_init();
-    use_teddy = want && __builtin_cpu_supports("avx2");
-    return PyBool_FromLong(use_teddy);
+    use_avx2 = want && __builtin_cpu_supports("avx2");
+    return PyBool_FromLong(use_avx2);
 #else
     (void)on;
     Py_RETURN_FALSE;
@@ -2245,14 +2253,44 @@ static inline int hex_val(unsigned char c) {
 #define ONES 0x0101010101010101ULL
 #define HIGHS 0x8080808080808080ULL
 
+#ifdef HAVE_TEDDY
+/* The first of p..end that is '"', '\\' or below 0x20, 32 bytes at a time (the last
+ * fewer than 32 are left to the caller: the returned position is then before them);
+ * *high is set when a byte before it is >= 0x80. */
+__attribute__((target("avx2"))) static const unsigned char *plain_run_avx2(const unsigned char *p,
+                                                                          const unsigned char *end, int *high) {
+    const __m256i quote = _mm256_set1_epi8('"'), slash = _mm256_set1_epi8('\\'), ctl = _mm256_set1_epi8(0x1f);
+    while (p + 32 <= end) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)p);
+        __m256i stop = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(x, quote), _mm256_cmpeq_epi8(x, slash)),
+                                       _mm256_cmpeq_epi8(_mm256_max_epu8(x, ctl), ctl)); /* x <= 0x1f */
+        uint32_t m = (uint32_t)_mm256_movemask_epi8(stop), hi = (uint32_t)_mm256_movemask_epi8(x);
+        if (m) {
+            int k = __builtin_ctz(m);
+            *high |= (hi & ((1u << k) - 1u)) != 0;
+            return p + k;
+        }
+        *high |= hi != 0;
+        p += 32;
+    }
+    return p;
+}
+#endif
+
 /* The JSON string at j->p (its opening quote) as a new str; NULL: declined. */
 static PyObject *jp_str(Jp *j) {
     const unsigned char *p = j->p + 1, *end = j->end, *run = p;
     int high = 0, escaped = 0;
     Buf *b = j->buf;
     b->n = 0;
+#ifdef HAVE_TEDDY
+    int wide = avx2_on();
+#endif
     for (;;) {
-        /* the bytes that need nothing: 8 at a time while none is '"', '\\' or below 0x20 */
+        /* the bytes that need nothing: 32 or 8 at a time while none is '"', '\\' or below 0x20 */
+#ifdef HAVE_TEDDY
+        if (wide) p = plain_run_avx2(p, end, &high);
+#endif
         while (p + 8 <= end) {
             uint64_t x, q, s;
             memcpy(&x, p, 8);
@@ -2326,6 +2364,33 @@ static PyObject *jp_str(Jp *j) {
 
 static inline int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
+/* Clinger's fast path: a decimal of at most 19 digits whose value m is at most 2^53, times
+ * 10^e with |e| <= 22, is m * 10^e or m / 10^-e in one correctly rounded operation (both
+ * operands exact), the double a correct reader gives; 1 with *out (NULL on an error), or
+ * 0 when the number is not such (the caller's reader then runs). */
+static int fast_decimal(const unsigned char *d, const unsigned char *int_end, const unsigned char *frac,
+                        const unsigned char *frac_end, long e10, int neg, PyObject **out) {
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+    static const double P10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    Py_ssize_t nd = (int_end - d) + (frac ? frac_end - frac : 0);
+    if (nd > 19) return 0;
+    uint64_t m = 0;
+    for (const unsigned char *q = d; q < int_end; q++) m = m * 10 + (uint64_t)(*q - '0');
+    if (frac)
+        for (const unsigned char *q = frac; q < frac_end; q++) m = m * 10 + (uint64_t)(*q - '0');
+    if (m > (1ULL << 53)) return 0;
+    long e = e10 - (long)(frac ? frac_end - frac : 0);
+    if (e < -22 || e > 22) return 0;
+    double x = e >= 0 ? (double)m * P10[e] : (double)m / P10[-e];
+    *out = PyFloat_FromDouble(neg ? -x : x);
+    return 1;
+#else
+    (void)d, (void)int_end, (void)frac, (void)frac_end, (void)e10, (void)neg, (void)out;
+    return 0;
+#endif
+}
+
 /* The JSON number at j->p as a new int or float; NULL: declined. */
 static PyObject *jp_num(Jp *j) {
     const unsigned char *p = j->p, *end = j->end, *s = p;
@@ -2335,23 +2400,31 @@ static PyObject *jp_num(Jp *j) {
         p++;
     }
     if (p >= end || !is_digit(*p)) return NULL;
-    const unsigned char *d = p;
+    const unsigned char *d = p, *frac = NULL, *frac_end = NULL;
     if (*p == '0')
         p++;
     else
         while (p < end && is_digit(*p)) p++;
     Py_ssize_t ndig = p - d;
+    const unsigned char *int_end = p;
+    long e10 = 0;
     if (p < end && *p == '.') {
-        p++;
+        frac = ++p;
         if (p >= end || !is_digit(*p)) return NULL;
         while (p < end && is_digit(*p)) p++;
+        frac_end = p;
         is_float = 1;
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
         p++;
-        if (p < end && (*p == '+' || *p == '-')) p++;
+        int eneg = 0;
+        if (p < end && (*p == '+' || *p == '-')) eneg = *p++ == '-';
         if (p >= end || !is_digit(*p)) return NULL;
-        while (p < end && is_digit(*p)) p++;
+        while (p < end && is_digit(*p)) {
+            if (e10 < 100000) e10 = e10 * 10 + (*p - '0');
+            p++;
+        }
+        if (eneg) e10 = -e10;
         is_float = 1;
     }
     PyObject *o;
@@ -2360,6 +2433,8 @@ static PyObject *jp_num(Jp *j) {
         long long v = 0;
         for (const unsigned char *q = d; q < p; q++) v = v * 10 + (*q - '0');
         o = PyLong_FromLongLong(neg ? -v : v);
+    } else if (fast_decimal(d, int_end, frac, frac_end, e10, neg, &o)) {
+        if (!o) return NULL;
     } else {
         char tmp[48];
         size_t n = (size_t)(p - s);
@@ -2424,7 +2499,7 @@ static int jp_key(Jp *j, const char *const *names, int n, unsigned *seen) {
     if (p >= end || *p != '"') return -1;
     size_t len = (size_t)(p - k);
     for (int i = 0; i < n; i++) {
-        if (strlen(names[i]) != len || memcmp(names[i], k, len) != 0) continue;
+        if (names[i][0] != (char)*k || strlen(names[i]) != len || memcmp(names[i], k, len) != 0) continue;
         if (*seen & (1u << i)) return -1;
         *seen |= 1u << i;
         j->p = p + 1;
@@ -3908,7 +3983,7 @@ static PyMethodDef methods[] = {
     {"setup_slots", setup_slots, METH_VARARGS, "Let the passes read Event and Checks fields from their slots."},
     {"feature_pass", feature_pass, METH_VARARGS, "The per-event loop of features.compute_features."},
     {"no_hints", no_hints, METH_O, "True when the classifier's substring pre-filters all miss."},
-    {"scan_simd", scan_simd, METH_O, "Use the vector filter in no_hints where the CPU has AVX2 (for tests)."},
+    {"scan_simd", scan_simd, METH_O, "Use the AVX2 paths (no_hints, step lines' strings) where the CPU has them (for tests)."},
     {"shingle_count", shingle_count, METH_O, "len(features.shingles(text)), for tests."},
     {"error_text", error_text, METH_O, "error_signature's normalized line of an ASCII text, else None."},
     {"setup_native", setup_native, METH_VARARGS, "Give native_step the model types and the classifier."},

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,16 @@ def _read(path: Path, lenient: bool = False) -> Any:
     except InputError as exc:
         return ("error", str(exc))
     return [(r.warnings, r.flags, [_typed(e) for e in r.events]) for r in runs]
+
+
+@pytest.fixture(params=[True, False], ids=["simd", "scalar"])
+def simd(request: pytest.FixtureRequest) -> Iterator[bool]:
+    """The compiled reader with its AVX2 string scan (where the CPU has it) and without."""
+    fast.scan_simd(request.param)
+    try:
+        yield request.param
+    finally:
+        fast.scan_simd(True)
 
 
 def _same_both_ways(tmp_path: Path, lines: list[bytes]) -> None:
@@ -202,7 +213,7 @@ def _serialize(step: dict[str, Any], how: int) -> bytes | None:
 )
 @given(st.lists(st.tuples(steps(), st.integers(0, 3)), min_size=1, max_size=6))
 def test_generated_steps_read_the_same(
-    tmp_path: Path, batch: list[tuple[dict[str, Any], int]]
+    simd: bool, tmp_path: Path, batch: list[tuple[dict[str, Any], int]]
 ) -> None:
     lines = [line for step, how in batch if (line := _serialize(step, how)) is not None]
     _same_both_ways(tmp_path, lines)
@@ -249,6 +260,47 @@ def test_numbers_as_written(tmp_path: Path, nums: list[str], where: str) -> None
             assert repr(run.events[0].wall_s) == repr(v)
 
 
+TRICKY_NUMBERS = [
+    "0.1",
+    "0.3",
+    "4.35",
+    "1e22",
+    "1e23",
+    "9007199254740992.0",
+    "9007199254740993.0",
+    "9007199254740993",
+    "123456789012345678",
+    "1234567890123456789",
+    "0.000001",
+    "1e-22",
+    "1e-23",
+    "2.2250738585072011e-308",
+    "4.9e-324",
+    "1.7976931348623157e308",
+    "-0.0",
+    "-0",
+    "0e0",
+    "5e-1",
+    "123.456e-2",
+    "0.1234567890123456789",
+    "1.00000000000000011102230246251565",
+]
+
+
+@pytest.mark.parametrize("number", TRICKY_NUMBERS)
+def test_tricky_numbers(tmp_path: Path, number: str) -> None:
+    """Numbers on both sides of the compiled reader's exact fast path (2^53, 10^22, 19
+    digits) and of the double range read as orjson reads them."""
+    line = (
+        f'{{"type": "step", "usage": {{"wall_s": {number.lstrip("-")}}}, "timestamp": {number}}}\n'
+    )
+    _same_both_ways(tmp_path, [line.encode()])
+    path = tmp_path / "n.jsonl"
+    path.write_bytes(HEADER + line.encode())
+    [run] = native.read(path, ReadOptions())
+    assert repr(run.events[0].wall_s) == repr(float(orjson.loads(number.lstrip("-"))))
+
+
 escapes = st.lists(
     st.one_of(
         st.sampled_from(
@@ -279,6 +331,9 @@ escapes = st.lists(
                 "pass",
                 "ed",
                 "\\u0041",
+                "a" * 40,
+                "é" * 17,
+                "a" * 31 + "\\n",
             ]
         ),
         st.text(max_size=10),
@@ -291,7 +346,7 @@ escapes = st.lists(
     max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(escapes, st.sampled_from(["input", "text", "tool", "plan", "kind", "status"]))
-def test_strings_as_written(tmp_path: Path, parts: list[str], field: str) -> None:
+def test_strings_as_written(simd: bool, tmp_path: Path, parts: list[str], field: str) -> None:
     """Escapes (valid, invalid, surrogate pairs, lone surrogates), raw control characters and
     quotes inside a string: the compiled reader reads what orjson reads, or what the Python
     reader says about the line."""
