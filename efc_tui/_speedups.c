@@ -2996,6 +2996,7 @@ static PyObject *build_event(StepFields *f, Py_ssize_t index, int prev_failed) {
     } else {
         wall = PyLong_CheckExact(wall_v) ? PyLong_AsDouble(wall_v) : PyFloat_AS_DOUBLE(wall_v);
         if (wall == -1.0 && PyErr_Occurred()) goto error;
+        if (wall == 0.0) wall = 0.0; /* float(wall or 0.0): -0.0 is falsy, so 0.0 */
     }
     if (calls_v) {
         calls = as_ll(calls_v);
@@ -3028,7 +3029,7 @@ static PyObject *build_event(StepFields *f, Py_ssize_t index, int prev_failed) {
     vals[7] = tin_v && PyLong_CheckExact(tin_v) ? Py_NewRef(tin_v) : PyLong_FromLongLong(tin);
     vals[8] = tout_v && PyLong_CheckExact(tout_v) ? Py_NewRef(tout_v) : PyLong_FromLongLong(tout);
     vals[9] = calls_v && PyLong_CheckExact(calls_v) ? Py_NewRef(calls_v) : PyLong_FromLongLong(calls);
-    vals[10] = wall_v && PyFloat_CheckExact(wall_v) ? Py_NewRef(wall_v) : PyFloat_FromDouble(wall);
+    vals[10] = wall_v && PyFloat_CheckExact(wall_v) && wall != 0.0 ? Py_NewRef(wall_v) : PyFloat_FromDouble(wall);
     vals[11] = ops_v && PyLong_CheckExact(ops_v) ? Py_NewRef(ops_v) : PyLong_FromLongLong(ops);
     vals[12] = refs;
     vals[13] = checks;
