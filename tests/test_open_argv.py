@@ -8,69 +8,23 @@ builds; end to end, ``--screenshot`` and the errors come out the same on either 
 
 from __future__ import annotations
 
-import inspect
-import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from typer.main import get_command
-from typer.testing import CliRunner
 
-from efc_tui.cli import _open_argv, _open_run, _registered_app
+from efc_tui.cli import _open_argv, _open_run
+from tests.argv_agreement import PlainArgv
 from tests.conftest import FIXTURES, REPO, SAMPLES
 
 SAMPLE = str(SAMPLES / "clean_pass.jsonl")
 README = str(REPO / "README.md")
-#: the options only Typer reads
-TYPER_ONLY = {"--help", "-h"}
-DEFAULTS = {
-    name: p.default
-    for name, p in inspect.signature(_open_run.run).parameters.items()
-    if p.default is not inspect.Parameter.empty
-}
-
-
-def open_command() -> Any:
-    return get_command(_registered_app("open")).commands["open"]  # type: ignore[attr-defined]
-
-
-def typer_options(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> dict[str, Any] | None:
-    """The keyword arguments Typer passes to ``_open_run.run`` for ``open ARGV`` (None when
-    Typer refuses the command line)."""
-    seen: list[dict[str, Any]] = []
-    monkeypatch.setattr(_open_run, "run", lambda paths, **kw: seen.append({"paths": paths, **kw}))
-    result = CliRunner().invoke(_registered_app("open"), ["open", *argv])
-    monkeypatch.undo()
-    if result.exit_code != 0:
-        assert not seen
-        return None
-    assert len(seen) == 1, result.output
-    return seen[0]
-
-
-def typed(options: dict[str, Any]) -> dict[str, tuple[type, Any]]:
-    return {k: (type(v), v) for k, v in {**DEFAULTS, **options}.items()}
+OPEN = PlainArgv("open", _open_argv, _open_run, frozenset({"--help", "-h"}))
 
 
 def test_the_option_tables_are_the_commands() -> None:
-    names: dict[str, tuple[str, bool]] = {}
-    for param in open_command().params:
-        if param.param_type_name != "option":
-            assert param.name == "paths"
-            continue
-        for opt in param.opts:
-            names[opt] = (param.name, bool(param.is_flag))
-        for opt in param.secondary_opts:
-            names[opt] = (param.name, True)
-    ours = {**{k: (p, True) for k, (p, _) in _open_argv.FLAGS.items()},
-            **{k: (p, False) for k, (p, _) in _open_argv.VALUED.items()}}
-    assert {k: v for k, v in names.items() if k not in TYPER_ONLY} == ours
-    assert set(DEFAULTS) | {"paths"} == {p.name for p in open_command().params}
+    OPEN.check_tables()
 
 
 # fmt: off
@@ -90,12 +44,7 @@ LINES: list[list[str]] = [
 
 @pytest.mark.parametrize("argv", LINES, ids=[" ".join(a)[-60:] or "none" for a in LINES])
 def test_a_command_line_means_what_it_means_to_typer(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    fast = _open_argv.parse(argv)
-    if fast is None:
-        return  # Typer reads it, as before
-    expected = typer_options(argv, monkeypatch)
-    assert expected is not None, f"Typer refuses {argv} but the fast path reads it"
-    assert typed(fast) == typed(expected)
+    OPEN.check_line(argv, monkeypatch)
 
 
 def test_the_common_command_lines_skip_typer() -> None:
@@ -114,24 +63,8 @@ TOKENS = [
 @settings(max_examples=100)
 @given(st.lists(st.sampled_from(TOKENS), max_size=6))
 def test_random_command_lines_mean_what_they_mean_to_typer(argv: list[str]) -> None:
-    fast = _open_argv.parse(argv)
-    if fast is None:
-        return
     with pytest.MonkeyPatch.context() as mp:
-        expected = typer_options(argv, mp)
-    assert expected is not None, f"Typer refuses {argv} but the fast path reads it"
-    assert typed(fast) == typed(expected)
-
-
-def cli(argv: list[str], *, typer_path: bool, cwd: Path) -> tuple[int, str, str]:
-    """``efc-tui open ARGV`` in a fresh interpreter, by the console script's own path or
-    with Typer reading the command line."""
-    run = ("from efc_tui.cli import _registered_app\nfrom efc_tui.cli._app import main\n"
-           "_registered_app('open')\nmain()") if typer_path else "from efc_tui.cli import main\nmain()"
-    code = f"import sys\nsys.argv = ['efc-tui', 'open', *{argv!r}]\n{run}"
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180,
-                       cwd=cwd, env={**os.environ, "COLUMNS": "120"})
-    return r.returncode, r.stdout.replace(str(cwd), "CWD"), r.stderr.replace(str(cwd), "CWD")
+        OPEN.check_line(argv, mp)
 
 
 @pytest.mark.parametrize("argv", [
@@ -144,13 +77,4 @@ def cli(argv: list[str], *, typer_path: bool, cwd: Path) -> tuple[int, str, str]
     [SAMPLE, "--follow", str(SAMPLES / "repair_loop.jsonl")],  # --follow tails one file: exit 2
 ])
 def test_the_console_script_gives_what_typer_gives(argv: list[str], tmp_path: Path) -> None:
-    assert _open_argv.parse(argv) is not None
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    fast = cli(argv, typer_path=False, cwd=tmp_path / "a")
-    slow = cli(argv, typer_path=True, cwd=tmp_path / "b")
-    assert fast == slow
-    shots = sorted(p.name for p in (tmp_path / "a").iterdir())
-    assert shots == sorted(p.name for p in (tmp_path / "b").iterdir())
-    for name in shots:  # --screenshot: the same picture
-        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    OPEN.check_console(argv, tmp_path)  # --screenshot: the same picture

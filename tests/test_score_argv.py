@@ -10,71 +10,24 @@ output, messages and exit status on either path.
 
 from __future__ import annotations
 
-import inspect
-import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from typer.main import get_command
-from typer.testing import CliRunner
 
-from efc_tui.cli import _registered_app, _score_argv, _score_run
+from efc_tui.cli import _score_argv, _score_run
+from tests.argv_agreement import PlainArgv
 from tests.conftest import REPO, SAMPLES
 
 SAMPLE = str(SAMPLES / "clean_pass.jsonl")
 #: the options only Typer reads (Dask starts a cluster; help is Typer's)
-TYPER_ONLY = {"--dask", "--scheduler", "--dask-workers", "--help", "-h"}
-DEFAULTS = {
-    name: p.default
-    for name, p in inspect.signature(_score_run.run).parameters.items()
-    if p.default is not inspect.Parameter.empty
-}
-
-
-def score_command() -> Any:
-    app = _registered_app("score")
-    return get_command(app).commands["score"]  # type: ignore[attr-defined]
-
-
-def typer_options(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> dict[str, Any] | None:
-    """The keyword arguments Typer passes to ``_score_run.run`` for ``score ARGV`` (None when
-    Typer refuses the command line)."""
-    seen: list[dict[str, Any]] = []
-    monkeypatch.setattr(_score_run, "run", lambda **kw: seen.append(kw))
-    result = CliRunner().invoke(_registered_app("score"), ["score", *argv])
-    monkeypatch.undo()
-    if result.exit_code != 0:
-        assert not seen
-        return None
-    assert len(seen) == 1, result.output
-    return seen[0]
-
-
-def typed(options: dict[str, Any]) -> dict[str, tuple[type, Any]]:
-    return {k: (type(v), v) for k, v in {**DEFAULTS, **options}.items()}
+SCORE = PlainArgv("score", _score_argv, _score_run,
+                  frozenset({"--dask", "--scheduler", "--dask-workers", "--help", "-h"}))
 
 
 def test_the_option_table_is_the_commands() -> None:
-    """Every option of the command is read here or left to Typer; flags are flags, options
-    with values take one, and each sets the parameter Typer sets."""
-    names: dict[str, tuple[str, bool]] = {}
-    for param in score_command().params:
-        if param.param_type_name != "option":
-            assert param.name == "paths"
-            continue
-        for opt in param.opts:
-            names[opt] = (param.name, bool(param.is_flag))
-        for opt in param.secondary_opts:
-            names[opt] = (param.name, True)
-    ours = {**{k: (p, True) for k, (p, _) in _score_argv.FLAGS.items()},
-            **{k: (p, False) for k, (p, _) in _score_argv.VALUED.items()}}
-    assert {k: v for k, v in names.items() if k not in TYPER_ONLY} == ours
-    assert set(DEFAULTS) | {"paths"} == {p.name for p in score_command().params}
+    SCORE.check_tables()
 
 
 ROOT_README = str(REPO / "README.md")
@@ -105,12 +58,7 @@ LINES: list[list[str]] = [
 
 @pytest.mark.parametrize("argv", LINES, ids=[" ".join(a)[-60:] or "none" for a in LINES])
 def test_a_command_line_means_what_it_means_to_typer(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    fast = _score_argv.parse(argv)
-    if fast is None:
-        return  # Typer reads it, as before
-    expected = typer_options(argv, monkeypatch)
-    assert expected is not None, f"Typer refuses {argv} but the fast path reads it"
-    assert typed(fast) == typed(expected)
+    SCORE.check_line(argv, monkeypatch)
 
 
 def test_the_common_command_lines_skip_typer() -> None:
@@ -132,24 +80,8 @@ TOKENS = [
 @settings(max_examples=150)
 @given(st.lists(st.sampled_from(TOKENS), max_size=7))
 def test_random_command_lines_mean_what_they_mean_to_typer(argv: list[str]) -> None:
-    fast = _score_argv.parse(argv)
-    if fast is None:
-        return
     with pytest.MonkeyPatch.context() as mp:
-        expected = typer_options(argv, mp)
-    assert expected is not None, f"Typer refuses {argv} but the fast path reads it"
-    assert typed(fast) == typed(expected)
-
-
-def cli(argv: list[str], *, typer_path: bool, cwd: Path) -> tuple[int, str, str]:
-    """``efc-tui score ARGV`` in a fresh interpreter, by the console script's own path or
-    with Typer reading the command line."""
-    run = ("from efc_tui.cli import _registered_app\nfrom efc_tui.cli._app import main\n"
-           "_registered_app('score')\nmain()") if typer_path else "from efc_tui.cli import main\nmain()"
-    code = f"import sys\nsys.argv = ['efc-tui', 'score', *{argv!r}]\n{run}"
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                       cwd=cwd, env={**os.environ, "COLUMNS": "120"})
-    return r.returncode, r.stdout.replace(str(cwd), "CWD"), r.stderr.replace(str(cwd), "CWD")
+        SCORE.check_line(argv, mp)
 
 
 @pytest.mark.parametrize("argv", [
@@ -168,13 +100,4 @@ def cli(argv: list[str], *, typer_path: bool, cwd: Path) -> tuple[int, str, str]
     ["\udcff.jsonl"],  # a file name that is not UTF-8: exit 2 naming it
 ])
 def test_the_console_script_gives_what_typer_gives(argv: list[str], tmp_path: Path) -> None:
-    assert _score_argv.parse(argv) is not None
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    fast = cli(argv, typer_path=False, cwd=tmp_path / "a")
-    slow = cli(argv, typer_path=True, cwd=tmp_path / "b")
-    assert fast == slow
-    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == sorted(
-        p.name for p in (tmp_path / "b").iterdir())
-    for p in (tmp_path / "a").iterdir():  # --junit: the same report
-        assert p.read_bytes() == (tmp_path / "b" / p.name).read_bytes()
+    SCORE.check_console(argv, tmp_path)  # --junit: the same report
