@@ -70,16 +70,20 @@ def test_detection_stops_early_only_where_nothing_could_win() -> None:
         assert got is expected, path
 
 
-def test_a_native_trace_loads_the_native_reader_alone() -> None:
-    code = (
-        "import sys\nfrom efc_tui.parsers import load\n"
-        f"assert len(list(load({str(SAMPLES / 'repair_loop.jsonl')!r}))) == 1\n"
-        "print(' '.join(sorted(sys.modules)))"
-    )
+def readers_imported(code: str) -> list[str]:
+    """The formats whose reader modules a fresh interpreter has imported after ``code``."""
+    code = f"import sys\n{code}\nprint(' '.join(sorted(sys.modules)))"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
-    readers = {f"efc_tui.parsers.{m}" for m in FORMATS.values()}
-    assert sorted(readers & set(r.stdout.split())) == ["efc_tui.parsers.native"]
+    readers = {f"efc_tui.parsers.{m}": n for n, m in FORMATS.items()}
+    return sorted(readers[m] for m in set(r.stdout.split()) & set(readers))
+
+
+def test_a_native_trace_loads_the_native_reader_alone() -> None:
+    assert readers_imported(
+        "from efc_tui.parsers import load\n"
+        f"assert len(list(load({str(SAMPLES / 'repair_loop.jsonl')!r}))) == 1"
+    ) == ["native"]
 
 
 def _returned_numbers(fn: ast.FunctionDef, calls: dict[str, float]) -> list[float]:
@@ -127,15 +131,7 @@ def test_detection_asks_only_readers_that_could_win() -> None:
     """A Claude Code session (0.95, plus the .jsonl bonus: 1.0): the readers before it are
     asked, and none after it, since none of them can score above 1.0 on a .jsonl file."""
     path = FIXTURES / "agents" / "claude_interrupted.jsonl"
-    code = (
-        "import sys\nfrom efc_tui.parsers import detect\nfrom pathlib import Path\n"
-        f"print(detect(Path({str(path)!r})).name)\n"
-        "print(' '.join(sorted(sys.modules)))"
-    )
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-    name, mods = r.stdout.splitlines()
-    assert name == "claude-code"
-    readers = {f"efc_tui.parsers.{m}": n for n, m in FORMATS.items()}
-    tried = sorted(readers[m] for m in set(mods.split()) & set(readers))
-    assert tried == ["claude-code", "mini-swe-agent", "native", "swe-agent"]
+    assert readers_imported(
+        "from efc_tui.parsers import detect\nfrom pathlib import Path\n"
+        f"assert detect(Path({str(path)!r})).name == 'claude-code'"
+    ) == ["claude-code", "mini-swe-agent", "native", "swe-agent"]
