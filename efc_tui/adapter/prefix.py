@@ -57,16 +57,11 @@ def prefix_demand(run: Run) -> PrefixDemand:
 def prefix_est(features: Features, estimator: Estimator | Theta) -> np.ndarray:
     """ÊFC_t with the prefix θ (no z; m = memory-write signal), one value per event.
 
-    Same equation as ``Theta.predict`` (SPEC §3.4), written as element-wise column sums so
-    each row's arithmetic is the same however many rows follow it: a truncated trace gets
-    bit-identical values (a matrix product may round a row differently by batch size).
+    ``Theta.predict`` (SPEC §3.4): element-wise column sums, so each row's arithmetic is
+    the same however many rows follow it (a truncated trace gets bit-identical values).
     """
-    phi = features.matrix(prefix=True)
     th = estimator.prefix if isinstance(estimator, Estimator) else estimator
-    lin = np.full(phi.shape[0], th.theta0)
-    for j, w in enumerate(th.theta):
-        lin = lin + phi[:, j] * w
-    return np.maximum(0.0, np.expm1(np.minimum(lin, 50.0)))
+    return th.predict(features.matrix(prefix=True))
 
 
 def prefix_nr(features: Features, gates: Gates, estimator: Estimator | Theta) -> np.ndarray:

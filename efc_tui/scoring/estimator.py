@@ -29,32 +29,23 @@ DEFAULT_ESTIMATOR = "estimator.json"
 REAL_ESTIMATOR = "estimator_real.json"
 
 
-#: rows per matrix-vector product in ``Theta.predict``: OpenBLAS splits a product of more
-#: than ~9,000 elements across threads, and the helper thread then spins for a while after
-#: each call (~0.1 s of CPU on a 100k-event run for a 2 ms product). Products of this many
-#: rows of 9 features stay on the calling thread; a power of two, so the kernel's groups
-#: of rows fall where they fall in one product of all rows (identical values, tested).
-BLAS_ROWS = 512
-
-
 @dataclass(frozen=True, slots=True)
 class Theta:
     theta0: float
     theta: tuple[float, ...]
 
     def predict(self, phi: np.ndarray) -> np.ndarray:
-        """ÊFC_t for each row of a (T, 9) feature matrix."""
-        if phi.shape[0] == 0:
-            return np.zeros(0)
-        theta = np.asarray(self.theta)
-        n = phi.shape[0]
-        if n <= BLAS_ROWS:
-            lin = self.theta0 + phi @ theta
-        else:  # same values (each row's product is the same kernel's), one BLAS thread
-            lin = np.empty(n)
-            for i in range(0, n, BLAS_ROWS):
-                np.matmul(phi[i : i + BLAS_ROWS], theta, out=lin[i : i + BLAS_ROWS])
-            lin += self.theta0
+        """ÊFC_t for each row of a (T, 9) feature matrix (SPEC §3.4).
+
+        Written as element-wise column sums, θ0 + φ[:, 0]·θ[0] + φ[:, 1]·θ[1] + ... in that
+        order, not as a matrix product: BLAS rounds a row differently by where it falls in its blocks of
+        rows, by the number of rows and of threads and by the CPU's kernel, so the same
+        event could score differently on another machine, in a longer trace, or when the
+        product was split. Here each row's arithmetic is fixed, and no BLAS thread starts.
+        """
+        lin = np.full(phi.shape[0], self.theta0)
+        for j, w in enumerate(self.theta):
+            lin = lin + phi[:, j] * w
         return np.maximum(0.0, np.expm1(np.minimum(lin, 50.0)))
 
 
