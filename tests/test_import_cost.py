@@ -253,3 +253,21 @@ def test_the_root_help_lists_what_the_commands_say(args: list[str]) -> None:
         built = root_help("cli._registered_app()\nfrom efc_tui.cli._app import main\nmain()", columns)
         assert "Commands:" in listed[1] and "Score runs headless" in listed[1]
         assert listed == built
+
+
+@pytest.mark.parametrize("preset", [None, "3"])
+def test_the_console_script_runs_blas_on_one_thread_unless_told(preset: str | None) -> None:
+    """`efc-tui` sets OPENBLAS_NUM_THREADS=1 (and MKL's) before numpy loads, as numpy reads
+    it then; a value the user set is kept."""
+    code = (
+        "import os, sys\nsys.argv = ['efc-tui', '--version']\n"
+        "from efc_tui.cli import main\nmain()\n"
+        "assert 'numpy' not in sys.modules\n"
+        "print(os.environ['OPENBLAS_NUM_THREADS'], os.environ['MKL_NUM_THREADS'])"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    if preset is not None:
+        env["OPENBLAS_NUM_THREADS"] = preset
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split()[-2:] == [preset or "1", "1"]
