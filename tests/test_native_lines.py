@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,16 +53,6 @@ def _read(path: Path, lenient: bool = False) -> Any:
     except InputError as exc:
         return ("error", str(exc))
     return [(r.warnings, r.flags, [_typed(e) for e in r.events]) for r in runs]
-
-
-@pytest.fixture(params=[True, False], ids=["simd", "scalar"])
-def simd(request: pytest.FixtureRequest) -> Iterator[bool]:
-    """The compiled reader with its AVX2 string scan (where the CPU has it) and without."""
-    fast.scan_simd(request.param)
-    try:
-        yield request.param
-    finally:
-        fast.scan_simd(True)
 
 
 def _same_both_ways(tmp_path: Path, lines: list[bytes]) -> None:

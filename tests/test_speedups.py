@@ -164,16 +164,6 @@ def test_no_hints_at_the_head_and_tail_cuts(hint: str, at: int, wide: str) -> No
         assert fast.no_hints(t) == _python_no_hints(t), (hint, at, size)
 
 
-@pytest.fixture(params=[True, False], ids=["simd", "scalar"])
-def simd(request: pytest.FixtureRequest) -> Iterator[bool]:
-    """no_hints with the AVX2 filter (where the CPU has it) and with the scalar loop."""
-    fast.scan_simd(request.param)
-    try:
-        yield request.param
-    finally:
-        fast.scan_simd(True)
-
-
 @pytest.mark.parametrize("size", [64, 65, 97, 130, 200])
 def test_no_hints_every_offset(simd: bool, size: int) -> None:
     """Each hint at every offset of 1-byte texts long enough for the 32-byte vector steps
