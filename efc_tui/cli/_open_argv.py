@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from efc_tui.cli._coerce import _to_float, _to_int
 from efc_tui.cli._score_argv import _at_least, _path, _text
+from efc_tui.cli._score_argv import parse as _parse
 from efc_tui.cli._score_argv import run as _run
 
 TYPE_CHECKING = False
@@ -46,9 +47,7 @@ VALUED: dict[str, tuple[str, Callable[[str], Any]]] = {
 def parse(args: list[str]) -> dict[str, Any] | None:
     """The keyword arguments of ``_open_run.run`` for ``efc-tui open ARGS``, or None when
     Typer should read ``args``."""
-    from efc_tui.cli._score_argv import parse as parse_plain
-
-    return parse_plain(args, FLAGS, VALUED)
+    return _parse(args, FLAGS, VALUED)
 
 
 def run(options: dict[str, Any]) -> None:

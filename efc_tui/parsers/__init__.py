@@ -63,10 +63,10 @@ def detect(path: Path, head: Sniff | None = None) -> Reader:
     best: tuple[float, int, Reader] | None = None
     name = path.name.lower()
     for order, fmt in enumerate(FORMATS):
-        if best is not None:
-            top, extensions = CEILINGS[fmt]
-            if top + (EXTENSION_BONUS if name.endswith(extensions) else 0.0) <= best[0]:
-                continue
+        top, extensions = CEILINGS[fmt]  # extensions: the reader's own (tested)
+        bonus = EXTENSION_BONUS if name.endswith(extensions) else 0.0  # extensions only break ties
+        if best is not None and top + bonus <= best[0]:
+            continue
         candidate = reader(fmt)
         try:
             score = candidate.sniff(s)
@@ -74,8 +74,7 @@ def detect(path: Path, head: Sniff | None = None) -> Reader:
             score = 0.0
         if score <= 0:
             continue
-        if any(name.endswith(ext) for ext in candidate.extensions):
-            score += EXTENSION_BONUS  # extensions only break ties
+        score += bonus
         key = (score, -order, candidate)
         if best is None or key[:2] > best[:2]:
             best = key

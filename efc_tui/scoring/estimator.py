@@ -37,15 +37,15 @@ class Theta:
     def predict(self, phi: np.ndarray) -> np.ndarray:
         """ÊFC_t for each row of a (T, 9) feature matrix (SPEC §3.4).
 
-        Written as element-wise column sums, θ0 + φ[:, 0]·θ[0] + φ[:, 1]·θ[1] + ... in that
-        order, not as a matrix product: BLAS rounds a row differently by where it falls in its blocks of
-        rows, by the number of rows and of threads and by the CPU's kernel, so the same
-        event could score differently on another machine, in a longer trace, or when the
-        product was split. Here each row's arithmetic is fixed, and no BLAS thread starts.
+        Element-wise column sums, θ0 + φ[:, 0]·θ[0] + φ[:, 1]·θ[1] + ... in that order, not
+        a matrix product: BLAS rounds a row by where it falls in its blocks of rows, by the
+        number of threads and by the CPU's kernel, so the same event could score differently
+        on another machine or in a longer trace. Here each row's arithmetic is fixed, and
+        no BLAS thread starts.
         """
-        lin = np.full(phi.shape[0], self.theta0)
+        lin = np.full(phi.shape[0], self.theta0, dtype=float)
         for j, w in enumerate(self.theta):
-            lin = lin + phi[:, j] * w
+            lin += phi[:, j] * w
         return np.maximum(0.0, np.expm1(np.minimum(lin, 50.0)))
 
 

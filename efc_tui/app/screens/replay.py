@@ -243,7 +243,7 @@ class ReplayScreen(Screen[None]):
         self.loader.painted.set()
         self._mount_footer()
         self._want_fit()
-        if self.data.events:
+        if self.data.events or self.loaded:
             self._request_score(early=not self.loaded)  # early: a preview's, while the rest is read
 
     def _mount_footer(self) -> None:
@@ -292,12 +292,11 @@ class ReplayScreen(Screen[None]):
         if self.initial_select is not None or not self.data.n_rows:
             self._select_initial()
         self._update_summary()
-        if self._first_frame_done or not self.data.n_rows:
-            self._first_frame_done = True  # no rows: no frame showing them will come
-            self.loader.painted.set()
-            self._mount_footer()
+        if self._first_frame_done:
             self._want_fit()
             self._request_score()
+        elif not self.data.n_rows:
+            self._after_first_frame()  # no rows: no frame showing them will come
         else:  # a small run, read before its first frame: that frame comes first
             self.set_timer(FIRST_PAINT_WAIT, self._after_first_frame)
 
