@@ -373,18 +373,24 @@ def _message_key(m: dict[str, Any]) -> Any:
     return (m.get("role"), dumps(m.get("content"))[:500], m.get("tool_call_id"))
 
 
-def _model_inputs(e: dict[str, Any], sample: dict[str, Any]) -> list[Any]:
+def _model_inputs_reversed(e: dict[str, Any], sample: dict[str, Any]) -> Iterator[Any]:
+    """A model event's input messages, last first: its ``input``, or (current Inspect,
+    which keeps each message once) its ``input_refs``, ranges into the sample's
+    ``message_pool``. Read lazily from the end: a caller wants the messages after the last
+    assistant one, and each event's refs span the whole conversation so far (copying the
+    ranges made reading a 100k-step sample quadratic: 4 minutes instead of 16 s)."""
     inputs = as_list(e.get("input"))
     if inputs:
-        return inputs
+        yield from reversed(inputs)
+        return
     pool = as_list(sample.get("message_pool"))
-    out: list[Any] = []
-    for rng in as_list(e.get("input_refs")):
+    for rng in reversed(as_list(e.get("input_refs"))):
         if isinstance(rng, list) and len(rng) == 2:
             start, end = opt_count(rng[0]), opt_count(rng[1])
             if start is not None and end is not None:
-                out.extend(pool[start:end])
-    return out
+                # pool[start:end], backwards, without the copy
+                for i in range(min(end, len(pool)) - 1, start - 1, -1):
+                    yield pool[i]
 
 
 def _from_events(b: RunBuilder, events: list[Any], sample: dict[str, Any], refs: _Refs) -> None:
@@ -406,9 +412,8 @@ def _from_events(b: RunBuilder, events: list[Any], sample: dict[str, Any], refs:
         ts = parse_time(e.get("timestamp"))
         if typ == "model":
             last_tool = None
-            inputs = _model_inputs(e, sample)
             tail: list[dict[str, Any]] = []
-            for m in reversed(inputs):
+            for m in _model_inputs_reversed(e, sample):
                 if not isinstance(m, dict) or m.get("role") == "assistant":
                     break
                 tail.append(m)
