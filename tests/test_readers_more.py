@@ -20,7 +20,7 @@ from efc_tui.errors import InputError
 from efc_tui.model import EventKind, Run, Status
 from efc_tui.parsers import detect, get_reader, load
 from efc_tui.parsers.base import ReadOptions
-from efc_tui.parsers.inspect_ai import score_success
+from efc_tui.parsers.inspect_ai import _model_inputs_reversed, score_success
 from efc_tui.parsers.status import classify_observation, infer_kind
 from tests.conftest import FIXTURES
 
@@ -121,6 +121,23 @@ def test_inspect_eval_zip(real_fixtures: Path) -> None:
 
 
 # --------------------------------------------------------------------------- Inspect AI (own)
+
+
+@pytest.mark.parametrize(("refs", "expected"), [
+    ([[0, 3]], [2, 1, 0]),
+    ([[0, 2], [4, 6]], [5, 4, 1, 0]),  # several ranges: the last one's end first
+    ([[5, 99]], [6, 5]),  # an end past the pool: up to the pool's end, as a slice
+    ([[9, 12], [3, 2], [2, 2]], []),  # past the pool, backwards, empty
+    ([[-1, 3], [1, None], [1], "x", [True, 2], [0, 1]], [0]),  # malformed ranges: skipped
+])
+def test_inspect_input_refs_read_from_the_end(refs: list[object], expected: list[int]) -> None:
+    """A model event's ``input_refs`` into the ``message_pool``, last message first, exactly
+    as the ranges sliced out would be (without copying them: each event's refs span the
+    whole conversation so far)."""
+    pool = list(range(7))
+    assert list(_model_inputs_reversed({"input_refs": refs}, {"message_pool": pool})) == expected
+    # an event with its own ``input`` uses that, not the pool
+    assert list(_model_inputs_reversed({"input": [7, 8], "input_refs": refs}, {"message_pool": pool})) == [8, 7]
 
 
 def test_inspect_events_statuses_and_parallel_calls() -> None:
