@@ -5,8 +5,8 @@ with a bash block, then the tool output, ~1.2 KB a step) of 100, 10k and 100k st
 for each opens it in a fresh process (the app headless at 120x40, as `efc-tui open` would
 run it) and prints, from the moment the process is started:
 
-- app built: the CLI has parsed its arguments, checked the file and built the app;
-- first screen: the replay screen shows its first ledger rows (the issue's "first usable
+- app imported: the CLI has parsed its arguments and checked the file, and imported the app;
+- first screen: the first frame that shows ledger rows is drawn (the issue's "first usable
   screen"), with `efc-tui open PATH` run as the console script runs it (the CLI's imports
   and checks included), the app headless at 120x40;
 - all read: every event is in the ledger; scored: scores are shown (``--scored``);
@@ -24,9 +24,9 @@ and the same-run baselines it is compared with:
 - mini-swe-agent's own inspector is not measured here: the figures of issue 13, measured
   on one machine, are printed for reference.
 
-"First screen" is when the frame that first shows ledger rows is drawn while the app runs
-(``ReplayScreen.first_painted_at``; not ``pilot.pause()``, which waits for the process to
-go idle, up to a second, and a load still reading never is).
+Each figure comes from a fresh process (``bench/_open_child.py``, which says exactly what
+is stamped): "first screen" is when Textual hands the first frame showing ledger rows to
+the terminal; the viewer and the floor are stamped the same way.
 
 No thresholds here (tests hold no timing assertions). Targets (issue 13): first screen
 < 1 s at 100k steps and < 0.5 s at 10k. The machine's load changes every figure: compare
@@ -38,7 +38,6 @@ the ratios printed in one run.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib.util
 import json
 import os
@@ -49,7 +48,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 import orjson
 
@@ -58,6 +56,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from score_bench import WORDS, observation
 from score_bench import generate as generate_native
 
+#: the measured process: `efc-tui open` as the console script runs it, or the viewer
+CHILD = Path(__file__).resolve().parent / "_open_child.py"
 #: issue 13's figures for mini-swe-agent's inspector (one machine, not this run)
 INSPECTOR_ISSUE_S = {100: 0.48, 10_000: 0.73, 100_000: 2.07}
 
@@ -100,106 +100,6 @@ def generate_traj(path: Path, n: int, seed: int = 0) -> int:
     return len(data)
 
 
-# -------------------------------------------------------------------------- the child side
-
-
-async def _drive(app: Any, scored: bool) -> dict[str, float]:
-    """Run ``app`` headless at 120x40; perf_counter stamps (one clock for every process) of
-    the first rows on screen, of every event read, and (``scored``) of the scores shown."""
-    from efc_tui.app.screens.replay import ReplayScreen
-
-    out: dict[str, float] = {"imported": time.perf_counter()}
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = app.screen
-        while not (isinstance(screen, ReplayScreen) and screen.first_painted_at is not None):
-            if app.failure:
-                raise SystemExit(app.failure)
-            await asyncio.sleep(0.002)
-            screen = app.screen
-        # the frame that first shows rows was drawn (not pilot.pause(): it waits for the
-        # process to go idle, up to a second, which a load still reading never does)
-        out["first"] = screen.first_painted_at
-        out["first_cpu"] = time.process_time()  # steadier than wall time on a busy machine
-        out["rows_first"] = float(screen.data.n_rows)
-        while not screen.loaded:
-            await asyncio.sleep(0.005)
-        out["read"] = time.perf_counter()
-        out["events"] = float(len(screen.data))
-        if scored:
-            await asyncio.wait_for(app.ready.wait(), 900)
-            await pilot.pause()
-            out["scored"] = time.perf_counter()
-    return out
-
-
-def child(path: Path, scored: bool) -> None:
-    """`efc-tui open PATH` as the console script runs it (the CLI's imports, argument
-    parsing and checks included), with the app run headless instead of on a terminal."""
-    os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
-    from efc_tui.app.app import EfcApp
-
-    stamps: dict[str, float] = {}
-
-    def run_headless(self: EfcApp, *args: object, **kwargs: object) -> None:
-        stamps.update(asyncio.run(_drive(self, scored)))
-
-    EfcApp.run = run_headless  # type: ignore[assignment,method-assign]
-    from efc_tui.cli import main
-
-    sys.argv = ["efc-tui", "open", str(path)]
-    try:
-        main()
-    except SystemExit as exc:  # the CLI exits when the app returns
-        if exc.code not in (0, None):
-            raise
-    print(json.dumps(stamps))
-
-
-async def _measure_viewer(path: Path | None) -> dict[str, float]:
-    """A minimal Textual viewer of a trajectory, the same-run stand-in for a peer's: it
-    parses the whole file (``orjson.loads``) and shows its first messages in a DataTable.
-    With ``path`` None it shows one row without reading anything: the least a Textual app
-    pays for its first frame here (the floor under every figure of this bench)."""
-    os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
-    from textual.app import App, ComposeResult
-    from textual.widgets import DataTable
-
-    out: dict[str, float] = {}
-
-    class Table(DataTable[str]):
-        def render_line(self, y: int):  # type: ignore[no-untyped-def]
-            if self.row_count and self.app._running and "first" not in out:
-                out["first"] = time.perf_counter()
-            return super().render_line(y)
-
-    class Viewer(App[None]):
-        def compose(self) -> ComposeResult:
-            yield Table()
-
-        def on_mount(self) -> None:
-            table = self.query_one(Table)
-            table.add_columns("#", "role", "content")
-            if path is None:
-                table.add_row("0", "-", "-")
-                return
-            doc = orjson.loads(path.read_bytes())
-            for i, m in enumerate(doc["messages"][:200]):
-                table.add_row(str(i), str(m.get("role")), str(m.get("content", ""))[:80].splitlines()[0])
-
-    out["imported"] = time.perf_counter()
-    app = Viewer()
-    async with app.run_test(size=(120, 40)):
-        while "first" not in out:
-            await asyncio.sleep(0.002)
-    out["first_cpu"] = time.process_time()
-    out["read"] = out["first"]
-    return out
-
-
-def child_viewer(path: Path | None) -> None:
-    print(json.dumps(asyncio.run(_measure_viewer(path))))
-
-
 # -------------------------------------------------------------------------- the parent side
 
 
@@ -209,12 +109,12 @@ def open_once(path: Path | None, scored: bool, viewer: bool = False) -> dict[str
     # byte code cached as in an installed package (not compiled from source in every run)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     if viewer:
-        argv = ["--child-viewer", str(path) if path is not None else "-"]
+        argv = ["viewer", str(path) if path is not None else "-"]
     else:
-        argv = ["--child", str(path), *(["--scored"] if scored else [])]
+        argv = ["efc", str(path), *(["--scored"] if scored else [])]
     t0 = time.perf_counter()
     r = subprocess.run(
-        [sys.executable, __file__, *argv],
+        [sys.executable, str(CHILD), *argv],
         check=True,
         capture_output=True,
         text=True,
@@ -247,15 +147,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1, help="opens per file (best is kept)")
     ap.add_argument("--scored", action="store_true", help="also wait until the scores are shown")
     ap.add_argument("--keep", action="store_true", help="keep the generated files")
-    ap.add_argument("--child", type=Path, help=argparse.SUPPRESS)
-    ap.add_argument("--child-viewer", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if args.child is not None:
-        child(args.child, args.scored)
-        return
-    if args.child_viewer is not None:
-        child_viewer(None if args.child_viewer == "-" else Path(args.child_viewer))
-        return
 
     inspector = importlib.util.find_spec("minisweagent") is not None
     tmp = Path(tempfile.mkdtemp(prefix="efc-open-bench-"))
@@ -264,7 +156,7 @@ def main() -> None:
         "(CPU: the process's CPU time at the first screen)"
     )
     print(
-        f"{'steps':>8} {'MB':>6} | {'app built':>10} {'first screen':>12} {'(CPU)':>6} {'all read':>9}"
+        f"{'steps':>8} {'MB':>6} | {'app imported':>12} {'first screen':>12} {'(CPU)':>6} {'all read':>9}"
         + (f"{'scored':>8}" if args.scored else "")
         + f" | {'bare parse':>10} {'x parse':>8} | {'native first':>12} {'(CPU)':>6} {'x native':>8}"
         f" | {'viewer':>7} {'x viewer':>8} | {'inspector*':>10} {'x insp.':>7}"
@@ -290,7 +182,7 @@ def main() -> None:
             else f"{'-':>10} {'-':>7}"
         )
         print(
-            f"{n:>8,} {size / 1e6:6.1f} | {ours['imported']:10.2f} {ours['first']:12.2f}"
+            f"{n:>8,} {size / 1e6:6.1f} | {ours['imported']:12.2f} {ours['first']:12.2f}"
             f" {ours['first_cpu']:6.2f} {ours['read']:9.2f}{scored}"
             f" | {parse:10.3f} {ours['first'] / parse:7.0f}x"
             f" | {base['first']:12.2f} {base['first_cpu']:6.2f} {ours['first'] / base['first']:7.2f}x"
