@@ -4,6 +4,8 @@ for each kind of input, following a growing log, and one scoring pass at a time.
 from __future__ import annotations
 
 import ast
+import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -11,6 +13,7 @@ import pytest
 
 from efc_tui.app.loading import (
     Events,
+    FirstUpdates,
     Header,
     Loaded,
     RunLoader,
@@ -19,7 +22,7 @@ from efc_tui.app.loading import (
     follow_problem,
 )
 from efc_tui.errors import InputError
-from efc_tui.model import Event
+from efc_tui.model import Event, EventKind, Run
 from efc_tui.parsers import load
 from tests.conftest import FIXTURES, REPO
 
@@ -100,6 +103,60 @@ def test_score_passes_run_one_at_a_time() -> None:
     assert p.request()
     assert p.finished(more=True)  # more events than the pass covered
     assert not p.finished(more=False)
+
+
+def test_first_updates_hand_over_the_first_rows_then_refuse() -> None:
+    """What the load puts before the first rows (or the end) is taken whole; after the
+    take, the load is told to post its updates itself."""
+    header, rows = Header(Run(run_id="r")), Events([Event(index=0, step=0, kind=EventKind.TOOL)])
+    early = FirstUpdates()
+    assert early.put(header) and early.put(Events([]))  # no rows yet: not ready
+    assert early.put(rows)  # ready: take() returns at once
+    t = time.perf_counter()
+    assert early.take(60.0) == [header, Events([]), rows]
+    assert time.perf_counter() - t < 30.0
+    assert not early.put(Loaded())  # taken: the caller sends it as a message
+    assert early.take(0.0) == []
+
+
+@pytest.mark.parametrize("end", [SeveralRuns(), Loaded()])
+def test_first_updates_are_ready_at_the_end_of_a_load_without_rows(end: object) -> None:
+    early = FirstUpdates()
+    header = Header(Run(run_id="r"))
+    assert early.put(header) and early.put(end)  # type: ignore[arg-type]
+    assert early.take(60.0) == [header, end]
+
+
+def test_first_updates_wait_no_longer_than_told_nor_after_a_close() -> None:
+    early = FirstUpdates()
+    header = Header(Run(run_id="r"))
+    early.put(header)
+    t = time.perf_counter()
+    assert early.take(0.05) == [header]  # no rows in time: what there is
+    assert time.perf_counter() - t >= 0.05
+    closed = FirstUpdates()
+    closed.close()  # the load failed: nothing to wait for
+    t = time.perf_counter()
+    assert closed.take(60.0) == [] and time.perf_counter() - t < 30.0
+
+
+def test_first_updates_from_a_thread_arrive_in_order() -> None:
+    early = FirstUpdates()
+    updates = list(RunLoader(APP / "small.jsonl").updates())
+    sent: list[object] = []
+
+    def load() -> None:
+        for u in updates:
+            if not early.put(u):
+                sent.append(u)
+        early.close()
+
+    thread = threading.Thread(target=load)
+    thread.start()
+    taken = early.take(60.0)
+    thread.join()
+    assert taken and taken + sent == updates
+    assert any(isinstance(u, Events) and u.events for u in taken)
 
 
 def test_follow_problem() -> None:

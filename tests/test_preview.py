@@ -262,6 +262,39 @@ def test_a_preview_holding_two_runs_opens_the_picker(monkeypatch: pytest.MonkeyP
 
 
 @pilot_test
+async def test_the_first_frame_already_shows_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One run: the replay screen is the app's first screen, and it takes the load's first
+    rows before it is drawn, so the first frame Textual writes shows rows (not an empty
+    ledger redrawn when they arrive). Frames are seen where Textual writes them
+    (``App._display``, outside an update batch): it has no public hook for that."""
+    from textual.app import App
+
+    from efc_tui.app import app as app_module
+    from efc_tui.app.screens import replay
+
+    path = _trajectory(tmp_path / "run.traj.json", 1500)
+    monkeypatch.setattr(loading, "PREVIEW_BYTES", (16 << 10,))
+    monkeypatch.setattr(replay, "FIRST_ROWS_WAIT", 60.0)  # the hand-over is tested, not speed
+    frames: list[int] = []
+    display = App._display
+
+    def seen(self: App[Any], screen: Any, renderable: Any) -> None:
+        if renderable is not None and not self._batch_count:
+            frames.append(screen.data.n_rows if isinstance(screen, replay.ReplayScreen) else -1)
+        display(self, screen, renderable)
+
+    monkeypatch.setattr(App, "_display", seen)
+    app = app_module.EfcApp([path])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, replay.ReplayScreen) and app.screen_stack == [app.screen]
+        assert frames and 10 < frames[0] < len(app.screen.data)  # the preview's rows, at once
+        assert app.screen.first_painted_at is not None
+
+
+@pilot_test
 async def test_the_app_shows_a_large_trajectory_before_reading_it_all(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -102,6 +102,51 @@ PREVIEW_BYTES = (64 << 10, 4 << 20)
 PREVIEW_MIN_RATIO = 2
 #: how long reading waits for the screen to paint the first rows (seconds)
 FIRST_PAINT_WAIT = 1.0
+#: how long the screen waits for the first rows before drawing its first frame (seconds): a
+#: preview is read in ~10 ms; a slower read is not waited for, its rows come as they are read
+FIRST_ROWS_WAIT = 0.15
+
+
+class FirstUpdates:
+    """Hands a load's first updates to the screen before its first frame.
+
+    The load (a thread) ``put``s each update here until the first rows are in (an ``Events``
+    with events, or the end: ``SeveralRuns``, ``Loaded``); the screen ``take``s them,
+    waiting a bounded time, and applies them before it is first drawn, so that frame shows
+    rows rather than an empty ledger redrawn a moment later. After ``take`` (or ``close``),
+    ``put`` refuses and the load posts its updates as messages, which come after these.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._updates: list[Update] = []
+        self._open = True
+        self._ready = threading.Event()
+
+    def put(self, update: Update) -> bool:
+        """Keep ``update`` for ``take`` (False: taken or closed already; send it yourself)."""
+        with self._lock:
+            if not self._open:
+                return False
+            self._updates.append(update)
+            if not isinstance(update, Header) and (
+                not isinstance(update, Events) or update.events
+            ):
+                self._ready.set()
+            return True
+
+    def close(self) -> None:
+        """The load ended (or failed): ``take`` waits no longer."""
+        self._ready.set()
+
+    def take(self, timeout: float) -> list[Update]:
+        """The updates put so far, once the first rows are in, the load closed, or after
+        ``timeout`` seconds; ``put`` refuses from now on."""
+        self._ready.wait(timeout)
+        with self._lock:
+            self._open = False
+            taken, self._updates = self._updates, []
+        return taken
 
 
 @dataclass(slots=True)

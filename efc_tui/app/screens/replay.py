@@ -18,6 +18,7 @@ import gc
 import time
 from collections.abc import Callable
 from pathlib import Path
+from threading import Event, Thread
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
@@ -31,12 +32,15 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from efc_tui.app.loading import (
     FIRST_PAINT_WAIT,
+    FIRST_ROWS_WAIT,
     Events,
+    FirstUpdates,
     Header,
     Loaded,
     RunLoader,
     ScorePasses,
     SeveralRuns,
+    Update,
     snapshot,
 )
 from efc_tui.app.messages import (
@@ -144,6 +148,10 @@ class ReplayScreen(Screen[None]):
         #: where ``e`` proposes to write (None: beside the trace)
         self.export_dir = export_dir
         self.data = ReplayData(Run(run_id="…"))
+        #: the load's first updates, taken before the first frame (``_take_first_rows``)
+        self._early = FirstUpdates()
+        #: set when the screen goes: the load stops reading
+        self._unloading = Event()
         self.loaded = False
         self.passes = ScorePasses()
         self.score_seconds: float | None = None
@@ -199,23 +207,41 @@ class ReplayScreen(Screen[None]):
         ledger = self.query_one(LedgerView)
         ledger.focus()
         ledger.on_first_rows = self._first_rows_painted
-        self._load()
         if self.follow:
             self._follow_timer = self.set_interval(FOLLOW_SECONDS, self.poll_follow)
+        self._start_load()
+        self._take_first_rows()
 
     # -- loading ----------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def _start_load(self) -> None:
+        """Read the run in a thread of its own, started now (a Textual worker would start
+        once this handler returns: too late for ``_take_first_rows``)."""
+        Thread(target=self._load, name="efc-tui load", daemon=True).start()
+
     def _load(self) -> None:
-        worker = get_current_worker()
         try:
-            for update in self.loader.updates(lambda: worker.is_cancelled):
-                self.post_message(LoadUpdate(update))
-        except EfcError as exc:
-            self.post_message(LoadFailed(str(exc), self.from_picker))
+            for update in self.loader.updates(self._unloading.is_set):
+                if not self._early.put(update):
+                    self.post_message(LoadUpdate(update))
+        except Exception as exc:  # bad input; or a bug: say so instead of "reading…" for ever
+            self._early.close()  # before the message: the first frame does not wait for it
+            text = str(exc) if isinstance(exc, EfcError) else f"load failed: {type(exc).__name__}: {exc}"
+            self.post_message(LoadFailed(text, self.from_picker))
+        finally:
+            self._early.close()  # the load ended
+
+    def _take_first_rows(self) -> None:
+        """Wait (at most ``FIRST_ROWS_WAIT``) for the load's first rows and apply them now,
+        before the first frame: that frame shows them, instead of an empty ledger redrawn
+        when they arrive. A slower read just goes on: its rows arrive as messages."""
+        for update in self._early.take(FIRST_ROWS_WAIT):
+            self._apply(update)
 
     def on_load_update(self, message: LoadUpdate) -> None:
-        update = message.update
+        self._apply(message.update)
+
+    def _apply(self, update: Update) -> None:
         if isinstance(update, Header):
             if self.data.events:  # again, after a preview: the run's metadata, not its events
                 update.run.events = self.data.events
@@ -225,6 +251,8 @@ class ReplayScreen(Screen[None]):
         elif isinstance(update, Events):
             self._events_arrived(update)
         elif isinstance(update, SeveralRuns):
+            if self._follow_timer is not None:
+                self._follow_timer.stop()
             self.post_message(OpenPicker())
         elif isinstance(update, Loaded):
             self._loaded(update)
@@ -308,7 +336,7 @@ class ReplayScreen(Screen[None]):
 
     def on_worker_state_changed(self, message: Worker.StateChanged) -> None:
         """A worker died of a bug (not bad input, which workers report themselves): say so
-        instead of hanging on "reading…"."""
+        instead of hanging on "scoring…" (the load, a thread of its own, says so itself)."""
         if message.state is not WorkerState.ERROR:
             return
         group = message.worker.group
@@ -318,7 +346,7 @@ class ReplayScreen(Screen[None]):
             self.passes.finished(False)
         if group == "follow":
             self._polling = False
-        if group in ("load", "score"):
+        if group == "score":
             self.post_message(LoadFailed(text, self.from_picker))
         else:
             self.notify(sanitize_label(text, 300), severity="error", markup=False)
@@ -694,6 +722,7 @@ class ReplayScreen(Screen[None]):
             self.app.pop_screen()
 
     def on_unmount(self) -> None:
+        self._unloading.set()
         self.loader.painted.set()  # a load still waiting for the first paint goes on (to its end)
         self._stop_play()
         if self._follow_timer is not None:

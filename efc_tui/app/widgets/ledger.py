@@ -8,6 +8,7 @@ through ``sanitize_label`` (kind and status come from the model's enums).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -96,10 +97,12 @@ def _cell(text: str, width: int, align: str) -> str:
     return pad + text if align == ">" else text + pad
 
 
-def _app_running(widget: LedgerView) -> bool:
-    """The app is running, so what is rendered now reaches the terminal (Textual draws
-    nothing before; it has no public flag for this)."""
-    return bool(getattr(widget.app, "_running", True))
+def _app_displaying(widget: LedgerView) -> bool:
+    """What is rendered now reaches the terminal: the app runs and is not batching updates
+    (Textual draws nothing before it runs, nor while it composes and mounts its first
+    screen; it has no public flag for either)."""
+    app = widget.app
+    return bool(getattr(app, "_running", True)) and not getattr(app, "_batch_count", 0)
 
 
 class LedgerView(ScrollView, can_focus=True):
@@ -268,8 +271,10 @@ class LedgerView(ScrollView, can_focus=True):
             if row >= self.data.n_rows:
                 return Strip.blank(width, base)
             strip = self._row_strip(row)
-            if self.on_first_rows is not None and _app_running(self):
-                self.call_after_refresh(self.on_first_rows)
+            if self.on_first_rows is not None and _app_displaying(self):
+                # the frame being rendered is written to the terminal in this same step of
+                # the event loop: the next step comes after it is drawn
+                asyncio.get_running_loop().call_soon(self.on_first_rows)
                 self.on_first_rows = None
         return strip.crop_extend(scroll_x, scroll_x + width, base)
 
