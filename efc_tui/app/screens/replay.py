@@ -27,7 +27,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, ProgressBar
+from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from efc_tui.app.loading import (
@@ -57,7 +57,7 @@ from efc_tui.app.replay_data import ReplayData, RowFilter, next_match
 from efc_tui.app.widgets.charts import CumulativeChart, FitPanel
 from efc_tui.app.widgets.detail import DetailPane
 from efc_tui.app.widgets.ledger import LedgerView
-from efc_tui.app.widgets.summary import RunSummary
+from efc_tui.app.widgets.summary import ReadProgress, RunSummary
 from efc_tui.errors import EfcError
 from efc_tui.model import Run
 from efc_tui.text import sanitize_label
@@ -188,7 +188,7 @@ class ReplayScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield RunSummary(self.data, id="summary")
-        yield ProgressBar(id="progress", show_eta=False, total=100)
+        yield ReadProgress(id="progress")
         yield LedgerView(self.data, id="ledger")
         with Horizontal(id="lower"):
             yield DetailPane(self.data, id="detail")
@@ -300,7 +300,7 @@ class ReplayScreen(Screen[None]):
         for w in update.warnings[:3]:
             self.notify(sanitize_label(w, 300), severity="warning", markup=False)
         if update.fraction is not None and not self.loaded:
-            self.query_one(ProgressBar).update(progress=round(100 * update.fraction))
+            self.query_one(ReadProgress).update(update.fraction)
         self._rows_changed(restyle=update.start is not None)
         if first and data.n_rows:
             self.first_rows_at = time.perf_counter()
@@ -316,7 +316,7 @@ class ReplayScreen(Screen[None]):
     def _loaded(self, update: Loaded) -> None:
         self.loaded = True
         self.data.run.flags.extend(f for f in update.flags if f not in self.data.run.flags)
-        self.query_one(ProgressBar).display = False
+        self.query_one(ReadProgress).display = False
         if self.initial_select is not None or not self.data.n_rows:
             self._select_initial()
         self._update_summary()

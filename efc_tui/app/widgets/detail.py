@@ -9,6 +9,8 @@ markup.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
@@ -38,13 +40,19 @@ def bar(value: float | None, width: int = BAR_WIDTH, top: float = 1.0) -> str:
 
 
 class DetailPane(VerticalScroll):
-    """A scrollable pane describing one event of a :class:`ReplayData`."""
+    """A scrollable pane describing one event of a :class:`ReplayData`.
+
+    Three ``Static``s: the event's summary (title, adapter decision, numbers), then its
+    action and its observation, each under its section title. Scores arriving update the
+    summary alone; the texts are styled once per event. (Three, not one per part: each
+    widget costs its share of every restyle and of the first frame.)"""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"detail--title"}
 
     DEFAULT_CSS = """
     DetailPane { padding: 0 1; }
     DetailPane > Static { width: 1fr; height: auto; }
-    DetailPane > .section-title { color: $text-accent; text-style: bold; margin-top: 1; }
-    DetailPane > #detail-head { text-style: bold; }
+    DetailPane > .detail--title { color: $text-accent; text-style: bold; }
     """
 
     def __init__(self, data: ReplayData, *, id: str | None = None) -> None:
@@ -54,28 +62,34 @@ class DetailPane(VerticalScroll):
         self.can_focus = True
 
     def compose(self) -> ComposeResult:
-        yield Static(id="detail-head", markup=False)
-        yield Static(id="detail-adapter", markup=False)
-        yield Static(id="detail-numbers", markup=False)
-        yield Static("Action", classes="section-title", markup=False)
+        yield Static(id="detail-summary", markup=False)
         yield Static(id="detail-action", markup=False)
-        yield Static("Observation", classes="section-title", markup=False)
         yield Static(id="detail-observation", markup=False)
+
+    def on_mount(self) -> None:
+        if self.event is None:
+            self._texts(Text(""), Text(""))
+
+    def _texts(self, action: RenderableType, observation: RenderableType) -> None:
+        """The action and observation, each under its section title (a blank line above)."""
+        style = self.get_component_rich_style("detail--title")
+        for sid, title, body in (("#detail-action", "Action", action),
+                                 ("#detail-observation", "Observation", observation)):
+            self.query_one(sid, Static).update(Group(Text(f"\n{title}", style=style), body))
 
     def show(self, event: int | None) -> None:
         """Show event ``event`` (or a blank pane). Cheap: only this event's text is styled."""
         same = event == self.event
         self.event = event
-        head = self.query_one("#detail-head", Static)
+        summary = self.query_one("#detail-summary", Static)
         if event is None or event >= len(self.data.events):
-            head.update(Text("no event selected"))
-            for sid in ("#detail-adapter", "#detail-numbers", "#detail-action", "#detail-observation"):
-                self.query_one(sid, Static).update("")
+            summary.update(Text("no event selected", style="bold"))
+            self._texts(Text(""), Text(""))
             return
         ev = self.data.events[event]
-        title = Text()
-        title.append(f"event {ev.index}", style="bold")
-        title.append(f"  step {ev.step}  {ev.kind.value}", style="")
+        title = Text(style="bold")
+        title.append(f"event {ev.index}")
+        title.append(f"  step {ev.step}  {ev.kind.value}")
         if ev.tool:
             title.append("  tool ")
             title.append(sanitize_label(ev.tool, 60))
@@ -89,16 +103,10 @@ class DetailPane(VerticalScroll):
         if ev.flags:
             title.append("\nestimated: " + ", ".join(sanitize_label(f, 40) for f in ev.flags),
                          style="dim")
-        head.update(title)
-        self.query_one("#detail-adapter", Static).update(self._adapter(event))
-        self.query_one("#detail-numbers", Static).update(self._numbers(event))
+        summary.update(Text("\n").join([title, self._adapter(event), self._numbers(event)]))
         if not same:
-            self.query_one("#detail-action", Static).update(
-                self._body(ev.action_text, ev.tool, is_action=True)
-            )
-            self.query_one("#detail-observation", Static).update(
-                self._body(ev.observation_text, ev.tool, is_action=False)
-            )
+            self._texts(self._body(ev.action_text, ev.tool, is_action=True),
+                        self._body(ev.observation_text, ev.tool, is_action=False))
             self.scroll_home(animate=False, immediate=True)
 
     def _body(self, text: str, tool: str | None, *, is_action: bool) -> RenderableType:

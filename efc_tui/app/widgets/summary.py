@@ -9,8 +9,10 @@ state (reading, scoring, following, playing). Log text (ids, names) goes through
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.text import Text
+from textual.widget import Widget
 from textual.widgets import Static
 
 from efc_tui.app.replay_data import ReplayData
@@ -120,3 +122,37 @@ class RunSummary(Static):
         if st.playing:
             t.append(f"  ▶ {st.speed:g}/s", style="bold green")
         return t
+
+
+class ReadProgress(Widget):
+    """How far the first read is through the file, while it reads: a bar and a percentage
+    on one line. (One widget: Textual's ProgressBar is three, each paid for in the first
+    frame and in every restyle.)"""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"read-progress--done", "read-progress--left"}
+
+    DEFAULT_CSS = """
+    ReadProgress { height: 1; }
+    ReadProgress > .read-progress--done { color: $warning; }
+    ReadProgress > .read-progress--left { color: $foreground 20%; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        #: how far through the file (0 to 1)
+        self.fraction = 0.0
+
+    def update(self, fraction: float) -> None:
+        fraction = max(0.0, min(1.0, fraction))
+        if fraction != self.fraction:
+            self.fraction = fraction
+            self.refresh()
+
+    def render(self) -> Text:
+        width = max(1, self.size.width - 6)
+        done = round(self.fraction * width)
+        text = Text(no_wrap=True)
+        text.append("━" * done, style=self.get_component_rich_style("read-progress--done"))
+        text.append("━" * (width - done), style=self.get_component_rich_style("read-progress--left"))
+        text.append(f"{round(100 * self.fraction):>5}%")
+        return text
