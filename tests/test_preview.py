@@ -295,6 +295,47 @@ async def test_the_first_frame_already_shows_rows(
 
 
 @pilot_test
+async def test_work_after_the_first_frame_starts_even_if_no_frame_is_seen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The fit and the preview's scoring start once a frame showing rows is written (the
+    ledger says so). Should that never be seen (Textual drawing the rows from its cache),
+    they start FIRST_PAINT_WAIT after the rows arrived, not when the whole read ends."""
+    import threading
+
+    from efc_tui.app import app as app_module
+    from efc_tui.app.screens import replay
+
+    path = _trajectory(tmp_path / "run.traj.json", 50)
+    [full] = load(path)
+    release = threading.Event()
+
+    def updates(self: RunLoader, cancelled: Any = None) -> Any:
+        yield Header(full)
+        yield Events(list(full.events[:10]), 0.1, [], preview=True)
+        release.wait(60)  # the rest of a long read
+        yield Loaded([])
+
+    monkeypatch.setattr(RunLoader, "updates", updates)
+    monkeypatch.setattr(replay.ReplayScreen, "_first_rows_painted", lambda self: None)
+    monkeypatch.setattr(replay, "FIRST_PAINT_WAIT", 0.05)
+    app = app_module.EfcApp([path])
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = app.screen
+            assert isinstance(screen, replay.ReplayScreen)
+            for _ in range(500):
+                if screen._first_frame_done:
+                    break
+                await pilot.pause(0.01)
+            assert screen._first_frame_done and not screen.loaded  # started while reading
+            release.set()
+            await settle(pilot)
+    finally:
+        release.set()
+
+
+@pilot_test
 async def test_the_app_shows_a_large_trajectory_before_reading_it_all(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -304,6 +304,9 @@ class ReplayScreen(Screen[None]):
         self._rows_changed(restyle=update.start is not None)
         if first and data.n_rows:
             self.first_rows_at = time.perf_counter()
+            # the ledger calls _first_rows_painted once a frame showing rows is written; should
+            # Textual draw them from its cache without asking the ledger, go on all the same
+            self.set_timer(FIRST_PAINT_WAIT, self._after_first_frame)
             if self.initial_select is None:
                 self._select_initial()
             else:
