@@ -94,6 +94,12 @@ def best_open(path: Path | None, scored: bool, repeat: int, viewer: bool = False
     return min(runs, key=lambda r: r["first"])
 
 
+def ratio(a: float, b: float) -> str:
+    """``a / b`` in 8 characters: two decimals below 10, none above."""
+    r = a / b
+    return f"{r:7.2f}x" if r < 10 else f"{r:7.0f}x"
+
+
 def bare_parse(path: Path, repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
@@ -163,7 +169,7 @@ def main() -> None:
             print(
                 f"{fmt:>14} {n:>8,} {size / 1e6:6.1f} | {ours['imported']:12.2f}"
                 f" {ours['first']:12.2f} {ours['first_cpu']:6.2f} {ours['read']:9.2f}{scored}"
-                f" | {parse:10.3f} {ours['first'] / parse:7.0f}x"
+                f" | {parse:10.3f} {ratio(ours['first'], parse)}"
                 f" | {base['first']:12.2f} {ours['first'] / base['first']:7.2f}x"
                 f" | {view_s} | {insp_s}",
                 flush=True,
