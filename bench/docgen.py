@@ -219,6 +219,48 @@ def swe_agent(path: Path, n: int, seed: int = 0) -> int:
 # ---------------------------------------------------------------------------- OpenHands
 
 
+def _tool_call_metadata(
+    function: str, call_id: str, t: int, now: float, content: str, arguments: str,
+    tokens_in: int, tokens_out: int,
+) -> dict[str, Any]:
+    """An OpenHands action's ``tool_call_metadata``: the one call and the model response
+    (litellm's chat completion) that made it."""
+    return {
+        "function_name": function,
+        "tool_call_id": call_id,
+        "model_response": {
+            "id": _id("chatcmpl", t),
+            "created": int(now),
+            "model": MODEL,
+            "object": "chat.completion",
+            "choices": [
+                {
+                    "finish_reason": "tool_calls",
+                    "index": 0,
+                    "message": {
+                        "content": content,
+                        "role": "assistant",
+                        "tool_calls": [
+                            {
+                                "index": 1,
+                                "function": {"arguments": arguments, "name": function},
+                                "id": call_id,
+                                "type": "function",
+                            }
+                        ],
+                    },
+                }
+            ],
+            "usage": {
+                "completion_tokens": tokens_out,
+                "prompt_tokens": tokens_in,
+                "total_tokens": tokens_in + tokens_out,
+            },
+        },
+        "total_calls_in_response": 1,
+    }
+
+
 def openhands(path: Path, n: int, seed: int = 0) -> int:
     """An OpenHands trajectory export: a JSON array of events. The task (a user message),
     then per step a ``run`` action (its ``tool_call_metadata`` with the litellm model
@@ -242,43 +284,10 @@ def openhands(path: Path, n: int, seed: int = 0) -> int:
         call_id = _id("toolu", s.t)
         acc_in += s.tokens_in
         acc_out += s.tokens_out
-        tcm = {
-            "function_name": "execute_bash",
-            "tool_call_id": call_id,
-            "model_response": {
-                "id": _id("chatcmpl", s.t),
-                "created": int(now),
-                "model": MODEL,
-                "object": "chat.completion",
-                "choices": [
-                    {
-                        "finish_reason": "tool_calls",
-                        "index": 0,
-                        "message": {
-                            "content": s.thought,
-                            "role": "assistant",
-                            "tool_calls": [
-                                {
-                                    "index": 1,
-                                    "function": {
-                                        "arguments": orjson.dumps({"command": s.cmd}).decode(),
-                                        "name": "execute_bash",
-                                    },
-                                    "id": call_id,
-                                    "type": "function",
-                                }
-                            ],
-                        },
-                    }
-                ],
-                "usage": {
-                    "completion_tokens": s.tokens_out,
-                    "prompt_tokens": s.tokens_in,
-                    "total_tokens": s.tokens_in + s.tokens_out,
-                },
-            },
-            "total_calls_in_response": 1,
-        }
+        tcm = _tool_call_metadata(
+            "execute_bash", call_id, s.t, now, s.thought,
+            orjson.dumps({"command": s.cmd}).decode(), s.tokens_in, s.tokens_out,
+        )
         aid = len(events)
         events.append(
             {
@@ -345,36 +354,9 @@ def openhands(path: Path, n: int, seed: int = 0) -> int:
             "source": "agent",
             "message": "All done.",
             "action": "finish",
-            "tool_call_metadata": {
-                "function_name": "finish",
-                "tool_call_id": finish_id,
-                "model_response": {
-                    "id": _id("chatcmpl", n),
-                    "created": int(now + 5),
-                    "model": MODEL,
-                    "object": "chat.completion",
-                    "choices": [
-                        {
-                            "finish_reason": "tool_calls",
-                            "index": 0,
-                            "message": {
-                                "content": "All done.",
-                                "role": "assistant",
-                                "tool_calls": [
-                                    {
-                                        "index": 1,
-                                        "function": {"arguments": "{}", "name": "finish"},
-                                        "id": finish_id,
-                                        "type": "function",
-                                    }
-                                ],
-                            },
-                        }
-                    ],
-                    "usage": {"completion_tokens": 20, "prompt_tokens": 900, "total_tokens": 920},
-                },
-                "total_calls_in_response": 1,
-            },
+            "tool_call_metadata": _tool_call_metadata(
+                "finish", finish_id, n, now + 5, "All done.", "{}", 900, 20
+            ),
             "llm_metrics": {
                 "accumulated_cost": round((acc_in + 900) * 3e-6 + (acc_out + 20) * 15e-6, 6),
                 "accumulated_token_usage": {
