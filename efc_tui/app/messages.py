@@ -1,5 +1,6 @@
 """Messages of the app (dataclass messages: Textual's ``Message.__post_init__`` initializes
-them).
+them; no generated ``__repr__``/``__eq__``: nothing compares or prints them, and each
+generated method is compiled when the app starts).
 
 Two kinds:
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 # -- workers to their screen ----------------------------------------------------------------
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class LoadUpdate(Message):
     """One step of reading the run (``efc_tui.app.loading``: header, events, done, ...)."""
 
@@ -35,7 +36,7 @@ class LoadUpdate(Message):
     update: Update
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class ScoreReady(Message):
     """A scoring pass finished: ``scored`` covers the first ``len(scored)`` events."""
 
@@ -44,7 +45,7 @@ class ScoreReady(Message):
     seconds: float
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class SearchDone(Message):
     bubble: ClassVar[bool] = False
     query: str
@@ -52,14 +53,14 @@ class SearchDone(Message):
     matches: list[int]
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Exported(Message):
     bubble: ClassVar[bool] = False
     path: str | None
     error: str | None = None
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class PickerRow(Message):
     """Scored runs for the picker (a batch), and how many files are done."""
 
@@ -69,13 +70,13 @@ class PickerRow(Message):
     total_files: int
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class PickerDone(Message):
     bubble: ClassVar[bool] = False
     errors: list[str] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class CompareReady(Message):
     """Both runs of the compare view are read, scored and aligned."""
 
@@ -86,7 +87,7 @@ class CompareReady(Message):
 # -- screens to the app ---------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class OpenEvent(Message):
     """The compare view: replay the run of ``path`` with ``event`` selected (esc: back)."""
 
@@ -94,7 +95,7 @@ class OpenEvent(Message):
     event: int
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class OpenRun(Message):
     """The picker chose run ``ordinal`` of ``path``: replay it."""
 
@@ -102,18 +103,18 @@ class OpenRun(Message):
     ordinal: int
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class FitWanted(Message):
     """A replay screen drew its first rows (or read a run with none) and has no fit yet:
     the app reads the package's fit now, off the path to the first frame."""
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class OpenPicker(Message):
     """The one file given holds several runs: show them in the picker instead."""
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class LoadFailed(Message):
     """Reading or scoring failed with ``error`` (one line naming file and line).
 
@@ -124,6 +125,6 @@ class LoadFailed(Message):
     recoverable: bool = False
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class ScreenReady(Message):
     """The screen has read and scored what it shows (a screenshot can be taken)."""

@@ -18,7 +18,6 @@ from rich.console import RenderableType
 from rich.text import Text
 from textual.widget import Widget
 
-from efc_tui.app.chart import Chart, Marker, Series, VRule, render
 from efc_tui.app.lazy import lazy_module
 from efc_tui.app.replay_data import ReplayData
 from efc_tui.app.widgets.ledger import fmt_num
@@ -26,10 +25,12 @@ from efc_tui.app.widgets.ledger import fmt_num
 if TYPE_CHECKING:
     import numpy as np
 
+    from efc_tui.app import chart as ch
     from efc_tui.app.fitview import FitView
     from efc_tui.fitting.fitfile import CurvePosition
 else:
     np = lazy_module("numpy")  # imported by the first scoring, after the first frame
+    ch = lazy_module("efc_tui.app.chart")  # drawn once there are scores
 
 
 def _join(lines: list[Text]) -> Text:
@@ -63,18 +64,18 @@ class CumulativeChart(Widget):
         xmax = float(x[-1]) if len(x) else 1.0
         ymax = float(np.nanmax(y)) if len(y) else 1.0
         ymin = min(0.0, float(np.nanmin(y))) if len(y) else 0.0
-        chart = Chart(
+        chart = ch.Chart(
             x_range=(0.0, xmax if xmax > 0 else 1.0),
             y_range=(ymin, ymax if ymax > ymin else ymin + 1.0),
-            series=[Series(np.concatenate(([0.0], x)), np.concatenate(([0.0], y)), "cyan")],
+            series=[ch.Series(np.concatenate(([0.0], x)), np.concatenate(([0.0], y)), "cyan")],
             x_label="C_raw so far",
         )
         info = Text(no_wrap=True, end="")
         if d.stop is not None and d.stop < len(x):
-            chart.rules.append(VRule(float(x[d.stop]), "┊", "red", "stop"))
+            chart.rules.append(ch.VRule(float(x[d.stop]), "┊", "red", "stop"))
         i = self.event
         if i is not None and i < len(x):
-            chart.markers.append(Marker(float(x[i]), float(y[i]), "●", "bold yellow"))
+            chart.markers.append(ch.Marker(float(x[i]), float(y[i]), "●", "bold yellow"))
             info.append(f"t={i}  ", style="bold")
             info.append(f"NRS-EFC {fmt_num(float(y[i]), 8)}  C_raw {fmt_num(float(x[i]), 8)}")
         else:
@@ -82,7 +83,7 @@ class CumulativeChart(Widget):
         if d.stop is not None and d.summary is not None:
             info.append(f"  stop@{d.stop}", style="red")
             info.append(f" saves {fmt_num(d.summary.cost_saved, 8)}", style="red")
-        lines = render(chart, w, h - 1)
+        lines = ch.render(chart, w, h - 1)
         return _join([info, *lines])
 
 
@@ -192,13 +193,13 @@ class FitPanel(Widget):
         grid = np.linspace(0.0, x_hi, 256)
         groups = np.array([(z, 1.0 - e) for z, e in curve.points
                            if math.isfinite(z) and math.isfinite(e)]).reshape(-1, 2)
-        chart = Chart(
+        chart = ch.Chart(
             x_range=(0.0, x_hi),
             y_range=(0.0, 1.0),
             series=[
                 # the fitted groups' observed success, one dot each, under the curve
-                Series(groups[:, 0], groups[:, 1], "bright_black", monotone_x=False, scatter=True),
-                Series(grid, curve.success(grid), "green"),
+                ch.Series(groups[:, 0], groups[:, 1], "bright_black", monotone_x=False, scatter=True),
+                ch.Series(grid, curve.success(grid), "green"),
             ],
             x_label=f"{curve.name} (z)",
             y_fmt="{:.1f}",
@@ -208,7 +209,7 @@ class FitPanel(Widget):
             ok = d.run.success
             char = "✓" if ok else ("✗" if ok is False else "○")
             style = "bold green" if ok else ("bold red" if ok is False else "bold")
-            chart.markers.append(Marker(final.z, final.success, char, style))
+            chart.markers.append(ch.Marker(final.z, final.success, char, style))
             info.append(f"run {char} {final.success:.0%}", style="")
         elif d.ledger is None:
             info.append("… scoring", style="dim")
@@ -218,11 +219,11 @@ class FitPanel(Widget):
         if far is not None and final is not None:
             info.append(f" (extrapolated: {far})", style="dim italic")
         if pre is not None:
-            chart.markers.append(Marker(pre.z, pre.success, "◆", "bold yellow"))
+            chart.markers.append(ch.Marker(pre.z, pre.success, "◆", "bold yellow"))
             info.append(f"   at t={self.event}: ", style="")
             info.append(f"{pre.success:.0%} predicted success", style="bold yellow")
             info.append(f"  z {fmt_num(pre.z, 8)}", style="dim")
             if pre.extrapolated:
                 info.append(" (extrapolated)", style="dim italic")
-        lines = render(chart, w, max(3, h - 2))
+        lines = ch.render(chart, w, max(3, h - 2))
         return _join([head, info, *lines])
