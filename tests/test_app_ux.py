@@ -269,3 +269,29 @@ async def test_follow_a_claude_code_session_as_lines_are_appended(tmp_path: Path
 @pilot_test
 async def test_follow_a_codex_rollout_as_lines_are_appended(tmp_path: Path) -> None:
     await _follow(tmp_path, FIX / "agents" / "codex_session.jsonl", 20, "rollout-x.jsonl", set())
+
+
+@pilot_test
+async def test_the_read_progress_bar_fills_with_the_fraction_read() -> None:
+    """One line: a bar as wide as the widget less the percentage, filled in proportion."""
+    from textual.app import App, ComposeResult
+
+    from efc_tui.app.widgets.summary import ReadProgress
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield ReadProgress()
+
+    app = One()
+    async with app.run_test(size=(46, 3)) as pilot:
+        bar = app.query_one(ReadProgress)
+        seen = []
+        for fraction in (0.0, 0.25, 1.0, 1.7, -1.0):
+            bar.update(fraction)
+            await pilot.pause()
+            text = bar.render()
+            style = bar.get_component_rich_style("read-progress--done")
+            done = sum(span.end - span.start for span in text.spans if span.style == style)
+            seen.append((text.plain[-5:], done, len(text.plain)))
+        assert seen == [("   0%", 0, 46), ("  25%", 10, 46), (" 100%", 40, 46),
+                        (" 100%", 40, 46), ("   0%", 0, 46)]

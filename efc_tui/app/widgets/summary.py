@@ -3,7 +3,8 @@
 Two lines: the run (id, model, task, harness, outcome, events shown) and the figures
 (``HEADLINE``: which run figures lead, in order) with the adapter's stop and the app's
 state (reading, scoring, following, playing). Log text (ids, names) goes through
-``sanitize_label`` and reaches the screen as ``Text``, never markup.
+``sanitize_label`` and reaches the screen as ``Text``, never markup. Below it, while the
+first read goes on, ``ReadProgress``: how far through the file it is.
 """
 
 from __future__ import annotations
