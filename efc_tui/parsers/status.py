@@ -33,15 +33,28 @@ class _Guarded:
 
     A case-insensitive pattern has lower-case keys, looked for in the lower-cased text, and
     only in ASCII text: Unicode case folding lets a few other letters (ſ, K, ı, İ) match
-    ASCII ones, so a non-ASCII text always runs the pattern."""
+    ASCII ones, so a non-ASCII text always runs the pattern.
 
-    __slots__ = ("fold", "keys", "rx")
+    The pattern is compiled the first time a text gets past the keys: most runs never need
+    some of them (compiling all six took ~20 M instructions at every start of the app)."""
 
-    def __init__(self, rx: re.Pattern[str], keys: tuple[str, ...]) -> None:
-        self.rx = rx
+    __slots__ = ("_rx", "flags", "fold", "keys", "pattern")
+
+    def __init__(self, pattern: str, flags: int, keys: tuple[str, ...]) -> None:
+        self.pattern = pattern
+        self.flags = flags
+        self._rx: re.Pattern[str] | None = None
         self.keys = keys
-        self.fold = bool(rx.flags & re.IGNORECASE)
+        self.fold = bool(flags & re.IGNORECASE)
         assert not self.fold or all(k == k.lower() for k in keys)
+
+    @property
+    def rx(self) -> re.Pattern[str]:
+        """The compiled pattern (compiled now if it was not yet)."""
+        rx = self._rx
+        if rx is None:
+            rx = self._rx = re.compile(self.pattern, self.flags)
+        return rx
 
     def search(self, text: str) -> re.Match[str] | None:
         where = text
@@ -69,11 +82,12 @@ _UNITTEST_RESULT = re.compile(r"^(OK|FAILED)\b(?: \((?P<detail>[^)]*)\))?", re.M
 _UNITTEST_DETAIL = re.compile(r"(failures|errors|skipped|expected failures|unexpected successes)=(\d+)")
 _TRACEBACK = "Traceback (most recent call last):"
 _EXC_LINE = re.compile(r"^(?:E\s+)?(?P<name>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure))\b(?::|$)", re.MULTILINE)
-_TIMEOUT = _Guarded(re.compile(
+_TIMEOUT = _Guarded(
     r"\b(?:timed out|TimeoutError|TimeoutExpired|deadline exceeded|Timeout after\b|timeout of \d+)",
     re.IGNORECASE,
-), ("timed out", "timeout", "deadline exceeded"))
-_STATIC = _Guarded(re.compile(
+    ("timed out", "timeout", "deadline exceeded"),
+)
+_STATIC = _Guarded(
     r"(?:command not found|: not found$|is not recognized as an internal or external command"
     r"|No such file or directory: '?[\w./-]+\.(?:py|sh)'?$|can't open file"
     r"|^\s*SyntaxError\b|^\s*IndentationError\b|^\s*TabError\b|invalid syntax"
@@ -82,33 +96,36 @@ _STATIC = _Guarded(re.compile(
     r"|response had parsing errors|Missing required (?:fields?|parameters?|arguments?)\b"
     r"|introduced new syntax error|\bE999 SyntaxError\b)",
     re.IGNORECASE | re.MULTILINE,
-), ("not found", "not recognized", "no such file", "can't open file", "syntax", "indentationerror",
+    ("not found", "not recognized", "no such file", "can't open file", "syntax", "indentationerror",
     "taberror", "unknown ", "invalid ", "unrecognized arguments", "tool_use_error", "not a valid tool",
-    "parsing errors", "missing required"))
-_API = _Guarded(re.compile(
+    "parsing errors", "missing required"),
+)
+_API = _Guarded(
     r"(?:\brate[ _-]?limit|RateLimitError|APIConnectionError|APIStatusError|\bAPI ?Error\b"
     r"|overloaded_error|\bOverloaded\b|insufficient_quota|context_length_exceeded"
     r"|HTTP(?: Error)? (?:429|5\d\d)\b|\b(?:429|529) Too Many Requests)",
     re.IGNORECASE,
-), ("rate", "api", "overloaded", "insufficient_quota", "context_length_exceeded", "http",
-    "too many requests"))
+    ("rate", "api", "overloaded", "insufficient_quota", "context_length_exceeded", "http",
+     "too many requests"),
+)
 _ASSERTION = _Guarded(
-    re.compile(r"\bAssertionError\b|^FAILED |^E\s+assert\b|\bassert(?:ion)? failed\b", re.MULTILINE),
+    r"\bAssertionError\b|^FAILED |^E\s+assert\b|\bassert(?:ion)? failed\b", re.MULTILINE,
     ("AssertionError", "FAILED ", "assert"),
 )
 _STATIC_EXC = {"SyntaxError", "IndentationError", "TabError"}
 _TIMEOUT_EXC = {"TimeoutError", "TimeoutExpired", "subprocess.TimeoutExpired", "asyncio.TimeoutError"}
 
 # Commands that are checks: tests, linters, type checks, verifiers, evaluators.
-_CHECK_CMD = _Guarded(re.compile(
+_CHECK_CMD = _Guarded(
     r"(?:^|[\s;&|(/])(?:pytest|py\.test|tox|nox|unittest|nosetests|mypy|pyright|ruff|flake8|pylint|"
     r"black --check|isort --check|eslint|tsc|jest|vitest|mocha|cargo (?:test|check|clippy)|"
     r"go (?:test|vet)|npm (?:run )?test|yarn test|pnpm test|make (?:test|check)|ctest|"
     r"mvn (?:test|verify)|gradle test|rspec|phpunit|shellcheck|verify|validate)\b",
     re.IGNORECASE,
-), ("test", "tox", "nox", "mypy", "pyright", "ruff", "flake8", "pylint", "--check", "eslint", "tsc",
+    ("test", "tox", "nox", "mypy", "pyright", "ruff", "flake8", "pylint", "--check", "eslint", "tsc",
     "jest", "mocha", "cargo ", "go ", "npm ", "make ", "mvn ", "rspec", "phpunit", "shellcheck",
-    "verify", "validate"))
+     "verify", "validate"),
+)
 _EDIT_TOOLS = {
     "edit", "write", "multiedit", "notebookedit", "str_replace_editor", "str_replace_based_edit_tool",
     "apply_patch", "edit_file", "write_file", "create_file", "str_replace", "insert", "create",
@@ -123,9 +140,11 @@ _MEMORY_TOOLS = {
 }
 _PLAN_TOOLS = {"update_plan", "plan", "exitplanmode", "enterplanmode", "write_plan"}
 _REFLECT_TOOLS = {"think", "reflect", "thinking", "reasoning"}
-_EDIT_CMD = _Guarded(re.compile(
-    r"(?:\bsed\s+-i\b|\bcat\s*>|\btee\s|\bapply_patch\b|\bgit apply\b|\bpatch\s+-p|>\s*[\w./-]+\.\w+\s*(?:<<|$)|<<\s*'?EOF)"
-), ("sed", "tee", "patch", "git apply", ">", "<<"))
+_EDIT_CMD = _Guarded(
+    r"(?:\bsed\s+-i\b|\bcat\s*>|\btee\s|\bapply_patch\b|\bgit apply\b|\bpatch\s+-p|>\s*[\w./-]+\.\w+\s*(?:<<|$)|<<\s*'?EOF)",
+    0,
+    ("sed", "tee", "patch", "git apply", ">", "<<"),
+)
 
 
 def parse_checks(text: str) -> Checks | None:
