@@ -137,15 +137,10 @@ class EfcApp(App[int]):
 
     # -- screens ----------------------------------------------------------------------------
 
-    @property
-    def _replays_one(self) -> bool:
-        """One run to replay: its screen is the app's first (``get_default_screen``)."""
-        return self.compare is None and not self.use_picker
-
     def get_default_screen(self) -> Screen[Any]:
         """The replay screen itself when there is one run to replay: no empty screen is
         composed and drawn before it (~5% of the first frame's cost)."""
-        if self._replays_one:
+        if self.compare is None and not self.use_picker:
             return self._replay(self.paths[0])
         return super().get_default_screen()
 

@@ -129,8 +129,8 @@ class FirstUpdates:
             if not self._open:
                 return False
             self._updates.append(update)
-            if not isinstance(update, Header) and (
-                not isinstance(update, Events) or update.events
+            if (isinstance(update, Events) and update.events) or isinstance(
+                update, (SeveralRuns, Loaded)
             ):
                 self._ready.set()
             return True

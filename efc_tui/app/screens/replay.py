@@ -225,11 +225,10 @@ class ReplayScreen(Screen[None]):
                 if not self._early.put(update):
                     self.post_message(LoadUpdate(update))
         except Exception as exc:  # bad input; or a bug: say so instead of "reading…" for ever
-            self._early.close()  # before the message: the first frame does not wait for it
             text = str(exc) if isinstance(exc, EfcError) else f"load failed: {type(exc).__name__}: {exc}"
             self.post_message(LoadFailed(text, self.from_picker))
         finally:
-            self._early.close()  # the load ended
+            self._early.close()  # the load ended or failed: the first frame waits no longer
 
     def _take_first_rows(self) -> None:
         """Wait (at most ``FIRST_ROWS_WAIT``) for the load's first rows and apply them now,
@@ -347,12 +346,11 @@ class ReplayScreen(Screen[None]):
         text = f"{group} failed: {type(error).__name__}: {error}"
         if group == "score":
             self.passes.finished(False)
+            self.post_message(LoadFailed(text, self.from_picker))
+            return
         if group == "follow":
             self._polling = False
-        if group == "score":
-            self.post_message(LoadFailed(text, self.from_picker))
-        else:
-            self.notify(sanitize_label(text, 300), severity="error", markup=False)
+        self.notify(sanitize_label(text, 300), severity="error", markup=False)
 
     def _select_initial(self) -> None:
         """Show the first row, or ``--select N`` once event N has been read (the last
