@@ -15,12 +15,12 @@ The compile command is the one CPython itself was built with: ``LDSHARED`` and
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shlex
 import subprocess
 import sysconfig
 import tempfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,8 @@ def compile_command(src: Path, out: Path) -> list[str] | None:
     cmd = shlex.split(ldshared)
     if os.environ.get("CC"):
         cmd = [*shlex.split(os.environ["CC"]), *cmd[1:]]
-    digest = hashlib.sha256(src.read_bytes()).hexdigest()[:16]
+    data = src.read_bytes()
+    digest = f"{zlib.crc32(data):08x}-{len(data)}"  # as efc_tui._fast.source_hash
     return [
         *cmd,
         *shlex.split(sysconfig.get_config_var("CCSHARED") or ""),

@@ -81,8 +81,6 @@ def run(
     except EfcError as exc:
         fail(exc)
 
-    from textual.pilot import Pilot
-
     from efc_tui.app.app import EfcApp
 
     tui = EfcApp(
@@ -93,6 +91,8 @@ def run(
     if screenshot is None:
         tui.run()
     else:
+        from textual.pilot import Pilot  # the interactive app does without it
+
         out = screenshot
 
         async def shoot(pilot: Pilot[object]) -> None:
