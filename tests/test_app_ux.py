@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 from rich.console import Console
-from textual.widgets import Input
+from textual.widgets import Footer, Input
 
 from efc_tui import api
 from efc_tui.app.app import EfcApp
@@ -166,6 +166,28 @@ async def test_search_finds_actions_and_tools_with_a_count() -> None:
         assert s.selected_event == 3 and box.border_title == "match 1 of 2"
         s.search("apply_patch")  # again: the next match, from the kept list
         assert s.selected_event == 7 and box.border_title == "match 2 of 2"
+
+
+@pilot_test
+async def test_the_search_box_comes_after_the_first_frame_or_at_the_first_slash() -> None:
+    """The search box is not in the first frame (it is hidden until ``/``): it is mounted
+    with the Footer once that frame is drawn, and a ``/`` pressed before then mounts it."""
+    app = make_app(SMALL)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        s = replay(app)
+        box = s.query_one("#search", Input)
+        assert not box.display and s.query(Footer)  # mounted after the first frame, hidden
+        await box.remove()
+        await pilot.press("slash")  # as if pressed before the first frame was drawn
+        await settle(pilot)
+        box = s.query_one("#search", Input)
+        assert box.display and app.focused is box
+        await pilot.press(*"cat stats", "enter")
+        await settle(pilot)
+        assert s.selected_event == 1 and box.border_title == "match 1 of 1"
+        await pilot.press("escape")
+        assert not box.display and len(s.query("#search")) == 1
 
 
 @pilot_test

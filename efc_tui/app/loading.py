@@ -151,12 +151,16 @@ class FirstUpdates:
 
 @dataclass(slots=True)
 class _Preview:
+    """The chosen run as a preview read it, and the part of the file it read."""
+
     run: Run
     fraction: float
 
 
 @dataclass(slots=True)
 class _Final:
+    """The chosen run of a preview that turned out to be the whole read."""
+
     run: Run
 
 

@@ -47,6 +47,8 @@ class ScoreReady(Message):
 
 @dataclass(repr=False, eq=False)
 class SearchDone(Message):
+    """A search's matches were found."""
+
     bubble: ClassVar[bool] = False
     query: str
     #: every matching event, in order (the screen goes to the next after the selection)
@@ -55,6 +57,8 @@ class SearchDone(Message):
 
 @dataclass(repr=False, eq=False)
 class Exported(Message):
+    """An export was written (``path``) or failed (``error``)."""
+
     bubble: ClassVar[bool] = False
     path: str | None
     error: str | None = None
@@ -72,6 +76,8 @@ class PickerRow(Message):
 
 @dataclass(repr=False, eq=False)
 class PickerDone(Message):
+    """The picker read and scored every file (``errors``: why some could not be read)."""
+
     bubble: ClassVar[bool] = False
     errors: list[str] = field(default_factory=list)
 

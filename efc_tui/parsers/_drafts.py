@@ -121,6 +121,8 @@ class Draft:
 
 @dataclass(slots=True)
 class Finalized:
+    """The events of a run's drafts, with the run's totals and flags."""
+
     events: list[Event]
     #: run-level sentences about what was estimated or missing
     flags: list[str]

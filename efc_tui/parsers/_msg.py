@@ -34,6 +34,8 @@ from efc_tui.parsers._values import (
 
 @dataclass(slots=True)
 class ToolCall:
+    """A tool call: its id, the tool's name and its arguments (parsed when JSON)."""
+
     id: str | None
     name: str | None
     args: Any = None
@@ -41,6 +43,8 @@ class ToolCall:
 
 @dataclass(slots=True)
 class Result:
+    """A tool result: the call it answers, its text, and whether it says it failed."""
+
     call_id: str | None
     text: str
     name: str | None = None

@@ -34,6 +34,8 @@ Values: TypeAlias = "np.ndarray | Sequence[Any]"
 
 @dataclass(frozen=True, slots=True)
 class LedgerColumn:
+    """One per-event column of the ledger (the module docstring says what each field is)."""
+
     key: str
     meaning: str
     #: values for every event of a scored ledger (None: an ``event`` column)

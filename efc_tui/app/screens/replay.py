@@ -195,14 +195,12 @@ class ReplayScreen(Screen[None]):
             with Vertical(id="charts"):
                 yield FitPanel(self.data, self.fit, id="fit")
                 yield CumulativeChart(self.data, id="cumulative")
-        yield Input(placeholder="search actions, tools, observations (enter: next, esc: close)",
-                    id="search")
-        # the Footer (a widget per key) is mounted after the first frame: _after_first_frame
+        # the Footer (a widget per key) and the search box (hidden until /) are mounted after
+        # the first frame: _after_first_frame
 
     def on_mount(self) -> None:
         self.query_one("#ledger").border_title = "ledger"
         self.query_one("#detail").border_title = "event"
-        self.query_one("#search").display = False
         self._update_summary()
         ledger = self.query_one(LedgerView)
         ledger.focus()
@@ -274,13 +272,27 @@ class ReplayScreen(Screen[None]):
             self._request_score(early=not self.loaded)  # early: a preview's, while the rest is read
 
     def _mount_footer(self) -> None:
-        """The Footer, after the first frame (its 16 keys are a widget each: ~20 ms)."""
+        """The Footer and the search box, after the first frame (the Footer's 16 keys are a
+        widget each: ~20 ms; the box is hidden until ``/``: ~6 ms)."""
         self.call_next(self._add_footer)
 
     async def _add_footer(self) -> None:
+        self._search_box()
         if not self.query(Footer):
             await self.mount(Footer(compact=True))
             self.refresh_bindings()  # a Footer shows keys once told the bindings changed
+
+    def _search_box(self) -> Input:
+        """The search box, mounted hidden when first wanted (after the first frame, or at a
+        ``/`` pressed before it)."""
+        found = self.query("#search")
+        if found:
+            return found.first(Input)
+        box = Input(placeholder="search actions, tools, observations (enter: next, esc: close)",
+                    id="search")
+        box.display = False
+        self.mount(box)
+        return box
 
     def _want_fit(self) -> None:
         if self.fit is None:
@@ -547,7 +559,7 @@ class ReplayScreen(Screen[None]):
     # -- actions: search and filter ---------------------------------------------------------
 
     def action_search(self) -> None:
-        box = self.query_one("#search", Input)
+        box = self._search_box()
         box.display = True
         box.value = self.search_query
         box.focus()
@@ -561,7 +573,7 @@ class ReplayScreen(Screen[None]):
         self.search(query)
 
     def _close_search(self) -> None:
-        box = self.query_one("#search", Input)
+        box = self._search_box()
         box.display = False
         self.query_one(LedgerView).focus()
 
@@ -589,7 +601,7 @@ class ReplayScreen(Screen[None]):
 
     def _go_to_match(self, query: str, matches: list[int]) -> None:
         self.app.clear_notifications()  # an older "no match" must not stay up
-        box = self.query_one("#search", Input)
+        box = self._search_box()
         cur = self.selected_event
         target = next_match(matches, -1 if cur is None else cur)
         if target is None:
@@ -716,8 +728,7 @@ class ReplayScreen(Screen[None]):
         self.notify(message, timeout=4, markup=False)
 
     def action_back(self) -> None:
-        box = self.query_one("#search", Input)
-        if box.display:
+        if self._search_box().display:
             self._close_search()
         elif self.from_picker:
             self.app.pop_screen()
