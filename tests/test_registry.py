@@ -1,18 +1,20 @@
-"""The reader registry imports a reader's module only when detection tries it, and detects
-exactly what trying every reader detects (efc_tui/parsers/registry.py, parsers.detect)."""
+"""Detection asks the sniffs in efc_tui/parsers/sniffs.py and imports only the winning
+reader's module, and detects exactly what trying every reader detects
+(efc_tui/parsers/registry.py, parsers.detect)."""
 
 from __future__ import annotations
 
 import ast
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from efc_tui.errors import EfcError
-from efc_tui.parsers import BEST_SCORE, EXTENSION_BONUS, READERS, Reader, detect, get_reader
-from efc_tui.parsers.base import read_head
+from efc_tui.parsers import BEST_SCORE, EXTENSION_BONUS, READERS, Reader, detect, get_reader, sniffs
+from efc_tui.parsers.base import Sniff, read_head
 from efc_tui.parsers.registry import CEILINGS, FORMATS
 from tests.conftest import FIXTURES, REAL, SAMPLES, SHARED
 
@@ -44,7 +46,8 @@ def test_formats_names_every_reader_module_in_detection_order() -> None:
     assert [r.name for r in READERS] == list(FORMATS)
     for name, module in FORMATS.items():
         reader = get_reader(name)
-        assert reader.name == name and reader.sniff.__module__ == f"efc_tui.parsers.{module}"
+        assert reader.name == name and reader.read.__module__ == f"efc_tui.parsers.{module}"
+        assert reader.sniff is getattr(sniffs, module)  # what detect() asks in its stead
     with pytest.raises(EfcError, match="known formats: native, mini-swe-agent"):
         get_reader("nope")
 
@@ -77,6 +80,28 @@ def readers_imported(code: str) -> list[str]:
     assert r.returncode == 0, r.stderr
     readers = {f"efc_tui.parsers.{m}": n for n, m in FORMATS.items()}
     return sorted(readers[m] for m in set(r.stdout.split()) & set(readers))
+
+
+#: for each log given on stdin (one path a line), the format detected and the formats whose
+#: reader modules detection imported; reader modules are dropped from sys.modules between
+#: logs, so each detection starts with none imported
+_DETECT_EACH = """
+import sys
+from pathlib import Path
+from efc_tui.errors import EfcError
+from efc_tui.parsers import detect
+from efc_tui.parsers.registry import FORMATS
+
+modules = {f"efc_tui.parsers.{m}": n for n, m in FORMATS.items()}
+for line in sys.stdin.read().splitlines():
+    for m in modules:
+        sys.modules.pop(m, None)
+    try:
+        name = detect(Path(line)).name
+    except EfcError:
+        name = "-"
+    print(line, name, *sorted(modules[m] for m in modules if m in sys.modules), sep="\t")
+"""
 
 
 def test_a_native_trace_loads_the_native_reader_alone() -> None:
@@ -113,7 +138,7 @@ def test_ceilings_are_each_readers_highest_sniff_and_its_extensions() -> None:
     sampled) and its extensions the reader's own."""
     assert list(CEILINGS) == list(FORMATS)
     # chat_score returns 0 or a local ``score``: numbers assigned to it, then only lowered
-    chat = _function("_chat_docs", "chat_score")
+    chat = _function("sniffs", "chat_score")
     assigned = [n.value for n in ast.walk(chat) if isinstance(n, ast.Assign)
                 and [ast.unparse(t) for t in n.targets] == ["score"]]
     assert all(isinstance(n.op, ast.Sub) for n in ast.walk(chat) if isinstance(n, ast.AugAssign))
@@ -123,15 +148,69 @@ def test_ceilings_are_each_readers_highest_sniff_and_its_extensions() -> None:
     for name, module in FORMATS.items():
         top, extensions = CEILINGS[name]
         assert extensions == get_reader(name).extensions, name
-        returned = _returned_numbers(_function(module, "sniff"), {"chat_score": 0.5})
+        returned = _returned_numbers(_function("sniffs", module), {"chat_score": 0.5})
         assert max(returned) == top, name
 
 
-def test_detection_asks_only_readers_that_could_win() -> None:
-    """A Claude Code session (0.95, plus the .jsonl bonus: 1.0): the readers before it are
-    asked, and none after it, since none of them can score above 1.0 on a .jsonl file."""
+def test_detection_asks_only_readers_that_could_win(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Claude Code session (0.95, plus the .jsonl bonus: 1.0): the sniffs before it are
+    asked, and none after it, since none of them can score above 1.0 on a .jsonl file; of
+    the readers, only Claude Code's module is imported."""
     path = FIXTURES / "agents" / "claude_interrupted.jsonl"
+    asked: list[str] = []
+
+    def asking(name: str, sniff: Callable[[Sniff], float]) -> Callable[[Sniff], float]:
+        def asked_sniff(s: Sniff) -> float:
+            asked.append(name)
+            return sniff(s)
+
+        return asked_sniff
+
+    for name, module in FORMATS.items():
+        monkeypatch.setattr(sniffs, module, asking(name, getattr(sniffs, module)))
+    assert detect(path).name == "claude-code"
+    assert asked == ["native", "mini-swe-agent", "swe-agent", "claude-code"]
     assert readers_imported(
         "from efc_tui.parsers import detect\nfrom pathlib import Path\n"
         f"assert detect(Path({str(path)!r})).name == 'claude-code'"
-    ) == ["claude-code", "mini-swe-agent", "native", "swe-agent"]
+    ) == ["claude-code"]
+
+
+def test_a_sniff_that_raises_counts_as_not_mine(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(s: Sniff) -> float:
+        raise ValueError("a sniffer's bug")
+
+    path = FIXTURES / "agents" / "claude_interrupted.jsonl"
+    monkeypatch.setattr(sniffs, "native", broken)
+    assert detect(path).name == "claude-code"
+    monkeypatch.setattr(sniffs, "claude_code", broken)
+    with pytest.raises(EfcError, match="unrecognized format"):
+        detect(path)
+
+
+def test_detecting_any_log_imports_the_winning_reader_alone() -> None:
+    """On every log we have (each format is among them), detection imports the module of
+    the reader it returns and no other reader's module; an unrecognized file imports none."""
+    paths = logs()
+    r = subprocess.run([sys.executable, "-c", _DETECT_EACH], input="\n".join(map(str, paths)),
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    rows = [line.split("\t") for line in r.stdout.splitlines()]
+    assert [row[0] for row in rows] == [str(p) for p in paths]
+    found = {row[1] for row in rows}
+    assert {"native", "mini-swe-agent", "claude-code", "inspect-ai", "openhands", "openai-chat",
+            "cursor-cli", "terminal-bench", "-"} <= found, found
+    for path, name, *imported in rows:
+        assert imported == ([] if name == "-" else [name]), path
+
+
+def test_the_sniffs_module_is_light() -> None:
+    """What detection costs before the winner's import: none of a reader's machinery."""
+    code = "import sys\nimport efc_tui.parsers.sniffs\nprint(' '.join(sorted(sys.modules)))"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    heavy = {"zipfile", "zstandard", "efc_tui.parsers._msg", "efc_tui.parsers._builder",
+             "efc_tui.parsers._drafts", "efc_tui.parsers._content", "efc_tui.parsers._chat_sse",
+             "efc_tui.parsers.status", "efc_tui._fast"}
+    readers = {f"efc_tui.parsers.{m}" for m in FORMATS.values()}
+    assert not (heavy | readers) & set(r.stdout.split())

@@ -5,8 +5,9 @@ its runs one at a time, each with its outcome and metadata from the sidecars aro
 file (``sidecars.py``) and a labels file when given (``outcomes.Outcomes``).
 ``discover`` / ``expand_paths`` turn files, folders and globs into the logs to read, one
 per trial (``discover.py``). To add a format, write a module with a ``READER`` and list it
-in ``registry.py``. A reader's module is imported when detection first tries it, so an
-efc-trace/1 file loads the native reader alone.
+in ``registry.py``, its sniff in ``sniffs.py``. Detection asks the sniffs, all in that one
+light module, and imports only the winning reader's module: an efc-trace/1 file loads the
+native reader alone, a mini-swe-agent trajectory the mini-swe-agent reader alone.
 """
 
 from __future__ import annotations
@@ -54,28 +55,31 @@ def get_reader(name: str) -> Reader:
 def detect(path: Path, head: Sniff | None = None) -> Reader:
     """The reader whose sniff is most confident about this file's content.
 
-    A reader that cannot beat the best score so far (its ``CEILINGS`` entry: its highest
-    sniff, plus the extension bonus if the name fits) is not asked, nor its module imported:
-    it could at most tie, and an earlier reader wins a tie."""
+    Every sniff is in ``sniffs`` (one light module, each named after its reader's module),
+    so detection imports the winning reader's module alone. A format that cannot beat the
+    best score so far (its ``CEILINGS`` entry: its highest sniff, plus the extension bonus
+    if the name fits) is not even asked: it could at most tie, and an earlier one wins a
+    tie."""
+    from efc_tui.parsers import sniffs
+
     s = head or read_head(path)
     if not s.head.strip():
         raise UnrecognizedFormat("empty file", path)
-    best: tuple[float, int, Reader] | None = None
+    best: tuple[float, int, str] | None = None
     name = path.name.lower()
-    for order, fmt in enumerate(FORMATS):
+    for order, (fmt, module) in enumerate(FORMATS.items()):
         top, extensions = CEILINGS[fmt]  # extensions: the reader's own (tested)
         bonus = EXTENSION_BONUS if name.endswith(extensions) else 0.0  # extensions only break ties
         if best is not None and top + bonus <= best[0]:
             continue
-        candidate = reader(fmt)
         try:
-            score = candidate.sniff(s)
+            score = getattr(sniffs, module)(s)  # READER.sniff, without importing the reader
         except Exception:  # a sniffer must never take detection down
             score = 0.0
         if score <= 0:
             continue
         score += bonus
-        key = (score, -order, candidate)
+        key = (score, -order, fmt)
         if best is None or key[:2] > best[:2]:
             best = key
         if score >= BEST_SCORE:  # no later reader can beat it (nor tie: earlier wins)
@@ -86,7 +90,7 @@ def detect(path: Path, head: Sniff | None = None) -> Reader:
             "`--format NAME` forces a reader)",
             path,
         )
-    return best[2]
+    return reader(best[2])
 
 
 def load(

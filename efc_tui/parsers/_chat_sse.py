@@ -35,19 +35,6 @@ def anthropic_response_msg(doc: dict[str, Any]) -> tuple[Msg, Usage | None]:
     return msg or Msg("assistant"), usage_anthropic(doc.get("usage"))
 
 
-def is_openai_response(doc: Any) -> bool:
-    return isinstance(doc, dict) and doc.get("object") == "chat.completion" and isinstance(doc.get("choices"), list)
-
-
-def is_anthropic_response(doc: Any) -> bool:
-    return (
-        isinstance(doc, dict)
-        and doc.get("type") == "message"
-        and doc.get("role") == "assistant"
-        and isinstance(doc.get("content"), list)
-    )
-
-
 @dataclass(slots=True)
 class SseEvent:
     line: int

@@ -17,32 +17,16 @@ input comes from ``message_start`` and the (cumulative) output from the last
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from efc_tui.model import Run
-from efc_tui.parsers._chat_docs import chat_markers, chat_score, read_chat_file
-from efc_tui.parsers._chat_sse import is_anthropic_response
-from efc_tui.parsers._source import guarded, is_jsonl, whole_doc
-from efc_tui.parsers.base import Reader, ReadOptions, Sniff
+from efc_tui.parsers import sniffs
+from efc_tui.parsers._chat_docs import read_chat_file
+from efc_tui.parsers._source import guarded
+from efc_tui.parsers.base import Reader, ReadOptions
 
 NAME = "anthropic-messages"
-_RESPONSE_START = re.compile(r'\{\s*"(?:id|type|role|model|content)"\s*:')
-
-
-def sniff(s: Sniff) -> float:
-    text = s.text.lstrip()
-    if text.startswith(("data:", "event:", ":")):
-        head = text[:4096]
-        return 0.95 if "message_start" in head or "content_block_start" in head else 0.0
-    if is_anthropic_response(whole_doc(s)):
-        return 0.9
-    if _RESPONSE_START.match(text) and whole_doc(s) is None and not is_jsonl(s):
-        head = text[:4096].replace(" ", "")
-        if '"type":"message"' in head and '"role":"assistant"' in head:
-            return 0.8  # a response too large to parse from the head
-    return chat_score(chat_markers(s), "anth")
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
@@ -54,6 +38,6 @@ READER = Reader(
     summary="Anthropic Messages: request/response JSON, SSE streams, JSONL of messages",
     detects_on='{"type": "message", "role": "assistant"}, "event: message_start" streams, or messages[] with tool_use / tool_result blocks',
     extensions=(".json", ".jsonl", ".sse.txt"),
-    sniff=sniff,
+    sniff=sniffs.anthropic_messages,
     read=read,
 )

@@ -18,7 +18,6 @@ ATIF has no task id or reward: they come from the Harbor trial around the file
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,34 +25,18 @@ from typing import Any
 
 from efc_tui.errors import InputError
 from efc_tui.model import EventKind, Run
+from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._content import result_text, text_of
 from efc_tui.parsers._drafts import Draft
 from efc_tui.parsers._msg import ToolCall, Usage
-from efc_tui.parsers._source import guarded, load_document, stem, trim_note, whole_doc
+from efc_tui.parsers._source import guarded, load_document, stem, trim_note
 from efc_tui.parsers._time import parse_time
 from efc_tui.parsers._totals import set_source_totals, totals_from_counts
 from efc_tui.parsers._values import as_dict, as_float, as_int, as_list, id_str, opt_count, opt_str
-from efc_tui.parsers.base import Reader, ReadOptions, Sniff
+from efc_tui.parsers.base import Reader, ReadOptions
 
 NAME = "atif"
-_SCHEMA = re.compile(r'"schema_version"\s*:\s*"ATIF-v')
-
-
-def sniff(s: Sniff) -> float:
-    if not s.text.lstrip().startswith("{"):
-        return 0.0
-    if _SCHEMA.search(s.text):
-        return 0.98
-    doc = whole_doc(s)
-    if (
-        isinstance(doc, dict)
-        and isinstance(doc.get("steps"), list)
-        and isinstance(doc.get("agent"), dict)
-        and "session_id" in doc
-    ):
-        return 0.6
-    return 0.0
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
@@ -421,6 +404,6 @@ READER = Reader(
     summary="Harbor / Terminal-Bench ATIF trajectory.json (ATIF-v1.x)",
     detects_on='JSON object with "schema_version": "ATIF-v..." and steps[]',
     extensions=("trajectory.json", ".json"),
-    sniff=sniff,
+    sniff=sniffs.atif,
     read=read,
 )

@@ -57,12 +57,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from efc_tui.model import EventKind, Run, Status
+from efc_tui.parsers import sniffs
 from efc_tui.parsers._content import content_text
 from efc_tui.parsers._drafts import Draft, ThoughtBuffer, finalize
-from efc_tui.parsers._source import JsonlSource, first_line_cut
+from efc_tui.parsers._source import JsonlSource
 from efc_tui.parsers._time import parse_time
 from efc_tui.parsers._totals import set_source_totals, totals_from_counts
 from efc_tui.parsers._values import (
@@ -76,73 +75,23 @@ from efc_tui.parsers._values import (
     opt_count,
     opt_str,
 )
-from efc_tui.parsers.base import Reader, ReadOptions, Sniff
-
-SNIFF_TEXT = 64 * 1024
+from efc_tui.parsers.base import Reader, ReadOptions
+from efc_tui.parsers.sniffs import (
+    CLAUDE_ID_KEYS,
+    CLAUDE_LINE_TYPES,
+    CLAUDE_META_TYPES,
+    claude_stream_json_line,
+)
 
 NAME = "claude-code"
-_LINE_TYPES = {"user", "assistant", "system", "summary"}
-_META_TYPES = {
-    "file-history-snapshot", "queue-operation", "permission-mode", "progress", "attachment",
-    "custom-title", "ai-title", "agent-name", "last-prompt", "mode", "worktree-state",
-}
-_ID_KEYS = ("sessionId", "uuid", "parentUuid", "leafUuid")
-_HEAD_RE = re.compile(
-    r'^\s*\{\s*"(?:parentUuid|isSidechain|leafUuid|type|userType|uuid|sessionId)"\s*:'
-)
-_SESSION_RE = re.compile(r'"(?:sessionId|parentUuid|leafUuid)"\s*:')
-_TYPE_RE = re.compile(r'"type"\s*:\s*"(?:user|assistant|summary|system|file-history-snapshot)"')
 _EXIT_CODE_RE = re.compile(r"^Exit code (-?\d+)\b")
 _SYNTHETIC = "<synthetic>"
-
-
-def _stream_json_line(obj: dict[str, Any]) -> bool:
-    """A line of ``claude -p --output-format stream-json`` (snake-case ``session_id``)."""
-    typ = obj.get("type")
-    if "session_id" not in obj or "model_call_id" in obj:
-        return False
-    if typ == "system":
-        return obj.get("subtype") != "init" or "tools" in obj or "claude_code_version" in obj
-    return typ in ("assistant", "user", "result", "stream_event") and (
-        "parent_tool_use_id" in obj or "uuid" in obj or typ == "result")
-
-
-def sniff(s: Sniff) -> float:
-    first = s.first_line_object
-    if first is None and s.path.name.lower().endswith(".txt"):
-        first = _first_json_line(s.head)  # console output before the first JSON line
-    if isinstance(first, dict):
-        typ = first.get("type")
-        if isinstance(typ, str) and (
-            typ in _META_TYPES or (typ in _LINE_TYPES and any(k in first for k in _ID_KEYS))
-        ):
-            return 0.95
-        if isinstance(typ, str) and _stream_json_line(first):
-            return 0.9
-        return 0.0
-    # a first line too long for the head does not parse: recognise it from its keys
-    cut = first_line_cut(s.head)
-    if cut is not None:
-        text = cut[:SNIFF_TEXT].decode("utf-8", errors="replace")
-        if _HEAD_RE.match(text) and _SESSION_RE.search(text) and _TYPE_RE.search(text):
-            return 0.8
-    return 0.0
 
 
 def _sidechain(obj: dict[str, Any]) -> bool:
     """A subagent's line: ``isSidechain`` (session logs) or a ``parent_tool_use_id``
     (stream-json)."""
     return bool(obj.get("isSidechain")) or obj.get("parent_tool_use_id") is not None
-
-
-def _first_json_line(head: bytes) -> Any:
-    for raw in head.split(b"\n")[:50]:
-        if raw.lstrip().startswith(b"{"):
-            try:
-                return orjson.loads(raw)
-            except orjson.JSONDecodeError:
-                return None
-    return None
 
 
 def _render_todos(todos: Any) -> str:
@@ -234,7 +183,7 @@ class _Session:
         typ = obj.get("type")
         if not isinstance(typ, str):
             return
-        if typ in _LINE_TYPES or typ in _META_TYPES or any(k in obj for k in _ID_KEYS) or _stream_json_line(obj):
+        if typ in CLAUDE_LINE_TYPES or typ in CLAUDE_META_TYPES or any(k in obj for k in CLAUDE_ID_KEYS) or claude_stream_json_line(obj):
             self.known_lines += 1
         if self.session_id is None:
             self.session_id = opt_str(obj.get("sessionId")) or opt_str(obj.get("session_id"))
@@ -604,6 +553,6 @@ READER = Reader(
     detects_on='JSONL whose first line has "type" (user/assistant/summary/system/...) and sessionId/uuid/parentUuid; '
                'or stream-json lines with "session_id" (system init with "tools", result)',
     extensions=(".jsonl", ".txt"),
-    sniff=sniff,
+    sniff=sniffs.claude_code,
     read=read,
 )

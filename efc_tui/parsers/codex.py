@@ -47,9 +47,10 @@ from typing import Any
 import orjson
 
 from efc_tui.model import EventKind, Run, Status
+from efc_tui.parsers import sniffs
 from efc_tui.parsers._content import content_text
 from efc_tui.parsers._drafts import Draft, ThoughtBuffer, finalize
-from efc_tui.parsers._source import JsonlSource, first_line_cut
+from efc_tui.parsers._source import JsonlSource
 from efc_tui.parsers._time import parse_time
 from efc_tui.parsers._values import (
     as_count,
@@ -62,13 +63,10 @@ from efc_tui.parsers._values import (
     opt_str,
     parse_json_text,
 )
-from efc_tui.parsers.base import Reader, ReadOptions, Sniff
+from efc_tui.parsers.base import Reader, ReadOptions
+from efc_tui.parsers.sniffs import CODEX_LINE_TYPES
 
 NAME = "codex"
-_LINE_TYPES = {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
-_HEAD_RE = re.compile(
-    r'^\s*\{\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*"type"\s*:\s*"(?:session_meta|response_item|event_msg|turn_context|compacted)"'
-)
 _CALL_TYPES = {"function_call", "custom_tool_call", "local_shell_call", "tool_search_call"}
 _OUTPUT_TYPES = {"function_call_output", "custom_tool_call_output", "tool_search_output",
                  "local_shell_call_output"}
@@ -79,22 +77,6 @@ _EXIT_HEADER = re.compile(r"^Exit code: (-?\d+)\s*\nWall time: ([\d.]+) seconds?
 _PROCESS_EXIT = re.compile(r"Process exited with code (-?\d+)")
 _IMAGE_LINE = re.compile(r"^\[image(?:: [^\]\n]*)?\]$\n?", re.MULTILINE)  # _content.image_note
 _WALL = re.compile(r"^Wall time: ([\d.]+) seconds?", re.MULTILINE)
-
-
-def sniff(s: Sniff) -> float:
-    first = s.first_line_object
-    if isinstance(first, dict):
-        if as_str(first.get("type")) in _LINE_TYPES and "payload" in first:
-            return 0.95
-        if {"id", "timestamp"} <= first.keys() and ("instructions" in first or "git" in first) and (
-            '"type":"message"' in s.text or '"type": "message"' in s.text or '"record_type"' in s.text
-        ):
-            return 0.5  # an early rollout: a session header, then bare response items
-        return 0.0
-    cut = first_line_cut(s.head)  # a first line too long for the head
-    if cut is not None and _HEAD_RE.match(cut[:4096].decode("utf-8", errors="replace")):
-        return 0.85
-    return 0.0
 
 
 def _command(value: Any) -> str | None:
@@ -241,7 +223,7 @@ class _Rollout:
     def line(self, obj: dict[str, Any]) -> None:
         typ = as_str(obj.get("type"))
         payload = obj.get("payload")
-        if typ not in _LINE_TYPES or not isinstance(payload, dict):
+        if typ not in CODEX_LINE_TYPES or not isinstance(payload, dict):
             if not self.bare or not typ:
                 return
             payload, typ = obj, "response_item"  # early rollouts: bare response items
@@ -545,7 +527,7 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
         if first:
             first = False
             # early rollouts: a bare header {id, timestamp, instructions?}, then bare items
-            if as_str(obj.get("type")) not in _LINE_TYPES and "id" in obj and "timestamp" in obj:
+            if as_str(obj.get("type")) not in CODEX_LINE_TYPES and "id" in obj and "timestamp" in obj:
                 rollout.bare = True
                 rollout.meta = obj
                 rollout.known += 1
@@ -563,6 +545,6 @@ READER = Reader(
     summary="OpenAI Codex CLI rollout JSONL (~/.codex/sessions/**/rollout-*.jsonl)",
     detects_on='JSONL of {"timestamp", "type": session_meta|turn_context|response_item|event_msg|compacted, "payload"}',
     extensions=(".jsonl",),
-    sniff=sniff,
+    sniff=sniffs.codex,
     read=read,
 )

@@ -29,13 +29,13 @@ wall time (the prompt has none).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from efc_tui.errors import InputError
 from efc_tui.model import EventKind, Run, Status
+from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._content import content_text, text_of
 from efc_tui.parsers._drafts import Draft, share_totals
@@ -43,12 +43,10 @@ from efc_tui.parsers._msg import ToolCall
 from efc_tui.parsers._source import (
     JsonlSource,
     guarded,
-    is_jsonl,
     jsonl_layout,
     load_document,
     stem,
     trim_note,
-    whole_doc,
 )
 from efc_tui.parsers._time import parse_time
 from efc_tui.parsers._totals import set_source_totals, totals_from_counts
@@ -62,40 +60,11 @@ from efc_tui.parsers._values import (
     opt_count,
     opt_str,
 )
-from efc_tui.parsers.base import Reader, ReadOptions, Sniff, read_head
+from efc_tui.parsers.base import Reader, ReadOptions, read_head
+from efc_tui.parsers.sniffs import CURSOR_TYPES
 
 NAME = "cursor-cli"
-_TYPES = {"system", "user", "assistant", "thinking", "tool_call", "result"}
-_CURSOR_ONLY = re.compile(r'"type"\s*:\s*"(?:tool_call|thinking)"|"model_call_id"\s*:|"timestamp_ms"\s*:')
-_WRAPPER = re.compile(r'"schema_version"\s*:\s*"cursor')
 _FAILED = ("failure", "error")
-
-
-def _is_cursor_line(obj: Any) -> bool:
-    o = as_dict(obj)
-    typ = o.get("type")
-    if typ in ("tool_call", "thinking") or "model_call_id" in o:
-        return True
-    # an init line without Claude Code's tool list (Claude's stream-json has "tools")
-    return typ == "system" and o.get("subtype") == "init" and "session_id" in o and "tools" not in o \
-        and "apiKeySource" in o
-
-
-def sniff(s: Sniff) -> float:
-    text = s.text.lstrip()
-    if text.startswith("{") and _WRAPPER.search(text[:4096]):
-        return 0.95
-    if is_jsonl(s):
-        first = s.first_line_object
-        if _is_cursor_line(first) or (
-            as_dict(first).get("type") in _TYPES and "session_id" in as_dict(first) and _CURSOR_ONLY.search(text)
-        ):
-            return 0.9
-        return 0.0
-    doc = whole_doc(s)
-    if isinstance(doc, dict) and any(_is_cursor_line(x) for x in as_list(doc.get("steps"))[:50]):
-        return 0.85
-    return 0.0
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
@@ -225,7 +194,7 @@ class _Log:
 
     def event(self, obj: dict[str, Any]) -> None:
         typ = obj.get("type")
-        if typ not in _TYPES:
+        if typ not in CURSOR_TYPES:
             return
         self.known += 1
         ts = parse_time(obj.get("timestamp_ms"))
@@ -339,6 +308,6 @@ READER = Reader(
     detects_on='JSONL events with "type" system/user/assistant/thinking/tool_call/result and '
                '"model_call_id" / "timestamp_ms"; or {"schema_version": "cursor-jsonl-v1", "steps": [...]}',
     extensions=(".jsonl", ".json", ".txt"),
-    sniff=sniff,
+    sniff=sniffs.cursor_cli,
     read=read,
 )

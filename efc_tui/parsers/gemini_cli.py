@@ -19,47 +19,29 @@ tool use.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from efc_tui.errors import InputError
 from efc_tui.model import Run, Status
+from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._content import result_text, text_of
 from efc_tui.parsers._msg import ToolCall, Usage
 from efc_tui.parsers._source import (
     JsonlSource,
     guarded,
-    is_jsonl,
     jsonl_layout,
     load_document,
     stem,
-    whole_doc,
 )
 from efc_tui.parsers._time import parse_time
 from efc_tui.parsers._values import as_dict, as_list, dumps, id_str, opt_count, opt_str
-from efc_tui.parsers.base import Reader, ReadOptions, Sniff, read_head
+from efc_tui.parsers.base import Reader, ReadOptions, read_head
+from efc_tui.parsers.sniffs import gemini_meta
 
 NAME = "gemini-cli"
-
-
-def _is_meta(obj: Any) -> bool:
-    return isinstance(obj, dict) and isinstance(obj.get("sessionId"), str) and "projectHash" in obj
-
-
-def sniff(s: Sniff) -> float:
-    if is_jsonl(s):
-        return 0.95 if _is_meta(s.first_line_object) else 0.0
-    doc = whole_doc(s)
-    if doc is not None:
-        return 0.95 if _is_meta(doc) and isinstance(doc.get("messages"), list) else 0.0
-    head = s.text.lstrip()[:8000]
-    if head.startswith("{") and re.search(r'"projectHash"\s*:', head) and re.search(r'"sessionId"\s*:', head) \
-            and re.search(r'"messages"\s*:\s*\[', head):
-        return 0.9
-    return 0.0
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
@@ -90,15 +72,15 @@ def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
                 meta.update(obj["$set"])
             elif isinstance(obj.get("id"), str) and "type" in obj:
                 messages[obj["id"]] = obj  # a re-write keeps the first position
-            elif _is_meta(obj):
+            elif gemini_meta(obj):
                 meta.update(obj)
             # anything else: an unknown record kind, ignored
-        if not _is_meta(meta):
+        if not gemini_meta(meta):
             raise InputError("not a Gemini CLI session (no sessionId / projectHash metadata line)", path)
         doc = {**meta, "messages": list(meta.get("messages") or []) or list(messages.values())}
     else:
         doc, warnings = load_document(path)
-        if not _is_meta(doc) or not isinstance(doc.get("messages"), list):
+        if not gemini_meta(doc) or not isinstance(doc.get("messages"), list):
             raise InputError("not a Gemini CLI session (no sessionId / projectHash / messages)", path)
     run = _run(doc, path)
     if lines is not None:
@@ -196,6 +178,6 @@ READER = Reader(
     summary="Gemini CLI chat session (session-*.json, and the newer session-*.jsonl)",
     detects_on='JSON object with "sessionId", "projectHash" and messages[] (type user / gemini)',
     extensions=(".json", ".jsonl"),
-    sniff=sniff,
+    sniff=sniffs.gemini_cli,
     read=read,
 )

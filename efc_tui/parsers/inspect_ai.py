@@ -24,7 +24,6 @@ and decompressed with :mod:`zstandard`, with their size and CRC checked.
 from __future__ import annotations
 
 import io
-import re
 import struct
 import zipfile
 import zlib
@@ -36,11 +35,12 @@ import zstandard
 
 from efc_tui.errors import InputError
 from efc_tui.model import EventKind, Run, Status
+from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._content import result_text, text_of
 from efc_tui.parsers._drafts import Draft
 from efc_tui.parsers._msg import Usage, chat_message
-from efc_tui.parsers._source import guarded, load_document, loads_repairing, stem, whole_doc
+from efc_tui.parsers._source import guarded, load_document, loads_repairing, stem
 from efc_tui.parsers._time import parse_time
 from efc_tui.parsers._values import (
     as_dict,
@@ -52,44 +52,13 @@ from efc_tui.parsers._values import (
     opt_count,
     opt_str,
 )
-from efc_tui.parsers.base import Reader, ReadOptions, Sniff, read_head
+from efc_tui.parsers.base import Reader, ReadOptions, read_head
+from efc_tui.parsers.sniffs import inspect_log
 
 NAME = "inspect-ai"
 ZIP_ZSTD = 93
 _LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
 _MAX_MEMBER = 4 * 1024**3
-
-# ---------------------------------------------------------------------------- sniffing
-
-
-def sniff(s: Sniff) -> float:
-    if s.is_zip:
-        h = s.head
-        if b"header.json" in h or b"_journal/start.json" in h or (b"samples/" in h and b"_epoch_" in h):
-            return 1.0
-        return 0.4 if s.path.name.lower().endswith(".eval") else 0.0
-    text = s.text.lstrip()
-    if not text.startswith("{"):
-        return 0.0
-    doc = whole_doc(s)
-    if doc is not None:
-        return 0.95 if _looks_like_log(doc) else 0.0
-    if re.match(r'\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:', text) and '"eval"' in text:
-        return 0.95
-    head = text[:8000]
-    if re.search(r'"version"\s*:\s*\d', head) and re.search(r'"eval"\s*:\s*\{', head) and '"run_id"' in head:
-        return 0.8
-    return 0.0
-
-
-def _looks_like_log(doc: Any) -> bool:
-    return (
-        isinstance(doc, dict)
-        and isinstance(doc.get("eval"), dict)
-        and ("version" in doc or "status" in doc)
-        and ("samples" in doc or "results" in doc or "status" in doc)
-    )
-
 
 # ---------------------------------------------------------------------------- reading
 
@@ -104,7 +73,7 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
 
 def _read_json(path: Path) -> Iterator[Run]:
     doc, warnings = load_document(path)
-    if not _looks_like_log(doc):
+    if not inspect_log(doc):
         raise InputError("not an Inspect AI log (no eval header object)", path)
     samples = [s for s in as_list(doc.get("samples")) if isinstance(s, dict)]
     if not samples:
@@ -506,6 +475,6 @@ READER = Reader(
     summary="Inspect AI eval logs: .json, and the zipped .eval (zstd or deflate members)",
     detects_on='ZIP holding header.json / samples/; or JSON {"version", "status", "eval", "samples"}',
     extensions=(".eval", ".json"),
-    sniff=sniff,
+    sniff=sniffs.inspect_ai,
     read=read,
 )

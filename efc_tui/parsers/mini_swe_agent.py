@@ -38,6 +38,7 @@ from typing import Any
 
 from efc_tui.errors import InputError
 from efc_tui.model import EventKind, Run, Status
+from efc_tui.parsers import sniffs
 from efc_tui.parsers._content import content_text
 from efc_tui.parsers._drafts import Draft, finalize
 from efc_tui.parsers._source import load_document
@@ -54,28 +55,13 @@ from efc_tui.parsers._values import (
     opt_str,
     parse_json_text,
 )
-from efc_tui.parsers.base import Reader, ReadOptions, Sniff
+from efc_tui.parsers.base import Reader, ReadOptions
+from efc_tui.parsers.sniffs import MINI_SUBMIT_MARKERS
 
 NAME = "mini-swe-agent"
-_FORMAT_RE = re.compile(r'"trajectory_format"\s*:\s*"mini-swe-agent')
-_VERSION_RE = re.compile(r'"mini_version"\s*:')
-_SUBMIT_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
 _ACTION_RE = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
 _RETURNCODE_RE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _TIMEOUT_RE = re.compile(r"timeout|timed out", re.IGNORECASE)
-
-
-def sniff(s: Sniff) -> float:
-    if s.first_char != "{":
-        return 0.0
-    text = s.text
-    if _FORMAT_RE.search(text):
-        return 1.0
-    if _VERSION_RE.search(text):
-        return 0.95
-    if '"messages"' in text and '"info"' in text and any(m in text for m in _SUBMIT_MARKERS):
-        return 0.7
-    return 0.0
 
 
 def _actions(msg: dict[str, Any]) -> list[tuple[str | None, str]]:
@@ -158,7 +144,7 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
             if actions:
                 for call_id, cmd in actions:
                     d = Draft(tool="bash", action=cmd, is_call=True, step=step, t_start=ts)
-                    if any(m in cmd for m in _SUBMIT_MARKERS):
+                    if any(m in cmd for m in MINI_SUBMIT_MARKERS):
                         d.kind = EventKind.GENERATION
                         d.extra["submission"] = True
                     if call_id:
@@ -285,6 +271,6 @@ READER = Reader(
     summary="mini-swe-agent trajectories (*.traj.json), v1 text mode and v2 tool calls",
     detects_on='JSON object with "trajectory_format": "mini-swe-agent-…" or info.mini_version',
     extensions=(".traj.json",),
-    sniff=sniff,
+    sniff=sniffs.mini_swe_agent,
     read=read,
 )

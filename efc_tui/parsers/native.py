@@ -28,7 +28,8 @@ import orjson
 from efc_tui import _fast
 from efc_tui.errors import InputError
 from efc_tui.model import Checks, Event, EventKind, Run, Status, TaskDemand
-from efc_tui.parsers.base import Reader, ReadOptions, Sniff, open_binary
+from efc_tui.parsers import sniffs
+from efc_tui.parsers.base import Reader, ReadOptions, open_binary
 from efc_tui.parsers.status import classify_observation, infer_kind, is_failure
 
 SCHEMA_ID = "efc-trace/1"
@@ -41,16 +42,8 @@ _RUN_KEYS = {
 _STEP_KEYS = {"type", "t", "action", "observation", "update", "usage", "refs", "oracle", "timestamp"}
 _KINDS = {k.value: k for k in EventKind}
 _STATUSES = {s.value: s for s in Status}
-
-
-def sniff(s: Sniff) -> float:
-    first = s.first_line_object
-    if isinstance(first, dict) and first.get("type") == "run":
-        schema = first.get("schema")
-        if isinstance(schema, str) and schema.startswith("efc-trace/"):
-            return 1.0
-        return 0.6
-    return 0.0
+#: the native sniff (``READER.sniff``), by the name the live follower (app/tail.py) asks for
+sniff = sniffs.native
 
 
 class MalformedLine(Exception):
@@ -441,6 +434,6 @@ READER = Reader(
     summary="efc-trace/1 JSONL written by efc-tui simulate or by hand (SPEC §9)",
     detects_on='first line is {"type": "run", "schema": "efc-trace/1", ...}',
     extensions=(".jsonl", ".jsonl.gz"),
-    sniff=sniff,
+    sniff=sniffs.native,
     read=read,
 )

@@ -27,7 +27,6 @@ usage on that call. Function spans follow the response span that asked for them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +34,7 @@ from typing import Any
 
 from efc_tui.errors import InputError
 from efc_tui.model import EventKind, Run, Status
+from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._content import content_text, reasoning_of, result_text, text_of
 from efc_tui.parsers._drafts import Draft
@@ -45,7 +45,6 @@ from efc_tui.parsers._source import (
     jsonl_layout,
     load_document,
     stem,
-    whole_doc,
 )
 from efc_tui.parsers._time import parse_time
 from efc_tui.parsers._totals import set_source_totals, totals_from_counts
@@ -58,58 +57,10 @@ from efc_tui.parsers._values import (
     opt_str,
     parse_json_text,
 )
-from efc_tui.parsers.base import Reader, ReadOptions, Sniff, read_head
+from efc_tui.parsers.base import Reader, ReadOptions, read_head
+from efc_tui.parsers.sniffs import AGENTS_OUTPUT_TYPES, agents_run_state, agents_span
 
 NAME = "openai-agents"
-_SPAN_HEAD = re.compile(r'"object"\s*:\s*"trace(?:\.span)?"')
-_STATE_HEAD = re.compile(r'"\$schemaVersion"\s*:')
-#: Responses-API items that are the model's output (the rest are inputs)
-_OUTPUT_TYPES = {"reasoning", "function_call", "computer_call", "local_shell_call", "custom_tool_call",
-                 "mcp_call", "web_search_call", "file_search_call", "code_interpreter_call",
-                 "image_generation_call", "shell_call", "apply_patch_call", "mcp_list_tools",
-                 "mcp_approval_request"}
-
-
-# --------------------------------------------------------------------------- detection
-
-
-def _is_span_obj(obj: Any) -> bool:
-    return isinstance(obj, dict) and obj.get("object") in ("trace", "trace.span")
-
-
-def _is_item(obj: Any) -> bool:
-    o = as_dict(obj)
-    typ = o.get("type")
-    return isinstance(typ, str) and (typ in _OUTPUT_TYPES or typ == "message" or typ.endswith("_call_output"))
-
-
-def _is_run_state(doc: Any) -> bool:
-    d = as_dict(doc)
-    return "$schemaVersion" in d and ("generated_items" in d or "model_responses" in d)
-
-
-def sniff(s: Sniff) -> float:
-    text = s.text.lstrip()
-    first = s.first_line_object
-    if _is_span_obj(first):
-        return 0.9
-    doc = whole_doc(s)
-    if isinstance(doc, dict):
-        if _is_run_state(doc):
-            return 0.95
-        return 0.9 if any(_is_span_obj(x) for x in as_list(doc.get("data"))[:20]) else 0.0
-    if isinstance(doc, list):
-        if any(_is_span_obj(x) for x in doc[:20]):
-            return 0.9
-        # an input list: typed Responses items beside (or instead of) role messages
-        return 0.6 if doc and any(_is_item(x) for x in doc[:200]) and all(
-            _is_item(x) or "role" in as_dict(x) for x in doc[:200]) else 0.0
-    head = text[:65536]
-    if doc is None and text.startswith("{") and _STATE_HEAD.search(head[:2000]) and '"generated_items"' in head:
-        return 0.9
-    if doc is None and _SPAN_HEAD.search(head[:4000]):
-        return 0.85
-    return 0.0
 
 
 # --------------------------------------------------------------------------- reading
@@ -123,17 +74,17 @@ def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
     head = read_head(path)
     if jsonl_layout(path, head):
         source = JsonlSource(path, options)
-        objs = [obj for _, obj in source if _is_span_obj(obj)]
+        objs = [obj for _, obj in source if agents_span(obj)]
         source.require(len(objs), "trace or span", "not OpenAI Agents SDK traces: no trace or span objects")
         for run in _trace_runs(objs, path):
             yield source.settle(run)
         return
     doc, warnings = load_document(path)
-    if _is_run_state(doc):
+    if agents_run_state(doc):
         runs = [_run_state(as_dict(doc), path)]
-    elif isinstance(doc, dict) and any(_is_span_obj(x) for x in as_list(doc.get("data"))):
+    elif isinstance(doc, dict) and any(agents_span(x) for x in as_list(doc.get("data"))):
         runs = list(_trace_runs(as_list(doc["data"]), path))
-    elif isinstance(doc, list) and any(_is_span_obj(x) for x in doc):
+    elif isinstance(doc, list) and any(agents_span(x) for x in doc):
         runs = list(_trace_runs(doc, path))
     elif isinstance(doc, list):
         run = _new_run(path, stem(path))
@@ -194,7 +145,7 @@ class _Items:
         if typ == "reasoning":
             self.reasoning.append(reasoning_of(it) or text_of(it.get("summary")))
             return
-        if typ in _OUTPUT_TYPES:
+        if typ in AGENTS_OUTPUT_TYPES:
             self.calls.append(_item_call(it))
             return
         self.flush()
@@ -389,6 +340,6 @@ READER = Reader(
                'Responses items (function_call, function_call_output, reasoning, ...); '
                '{"$schemaVersion", "generated_items", "model_responses"}',
     extensions=(".jsonl", ".json"),
-    sniff=sniff,
+    sniff=sniffs.openai_agents,
     read=read,
 )

@@ -16,30 +16,16 @@ request and its response are separate files and separate runs.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from efc_tui.model import Run
-from efc_tui.parsers._chat_docs import chat_markers, chat_score, read_chat_file
-from efc_tui.parsers._chat_sse import is_openai_response
-from efc_tui.parsers._source import guarded, is_jsonl, whole_doc
-from efc_tui.parsers.base import Reader, ReadOptions, Sniff
+from efc_tui.parsers import sniffs
+from efc_tui.parsers._chat_docs import read_chat_file
+from efc_tui.parsers._source import guarded
+from efc_tui.parsers.base import Reader, ReadOptions
 
 NAME = "openai-chat"
-
-
-def sniff(s: Sniff) -> float:
-    text = s.text.lstrip()
-    if text.startswith(("data:", "event:", ":")):
-        return 0.95 if "chat.completion.chunk" in text[:8192] else 0.0
-    if is_openai_response(whole_doc(s)):
-        return 0.9
-    if whole_doc(s) is None and not is_jsonl(s) and re.match(r'\{\s*"(?:id|object)"\s*:', text):
-        head = text[:4096].replace(" ", "")
-        if '"object":"chat.completion"' in head:
-            return 0.85  # a response too large to parse from the head
-    return chat_score(chat_markers(s), "oai")
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
@@ -51,6 +37,6 @@ READER = Reader(
     summary="OpenAI Chat Completions: request/response JSON, SSE streams, JSONL of messages",
     detects_on='{"object": "chat.completion"}, "data: {chat.completion.chunk}" streams, or messages[] with tool_calls / role "tool"',
     extensions=(".json", ".jsonl", ".sse.txt"),
-    sniff=sniff,
+    sniff=sniffs.openai_chat,
     read=read,
 )

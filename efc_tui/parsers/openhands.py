@@ -29,19 +29,17 @@ from typing import Any
 
 from efc_tui.errors import InputError
 from efc_tui.model import EventKind, Run, Status
+from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._content import action_text_of, image_note, result_text
 from efc_tui.parsers._drafts import Draft
 from efc_tui.parsers._msg import ToolCall, Usage, usage_openai
 from efc_tui.parsers._source import (
     JsonlSource,
-    first_line_cut,
     guarded,
-    is_jsonl,
     jsonl_layout,
     load_document,
     stem,
-    whole_doc,
 )
 from efc_tui.parsers._time import parse_time
 from efc_tui.parsers._totals import set_source_totals, totals_from_counts
@@ -56,56 +54,13 @@ from efc_tui.parsers._values import (
     opt_str,
     parse_json_text,
 )
-from efc_tui.parsers.base import Reader, ReadOptions, Sniff, read_head
+from efc_tui.parsers.base import Reader, ReadOptions, read_head
+from efc_tui.parsers.sniffs import openhands_event, openhands_wrapper
 
 NAME = "openhands"
-_SOURCE = re.compile(r'"source"\s*:\s*"(?:agent|user|environment)"')
-_KIND = re.compile(r'"(?:action|observation)"\s*:\s*"')
-_RECORD = re.compile(r'\{\s*"instance_id"\s*:')
-_HISTORY = re.compile(r'"history"\s*:\s*\[')
 _SKIP_ACTIONS = {"change_agent_state", "recall", "null", "pause", "resume"}
 _NOISE = {"thought", "impl_source", "translated_ipython_code", "confirmation_state", "security_risk",
           "hidden", "blocking", "is_static", "cwd", "is_input", "wait_for_response"}
-
-
-def _is_event(obj: Any) -> bool:
-    return (
-        isinstance(obj, dict)
-        and obj.get("source") in ("agent", "user", "environment")
-        and ("action" in obj or "observation" in obj)
-    )
-
-
-def _is_wrapper(obj: Any) -> bool:
-    if not isinstance(obj, dict):
-        return False
-    hist = obj.get("history")
-    return isinstance(hist, list) and any(_is_event(e) for e in hist[:20])
-
-
-def sniff(s: Sniff) -> float:
-    text = s.text.lstrip()
-    if is_jsonl(s):
-        return 0.85 if _is_wrapper(s.first_line_object) else 0.0
-    doc = whole_doc(s)
-    if doc is not None:
-        if isinstance(doc, list):
-            events = [e for e in doc[:20] if isinstance(e, dict)]
-            n = sum(1 for e in events if _is_event(e))
-            return 0.9 if n and n >= 0.8 * len(events) else 0.0
-        if _is_wrapper(doc):
-            return 0.85
-        return 0.5 if _is_event(doc) and "id" in doc and "timestamp" in doc else 0.0
-    head = text[:6000]
-    if text.startswith("[") and _SOURCE.search(head) and _KIND.search(head) and '"timestamp"' in head:
-        return 0.9
-    if first_line_cut(s.head) is not None and _RECORD.match(text) and (
-        _HISTORY.search(text) or '"agent_class"' in text or '"git_patch"' in text
-    ):
-        return 0.8  # an evaluation output.jsonl whose first record is longer than the head
-    if text.startswith("{") and re.search(r'"history"\s*:\s*\[', head) and _SOURCE.search(head) and _KIND.search(head):
-        return 0.8
-    return 0.0
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
@@ -118,7 +73,7 @@ def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
         lines = JsonlSource(path, options)
         n = 0
         for lineno, obj in lines:
-            if not _is_wrapper(obj):
+            if not openhands_wrapper(obj):
                 lines.bad("not an OpenHands record with a history of events", lineno)
                 continue
             n += 1
@@ -129,13 +84,13 @@ def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
     doc, warnings = load_document(path)
     if isinstance(doc, list):
         events, wrapper = doc, {}
-    elif _is_wrapper(doc):
+    elif openhands_wrapper(doc):
         events, wrapper = doc["history"], doc
-    elif _is_event(doc):
+    elif openhands_event(doc):
         events, wrapper = [doc], {}
     else:
         raise InputError("not an OpenHands event stream (expected a list of events)", path)
-    if not any(_is_event(e) for e in events):
+    if not any(openhands_event(e) for e in events):
         raise InputError("not an OpenHands event stream (no events with source and action/observation)", path)
     run = _run(events, wrapper, path, stem(path))
     run.warnings.extend(warnings)
@@ -370,6 +325,6 @@ READER = Reader(
     summary="OpenHands event stream / trajectory export (JSON array of events, or history wrapper)",
     detects_on="JSON array of {id, timestamp, source, action|observation} events",
     extensions=(".json", ".jsonl"),
-    sniff=sniff,
+    sniff=sniffs.openhands,
     read=read,
 )

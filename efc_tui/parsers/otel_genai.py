@@ -28,17 +28,16 @@ from typing import Any
 
 from efc_tui.errors import InputError
 from efc_tui.model import Run, Status
+from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._content import result_text, text_of
 from efc_tui.parsers._msg import Msg, Result, ToolCall, Usage, chat_message, tool_call_from
 from efc_tui.parsers._source import (
     JsonlSource,
     guarded,
-    is_jsonl,
     jsonl_layout,
     load_document,
     stem,
-    whole_doc,
 )
 from efc_tui.parsers._time import parse_time
 from efc_tui.parsers._values import (
@@ -51,54 +50,11 @@ from efc_tui.parsers._values import (
     opt_str,
     parse_json_text,
 )
-from efc_tui.parsers.base import Reader, ReadOptions, Sniff, read_head
+from efc_tui.parsers.base import Reader, ReadOptions, read_head
+from efc_tui.parsers.sniffs import otel_attr_map, otel_span_dump
 
 NAME = "otel-genai"
 _LLM_OPS = {"chat", "text_completion", "generate_content", "completion"}
-_GENAI_KEY = re.compile(r'"(?:gen_ai|llm|ai)\.[\w.]+"\s*:')
-
-
-# ---------------------------------------------------------------------------- sniffing
-
-
-def _is_span_dump(obj: Any) -> bool:
-    return isinstance(obj, dict) and isinstance(obj.get("attributes"), dict) and (
-        "spanContext" in obj or "context" in obj or "traceId" in obj
-    ) and "name" in obj
-
-
-def _is_attr_map(obj: Any) -> bool:
-    return isinstance(obj, dict) and any(
-        isinstance(k, str) and k.startswith(("gen_ai.", "llm.", "ai.prompt", "ai.response")) for k in obj
-    ) and "messages" not in obj
-
-
-def sniff(s: Sniff) -> float:
-    text = s.text.lstrip()
-    if is_jsonl(s):
-        first = s.first_line_object
-        return 0.95 if isinstance(first, dict) and isinstance(first.get("resourceSpans"), list) else 0.0
-    doc = whole_doc(s)
-    if doc is not None:
-        if isinstance(doc, dict) and isinstance(doc.get("resourceSpans"), list):
-            return 0.95
-        if isinstance(doc, list) and doc and all(_is_span_dump(x) for x in doc[:20]):
-            return 0.9
-        if _is_span_dump(doc):
-            return 0.85
-        if _is_attr_map(doc):
-            return 0.8
-        return 0.0
-    head = text[:8000]
-    if text.startswith("{") and re.match(r'\{\s*"resourceSpans"\s*:', text):
-        return 0.95
-    if text.startswith("[") and '"spanContext"' in head and '"attributes"' in head:
-        return 0.9
-    if text.startswith("{") and _GENAI_KEY.search(head) and '"resourceSpans"' in head:
-        return 0.9
-    return 0.0
-
-
 # ---------------------------------------------------------------------------- spans
 
 
@@ -229,11 +185,11 @@ def _load_spans(path: Path, options: ReadOptions, warnings: list[str]) -> tuple[
     warnings.extend(notes)
     if isinstance(doc, dict) and isinstance(doc.get("resourceSpans"), list):
         return list(_spans_from_otlp(doc, order)), None
-    if isinstance(doc, list) and doc and all(_is_span_dump(x) for x in doc):
+    if isinstance(doc, list) and doc and all(otel_span_dump(x) for x in doc):
         return [_span_from_dump(x, order) for x in doc], None
-    if _is_span_dump(doc):
+    if otel_span_dump(doc):
         return [_span_from_dump(doc, order)], None
-    if _is_attr_map(doc):
+    if otel_attr_map(doc):
         return [Span("", "attributes", None, stem(path), None, None, dict(doc))], None
     raise InputError("not OpenTelemetry spans (no resourceSpans, span list or gen_ai.* attributes)", path)
 
@@ -592,6 +548,6 @@ READER = Reader(
     summary="OpenTelemetry GenAI spans: OTLP JSON (resourceSpans), SDK span dumps, attribute maps",
     detects_on='{"resourceSpans": [...]}; a list of spans with spanContext + attributes; gen_ai.* attribute maps',
     extensions=(".json", ".jsonl", ".span.json"),
-    sniff=sniff,
+    sniff=sniffs.otel_genai,
     read=read,
 )

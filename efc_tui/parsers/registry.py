@@ -1,9 +1,11 @@
 """Every reader efc-tui knows, in detection-priority order (earlier wins ties).
 
-Adding a format: write ``efc_tui/parsers/<module>.py`` with a ``READER`` and list it in
-``FORMATS`` (its name and module). A reader's module is imported when it is first asked for
-(``reader``), so detecting an efc-trace/1 file imports the native reader alone;
-``READERS`` imports them all (a test checks ``FORMATS`` against each module's ``READER``).
+Adding a format: write ``efc_tui/parsers/<module>.py`` with a ``READER``, its sniff as
+``sniffs.<module>`` (``READER.sniff`` is that function), and list it in ``FORMATS`` (its
+name and module) and ``CEILINGS``. Detection calls the sniffs from ``sniffs`` and imports a
+reader's module only when it wins (``reader``), so detecting a file imports that file's
+reader alone; ``READERS`` imports them all (a test checks ``FORMATS`` against each module's
+``READER``).
 """
 
 from __future__ import annotations
@@ -38,9 +40,9 @@ FORMATS: dict[str, str] = {
 
 
 #: format name -> (the highest score its ``sniff`` returns, its ``READER.extensions``): what
-#: detection needs to skip a reader that cannot beat the best score so far without
-#: importing its module (tests check both against the readers, the ceiling on each sniff's
-#: source)
+#: detection needs to skip a format that cannot beat the best score so far without asking
+#: its sniff or importing its reader (tests check both against the readers, the ceiling on
+#: each sniff's source in ``sniffs.py``)
 CEILINGS: dict[str, tuple[float, tuple[str, ...]]] = {
     "native": (1.0, (".jsonl", ".jsonl.gz")),
     "mini-swe-agent": (1.0, (".traj.json",)),

@@ -40,18 +40,16 @@ import orjson
 
 from efc_tui.errors import InputError
 from efc_tui.model import EventKind, Run, Status
+from efc_tui.parsers import sniffs
 from efc_tui.parsers._content import content_text
 from efc_tui.parsers._drafts import Draft, finalize, share_totals
 from efc_tui.parsers._source import load_document, loads_repairing
 from efc_tui.parsers._swebench import swebench_family
 from efc_tui.parsers._totals import set_source_totals, totals_from_counts
 from efc_tui.parsers._values import as_count, as_dict, as_float, as_int, as_list, as_str, opt_str
-from efc_tui.parsers.base import Reader, ReadOptions, Sniff, read_all
+from efc_tui.parsers.base import Reader, ReadOptions, read_all
 
 NAME = "swe-agent"
-_TRAJ_RE = re.compile(r'"trajectory"\s*:\s*\[')
-_STEP_KEYS_RE = re.compile(r'"(?:action|observation|thought|response|execution_time)"\s*:')
-_HISTORY_RE = re.compile(r'"(?:history|environment)"\s*:')
 #: SWE-agent's own commands (0.x and 1.x tool bundles); anything else runs in bash
 _COMMANDS = {
     "open", "goto", "scroll_up", "scroll_down", "create", "edit", "insert", "search_dir",
@@ -69,19 +67,6 @@ _EXIT_STATUS = {
 }
 _DIR_MODEL_RE = re.compile(r"^(?P<model>[^_][^/]*?)__[^/]+__[^/]+__t-[\d.]+__p-[\d.]+__c-[\d.]+")
 _ARGS_MODEL_RE = re.compile(r"^\s*model_name:\s*['\"]?(?P<model>[^'\"\s#]+)", re.MULTILINE)
-
-
-def sniff(s: Sniff) -> float:
-    if s.first_char != "{":
-        return 0.0
-    text = s.text
-    if not _TRAJ_RE.search(text):
-        return 0.0
-    if _HISTORY_RE.search(text):
-        return 0.9
-    if _STEP_KEYS_RE.search(text):
-        return 0.8
-    return 0.0
 
 
 # The structural characters that matter for finding where a JSON value ends.
@@ -325,6 +310,6 @@ READER = Reader(
     summary="SWE-agent trajectories (*.traj), 0.x and 1.x",
     detects_on='JSON object with a "trajectory" list of {action, observation, ...} steps and "history"',
     extensions=(".traj",),
-    sniff=sniff,
+    sniff=sniffs.swe_agent,
     read=read,
 )

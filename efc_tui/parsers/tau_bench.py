@@ -32,17 +32,18 @@ import orjson
 
 from efc_tui.errors import InputError
 from efc_tui.model import Run
+from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._msg import ToolCall, chat_message
-from efc_tui.parsers._source import guarded, load_document, stem, whole_doc
+from efc_tui.parsers._source import guarded, load_document, stem
 from efc_tui.parsers._values import as_dict, as_float, as_list, as_str, dumps, id_str, opt_str
-from efc_tui.parsers.base import Reader, ReadOptions, Sniff
+from efc_tui.parsers.base import Reader, ReadOptions
+from efc_tui.parsers.sniffs import tau_entry
 
 NAME = "tau-bench"
 #: tau-bench's REWARD_SUCCESS_MIN: a reward within 1e-6 of 1 is a success
 SUCCESS_MIN = 1.0 - 1e-6
 RESPOND = "respond"
-_HEAD = re.compile(r'^\[\s*\{\s*"task_id"\s*:\s*-?\d+\s*,')
 _RUN_NAME = re.compile(
     r"^(?P<model>.+)-(?P<temp>\d+(?:\.\d+)?)_range_-?\d+--?\d+_user-(?P<user>.+)-(?P<user_strategy>[a-z]+)_\d+$"
 )
@@ -55,34 +56,17 @@ _API_OUTPUT = "API output: "
 _ERROR = "Error: "
 
 
-def _is_entry(e: Any) -> bool:
-    return isinstance(e, dict) and "task_id" in e and "reward" in e and ("traj" in e or "info" in e)
-
-
-def sniff(s: Sniff) -> float:
-    text = s.text.lstrip()
-    if not text.startswith("["):
-        return 0.0
-    doc = whole_doc(s)
-    if isinstance(doc, list):
-        return 0.9 if doc and _is_entry(doc[0]) else 0.0
-    head = text[:65536]
-    if doc is None and _HEAD.match(head) and '"reward"' in head:
-        return 0.85  # a results file larger than the head
-    return 0.0
-
-
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
     yield from guarded("tau-bench", path, _read(path))
 
 
 def _read(path: Path) -> Iterator[Run]:
     doc, warnings = load_document(path)
-    if not isinstance(doc, list) or not any(_is_entry(e) for e in doc):
+    if not isinstance(doc, list) or not any(tau_entry(e) for e in doc):
         raise InputError("not a tau-bench results file (a list of {task_id, reward, info, traj})", path)
     meta = file_meta(path)
     for i, entry in enumerate(doc):
-        if not _is_entry(entry):
+        if not tau_entry(entry):
             raise InputError(f"entry {i} is not a tau-bench task result (no task_id / reward / traj)", path)
         run = _entry_run(entry, path, meta)
         run.warnings.extend(warnings)
@@ -218,6 +202,6 @@ READER = Reader(
     summary="tau-bench results JSON (a list of {task_id, reward, info, traj, trial}), one run per entry",
     detects_on='JSON array of objects with "task_id", "reward" and "traj" / "info"',
     extensions=(".json",),
-    sniff=sniff,
+    sniff=sniffs.tau_bench,
     read=read,
 )

@@ -38,27 +38,18 @@ import orjson
 
 from efc_tui.errors import InputError
 from efc_tui.model import Run
+from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._drafts import Draft, share_totals
 from efc_tui.parsers._msg import ToolCall
 from efc_tui.parsers._source import JsonlSource, stem
 from efc_tui.parsers._totals import set_source_totals, totals_from_counts
 from efc_tui.parsers._values import as_dict, as_float, as_list, as_str, opt_count, opt_str
-from efc_tui.parsers.base import Reader, ReadOptions, Sniff
+from efc_tui.parsers.base import Reader, ReadOptions
 from efc_tui.parsers.sidecars import load_json
+from efc_tui.parsers.sniffs import cast_header
 
 NAME = "terminal-bench"
-
-
-def _is_header(obj: Any) -> bool:
-    o = as_dict(obj)
-    return o.get("version") == 2 and "width" in o and "height" in o
-
-
-def sniff(s: Sniff) -> float:
-    if not _is_header(s.first_line_object):
-        return 0.0
-    return 0.9 if s.path.name.lower().endswith(".cast") or s.path.parent.name == "sessions" else 0.7
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
@@ -66,7 +57,7 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
     rec = _Recording(path)
     for lineno, value in source.values():
         if rec.header is None:
-            if not _is_header(value):
+            if not cast_header(value):
                 raise InputError("not an asciinema v2 recording (no header line)", path, lineno)
             rec.header = as_dict(value)
             continue
@@ -207,6 +198,6 @@ READER = Reader(
             "Terminus markers)",
     detects_on='JSONL whose first line is an asciinema v2 header {"version": 2, "width", "height"}',
     extensions=(".cast",),
-    sniff=sniff,
+    sniff=sniffs.terminal_bench,
     read=read,
 )
