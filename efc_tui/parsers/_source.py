@@ -34,8 +34,9 @@ _BOM = b"\xef\xbb\xbf"
 
 # A \\uD800-\\uDFFF escape that is not half of a surrogate pair (orjson rejects them; Python's
 # json.dumps writes them for lone surrogates in tool output). Preceded by an even number of
-# backslashes, so it is an escape and not literal text.
-_LONE_SURROGATE = re.compile(
+# backslashes, so it is an escape and not literal text. Compiled by ``re`` on first use:
+# compiling it costs more than the rest of this module's import, and only a broken file needs it.
+_LONE_SURROGATE = (
     rb"(?<!\\)((?:\\\\)*)\\u(?:([dD][89abAB][0-9a-fA-F]{2})(\\u[dD][c-fC-F][0-9a-fA-F]{2})?"
     rb"|[dD][c-fC-F][0-9a-fA-F]{2})"
 )
@@ -47,7 +48,7 @@ def _fix_surrogates(data: bytes) -> bytes:
             return m.group(0)  # a proper pair
         return m.group(1) + b"\\ufffd"
 
-    return _LONE_SURROGATE.sub(repl, data)
+    return re.sub(_LONE_SURROGATE, repl, data)
 
 
 def loads_repairing(data: bytes) -> tuple[Any, bool]:
