@@ -19,7 +19,7 @@ from efc_tui.parsers import Outcomes, discover, expand_paths, load
 from efc_tui.parsers.discover import is_sidecar, looks_like_sidecar, looks_like_trajectory
 from efc_tui.parsers.labels import load_labels
 from efc_tui.parsers.native_writer import write_runs
-from efc_tui.parsers.sidecars import find_trial, parse_report, read_submission_yaml
+from efc_tui.parsers.sidecars import _report_files, find_trial, parse_report, read_submission_yaml
 from tests.conftest import FIXTURES
 
 HERE = FIXTURES / "outcomes"
@@ -173,6 +173,22 @@ def test_mini_swe_agent_predictions_and_evaluation_reports() -> None:
     # a per-instance report under logs/run_evaluation/<run>/<model>/<id>/
     assert runs["demo__calc-4"].success is True
     assert "logs/run_evaluation/eval1" in (runs["demo__calc-4"].success_from or "")
+
+
+def test_evaluation_reports_are_the_files_named_like_reports(tmp_path: Path) -> None:
+    """A folder's reports: ``*report*.json`` and ``results.json`` beside the logs, any
+    ``*result*.json`` under ``results/``; never a trajectory, another file or a folder."""
+    for name in ("b.report.json", "results.json", "a_report.json", "x.traj.json", "notes.txt",
+                 "result.json", "report.jsonl"):
+        (tmp_path / name).write_text("{}")
+    (tmp_path / "folder_report.json").mkdir()
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "run_result.json").write_text("{}")
+    (tmp_path / "results" / "other.json").write_text("{}")
+    assert _report_files(tmp_path) == [
+        tmp_path / "a_report.json", tmp_path / "b.report.json", tmp_path / "results.json",
+        tmp_path / "results" / "run_result.json",
+    ]
 
 
 def test_atif_metadata_json_beside_the_trajectory() -> None:

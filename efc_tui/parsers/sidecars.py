@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import glob
 import math
+import os
 import re
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -536,19 +537,25 @@ def _report_files(folder: Path) -> list[Path]:
     model = preds_model(folder)
     prefix = model.replace("/", "__") + "." if model else None
     for sub in (folder, folder / "results"):
-        try:
-            names = sorted(p.name for p in sub.iterdir() if p.is_file())
+        try:  # names first: a folder of thousands of logs costs no stat per file
+            with os.scandir(sub) as entries:
+                names = sorted(e.name for e in entries
+                               if _is_report_name(e.name, sub != folder, prefix) and e.is_file())
         except OSError:
             continue
-        for name in names:
-            low = name.lower()
-            if not low.endswith(".json") or low.endswith(".traj.json"):
-                continue
-            if "report" in low or low == "results.json" or (sub != folder and "result" in low) or (
-                prefix is not None and name.startswith(prefix)
-            ):
-                found.append(sub / name)
+        found += [sub / name for name in names]
     return _dir_cache.put(key, found)
+
+
+def _is_report_name(name: str, in_results: bool, prefix: str | None) -> bool:
+    """A report's name: ``*report*.json``, ``results.json``, ``*result*.json`` under
+    ``results/``, or ``<model>.*.json`` (a SWE-bench harness report); never a trajectory."""
+    low = name.lower()
+    if not low.endswith(".json") or low.endswith(".traj.json"):
+        return False
+    return "report" in low or low == "results.json" or (in_results and "result" in low) or (
+        prefix is not None and name.startswith(prefix)
+    )
 
 
 def _swebench(run: Run, path: Path) -> None:
