@@ -8,34 +8,14 @@ same way everywhere (its head and its tail, which is where ids differ).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from efc_tui.adapter import AdapterSummary
     from efc_tui.model import Run
 
 ELLIPSIS = "…"
-
-
-@dataclass(frozen=True, slots=True)
-class Col:
-    """One column of a table that must fit a terminal (``efc_tui.cli._tables``)."""
-
-    title: str
-    key: str
-    #: "name": shortened in the middle when space is short; "path": shortened at the start
-    #: (the file name stays); "label": short text, kept whole; "number": right-aligned,
-    #: never shortened
-    kind: Literal["name", "path", "label", "number"] = "number"
-    #: importance: columns with the highest rank are left out first; 0 is never left out
-    rank: int = 0
-    #: a name or path is shortened to this before any column is left out (and further,
-    #: to HARD_MIN, only when nothing else can go)
-    min_width: int = 20
-    #: left out when no row has a value (every cell "–"), e.g. an exit status no log gives
-    optional: bool = False
 
 
 def middle_ellipsis(text: str, width: int) -> str:

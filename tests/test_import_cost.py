@@ -196,7 +196,8 @@ def test_score_with_plain_options_runs_without_typer(args: list[str]) -> None:
     mods = cli_modules("score", str(REPO / "sample_traces" / "repair_loop.jsonl"), *args)
     assert "efc_tui.scoring.ledger" in mods  # it did score
     assert sorted(m for m in mods if m.split(".")[0] in ("typer", "click", "pydantic", "rich")) == []
-    assert ours(mods, "efc_tui.cli") == ["efc_tui.cli", "efc_tui.cli._coerce", "efc_tui.cli._common",
+    assert ours(mods, "efc_tui.cli") == ["efc_tui.cli", "efc_tui.cli._coerce", "efc_tui.cli._col",
+                                         "efc_tui.cli._common",
                                          "efc_tui.cli._exits", "efc_tui.cli._score_argv",
                                          "efc_tui.cli._score_run"]
     assert sorted({m.split(".")[0] for m in heavy(mods)}) == ["numpy", "orjson"]

@@ -14,8 +14,8 @@ from rich import box
 from rich.table import Table
 
 from efc_tui.adapter import AdapterSummary, CorpusSummary, SweepPoint
+from efc_tui.cli._col import Col
 from efc_tui.cli._common import fmt_value, text_cell
-from efc_tui.display import Col
 
 ADAPTER_SCHEMA = "efc-adapter/1"
 SWEEP_SCHEMA = "efc-adapter-sweep/1"

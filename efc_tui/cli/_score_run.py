@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from efc_tui.cli._col import Col
 from efc_tui.cli._common import (
     collect_paths,
     fail,
@@ -25,7 +26,7 @@ from efc_tui.cli._common import (
     warn,
 )
 from efc_tui.cli._exits import EXIT_THRESHOLD, exit_now
-from efc_tui.display import Col, common_folder
+from efc_tui.display import common_folder
 from efc_tui.errors import EfcError
 
 if TYPE_CHECKING:  # the scoring core, the adapter and rich load when the command runs

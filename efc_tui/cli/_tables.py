@@ -25,7 +25,8 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from efc_tui.display import Col, middle_ellipsis, start_ellipsis
+from efc_tui.cli._col import Col
+from efc_tui.display import middle_ellipsis, start_ellipsis
 from efc_tui.text import sanitize_label
 
 #: names and paths are never shortened below this many cells

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from efc_tui.cli._app import app
+from efc_tui.cli._col import Col
 from efc_tui.cli._common import (
     LABELS_HELP,
     THRESHOLD_HELP,
@@ -18,7 +19,6 @@ from efc_tui.cli._common import (
     outcomes_from,
     stdout_console,
 )
-from efc_tui.display import Col
 from efc_tui.errors import EfcError
 
 if TYPE_CHECKING:
