@@ -46,6 +46,7 @@ bench: $(VENV)/.dev
 	$(BIN)/python bench/simulate_bench.py
 	$(BIN)/python bench/app_bench.py
 	$(BIN)/python bench/open_bench.py
+	$(BIN)/python bench/open_instructions.py
 	$(BIN)/python bench/dask_bench.py
 
 ## fit-default: regenerate efc_tui/data/default_fit.json and the table in docs/fitting.md

@@ -2,6 +2,14 @@
 
     python bench/_open_child.py efc PATH [--scored]   # `efc-tui open PATH`
     python bench/_open_child.py viewer PATH|-          # a minimal Textual viewer (``-``: the floor)
+    ... [--until-first] [--slow]
+
+``--until-first``: print the stamps and end the process (``os._exit``) at the first frame
+with rows, so that nothing after it is counted (``bench/open_instructions.py``, under
+valgrind). ``--slow``: the app's waits for the first rows and the first frame
+(``FIRST_ROWS_WAIT``, ``FIRST_PAINT_WAIT``), tuned for a normal speed, are raised to
+10 minutes, for a run ~50x slower under valgrind that would otherwise time them out and
+count a path users do not take.
 
 It imports nothing before the code it measures: ``efc`` runs ``efc_tui.cli.main`` as the
 console script does (the CLI sets the garbage collector's threshold and BLAS threads before
@@ -27,11 +35,18 @@ from importlib.util import find_spec
 from typing import Any
 
 STAMPS: dict[str, float] = {}
+#: --until-first: end the process at the first frame with rows
+UNTIL_FIRST = "--until-first" in sys.argv[3:]
+#: --slow: a run under valgrind; the app's waits are raised to this (seconds)
+SLOW_WAIT = 600.0 if "--slow" in sys.argv[3:] else None
 
 
 def _stamp(name: str) -> None:
     STAMPS.setdefault(name, time.perf_counter())
     STAMPS.setdefault(f"{name}_cpu", time.process_time())
+    if name == "first" and UNTIL_FIRST:
+        print(json.dumps(STAMPS), flush=True)
+        os._exit(0)
 
 
 def _watch_frames(shows_rows: Any) -> None:
@@ -103,6 +118,12 @@ def efc(path: str, scored: bool) -> None:
         import asyncio
 
         _stamp("imported")
+        if SLOW_WAIT is not None:
+            from efc_tui.app import loading
+            from efc_tui.app.screens import replay
+
+            replay.FIRST_ROWS_WAIT = replay.FIRST_PAINT_WAIT = SLOW_WAIT
+            loading.FIRST_PAINT_WAIT = SLOW_WAIT
         _watch_frames(lambda screen: getattr(getattr(screen, "data", None), "n_rows", 0) > 0)
         module.EfcApp.run = lambda app, *a, **k: asyncio.run(_drive(app, scored))
 
