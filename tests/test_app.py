@@ -635,3 +635,23 @@ async def test_the_shared_hostile_event_goes_through_the_app(tmp_path: Path) -> 
         await pilot.press("e", "enter")  # the proposed path
         await settle(pilot)
         assert app.is_running and s.last_export is not None and s.last_export.is_file()
+
+
+def test_worker_messages_stay_on_their_screen_and_screen_messages_reach_the_app() -> None:
+    """A worker's result is for its screen alone (nothing above handles it); what a screen
+    says to the app must bubble up to it. (Textual's ``bubble`` is a class keyword: a
+    ``bubble = False`` in the class body is overwritten by ``Message.__init_subclass__``,
+    which is how every message here bubbled before.)"""
+    from efc_tui.app import messages as m
+
+    to_screen: list[type[m.Message]] = [m.LoadUpdate, m.ScoreReady, m.SearchDone, m.Exported,
+                                        m.PickerRow, m.PickerDone, m.CompareReady]
+    to_app: list[type[m.Message]] = [m.OpenEvent, m.OpenRun, m.FitWanted, m.OpenPicker,
+                                     m.LoadFailed, m.ScreenReady]
+    assert [c for c in to_screen if c.bubble] == []
+    assert [c for c in to_app if not c.bubble] == []
+    assert {c.__name__ for c in to_screen + to_app} == {
+        name for name, c in vars(m).items() if isinstance(c, type) and issubclass(c, m.Message)
+        and c is not m.Message
+    }
+

@@ -1,11 +1,12 @@
-"""Messages of the app (dataclass messages: Textual's ``Message.__post_init__`` initializes
-them; no generated ``__repr__``/``__eq__``: nothing compares or prints them, and each
-generated method is compiled when the app starts).
+"""Messages of the app (plain ``Message`` subclasses with an ``__init__`` each, as Textual's
+own are: a dataclass message would have its ``__init__`` generated and compiled at every
+start, ~0.2 ms each, before the first frame).
 
 Two kinds:
 
 - from a screen's workers to the screen (``LoadUpdate``, ``ScoreReady``, ...): results
-  computed off the UI thread;
+  computed off the UI thread; they do not bubble (``bubble=False``): nothing above the
+  screen handles them;
 - from a screen up to the app (``OpenRun``, ``OpenPicker``, ``LoadFailed``,
   ``ScreenReady``): the screens never call the app; they say what happened and the app
   decides (push a screen, exit with code 2, mark the app ready for a screenshot).
@@ -13,124 +14,122 @@ Two kinds:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from efc_tui.app.loading import Update
-
 if TYPE_CHECKING:
     from efc_tui.adapter import ScoredRun
+    from efc_tui.app.loading import Update
     from efc_tui.compare import RunDiff
 
 # -- workers to their screen ----------------------------------------------------------------
 
 
-@dataclass(repr=False, eq=False)
-class LoadUpdate(Message):
+class LoadUpdate(Message, bubble=False):
     """One step of reading the run (``efc_tui.app.loading``: header, events, done, ...)."""
 
-    bubble: ClassVar[bool] = False
-    update: Update
+    def __init__(self, update: Update) -> None:
+        self.update = update
+        super().__init__()
 
 
-@dataclass(repr=False, eq=False)
-class ScoreReady(Message):
+class ScoreReady(Message, bubble=False):
     """A scoring pass finished: ``scored`` covers the first ``len(scored)`` events."""
 
-    bubble: ClassVar[bool] = False
-    scored: ScoredRun
-    seconds: float
+    def __init__(self, scored: ScoredRun, seconds: float) -> None:
+        self.scored = scored
+        self.seconds = seconds
+        super().__init__()
 
 
-@dataclass(repr=False, eq=False)
-class SearchDone(Message):
+class SearchDone(Message, bubble=False):
     """A search's matches were found."""
 
-    bubble: ClassVar[bool] = False
-    query: str
-    #: every matching event, in order (the screen goes to the next after the selection)
-    matches: list[int]
+    def __init__(self, query: str, matches: list[int]) -> None:
+        self.query = query
+        #: every matching event, in order (the screen goes to the next after the selection)
+        self.matches = matches
+        super().__init__()
 
 
-@dataclass(repr=False, eq=False)
-class Exported(Message):
+class Exported(Message, bubble=False):
     """An export was written (``path``) or failed (``error``)."""
 
-    bubble: ClassVar[bool] = False
-    path: str | None
-    error: str | None = None
+    def __init__(self, path: str | None, error: str | None = None) -> None:
+        self.path = path
+        self.error = error
+        super().__init__()
 
 
-@dataclass(repr=False, eq=False)
-class PickerRow(Message):
+class PickerRow(Message, bubble=False):
     """Scored runs for the picker (a batch), and how many files are done."""
 
-    bubble: ClassVar[bool] = False
-    rows: list[dict[str, Any]]
-    done: int
-    total_files: int
+    def __init__(self, rows: list[dict[str, Any]], done: int, total_files: int) -> None:
+        self.rows = rows
+        self.done = done
+        self.total_files = total_files
+        super().__init__()
 
 
-@dataclass(repr=False, eq=False)
-class PickerDone(Message):
+class PickerDone(Message, bubble=False):
     """The picker read and scored every file (``errors``: why some could not be read)."""
 
-    bubble: ClassVar[bool] = False
-    errors: list[str] = field(default_factory=list)
+    def __init__(self, errors: list[str] | None = None) -> None:
+        self.errors = [] if errors is None else errors
+        super().__init__()
 
 
-@dataclass(repr=False, eq=False)
-class CompareReady(Message):
+class CompareReady(Message, bubble=False):
     """Both runs of the compare view are read, scored and aligned."""
 
-    bubble: ClassVar[bool] = False
-    diff: RunDiff
+    def __init__(self, diff: RunDiff) -> None:
+        self.diff = diff
+        super().__init__()
 
 
 # -- screens to the app ---------------------------------------------------------------------
 
 
-@dataclass(repr=False, eq=False)
 class OpenEvent(Message):
     """The compare view: replay the run of ``path`` with ``event`` selected (esc: back)."""
 
-    path: Path
-    event: int
+    def __init__(self, path: Path, event: int) -> None:
+        self.path = path
+        self.event = event
+        super().__init__()
 
 
-@dataclass(repr=False, eq=False)
 class OpenRun(Message):
     """The picker chose run ``ordinal`` of ``path``: replay it."""
 
-    path: Path
-    ordinal: int
+    def __init__(self, path: Path, ordinal: int) -> None:
+        self.path = path
+        self.ordinal = ordinal
+        super().__init__()
 
 
-@dataclass(repr=False, eq=False)
 class FitWanted(Message):
     """A replay screen drew its first rows (or read a run with none) and has no fit yet:
     the app reads the package's fit now, off the path to the first frame."""
 
 
-@dataclass(repr=False, eq=False)
 class OpenPicker(Message):
     """The one file given holds several runs: show them in the picker instead."""
 
 
-@dataclass(repr=False, eq=False)
 class LoadFailed(Message):
     """Reading or scoring failed with ``error`` (one line naming file and line).
 
     ``recoverable``: the run was opened from the picker, which can take the user back.
     """
 
-    error: str
-    recoverable: bool = False
+    def __init__(self, error: str, recoverable: bool = False) -> None:
+        self.error = error
+        self.recoverable = recoverable
+        super().__init__()
 
 
-@dataclass(repr=False, eq=False)
 class ScreenReady(Message):
     """The screen has read and scored what it shows (a screenshot can be taken)."""
