@@ -25,7 +25,28 @@ _TAIL = 8000
 _HEAD = 4000
 
 
-class _Guarded:
+class _Lazy:
+    """A regular expression compiled the first time it is used (``rx``): importing the
+    classifier compiles none, and a run whose texts never reach a pattern never compiles it
+    (each costs ~0.3-1 M instructions, at every start of the app and of ``score``)."""
+
+    __slots__ = ("_rx", "flags", "pattern")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern = pattern
+        self.flags = flags
+        self._rx: re.Pattern[str] | None = None
+
+    @property
+    def rx(self) -> re.Pattern[str]:
+        """The compiled pattern (compiled now if it was not yet)."""
+        rx = self._rx
+        if rx is None:
+            rx = self._rx = re.compile(self.pattern, self.flags)
+        return rx
+
+
+class _Guarded(_Lazy):
     """A regular expression behind substring pre-filters: ``search`` answers exactly as the
     pattern's own ``search`` does, but runs it only when the text holds one of ``keys``, one
     of which every match contains (most observations hold none, and a case-insensitive
@@ -38,23 +59,13 @@ class _Guarded:
     The pattern is compiled the first time a text gets past the keys: most runs never need
     some of them (compiling all six took ~20 M instructions at every start of the app)."""
 
-    __slots__ = ("_rx", "flags", "fold", "keys", "pattern")
+    __slots__ = ("fold", "keys")
 
     def __init__(self, pattern: str, flags: int, keys: tuple[str, ...]) -> None:
-        self.pattern = pattern
-        self.flags = flags
-        self._rx: re.Pattern[str] | None = None
+        super().__init__(pattern, flags)
         self.keys = keys
         self.fold = bool(flags & re.IGNORECASE)
         assert not self.fold or all(k == k.lower() for k in keys)
-
-    @property
-    def rx(self) -> re.Pattern[str]:
-        """The compiled pattern (compiled now if it was not yet)."""
-        rx = self._rx
-        if rx is None:
-            rx = self._rx = re.compile(self.pattern, self.flags)
-        return rx
 
     def search(self, text: str) -> re.Match[str] | None:
         where = text
@@ -68,20 +79,20 @@ class _Guarded:
         return None
 
 
-_PYTEST_SUMMARY = re.compile(
+_PYTEST_SUMMARY = _Lazy(
     r"^=+ (?P<body>[^=\n]*?\b(?:passed|failed|error|errors|skipped|xfailed|xpassed|deselected|no tests ran)\b[^=\n]*?) in [\d.]+\s*s(?:econds)?\b.*?=*\s*$",
     re.MULTILINE,
 )
-_PYTEST_SHORT = re.compile(
+_PYTEST_SHORT = _Lazy(
     r"^(?P<body>(?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?)(?:, )?)+) in [\d.]+\s*s\b",
     re.MULTILINE,
 )
-_COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected)")
-_UNITTEST_RAN = re.compile(r"^Ran (\d+) tests? in [\d.]+s", re.MULTILINE)
-_UNITTEST_RESULT = re.compile(r"^(OK|FAILED)\b(?: \((?P<detail>[^)]*)\))?", re.MULTILINE)
-_UNITTEST_DETAIL = re.compile(r"(failures|errors|skipped|expected failures|unexpected successes)=(\d+)")
+_COUNT = _Lazy(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected)")
+_UNITTEST_RAN = _Lazy(r"^Ran (\d+) tests? in [\d.]+s", re.MULTILINE)
+_UNITTEST_RESULT = _Lazy(r"^(OK|FAILED)\b(?: \((?P<detail>[^)]*)\))?", re.MULTILINE)
+_UNITTEST_DETAIL = _Lazy(r"(failures|errors|skipped|expected failures|unexpected successes)=(\d+)")
 _TRACEBACK = "Traceback (most recent call last):"
-_EXC_LINE = re.compile(r"^(?:E\s+)?(?P<name>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure))\b(?::|$)", re.MULTILINE)
+_EXC_LINE = _Lazy(r"^(?:E\s+)?(?P<name>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure))\b(?::|$)", re.MULTILINE)
 _TIMEOUT = _Guarded(
     r"\b(?:timed out|TimeoutError|TimeoutExpired|deadline exceeded|Timeout after\b|timeout of \d+)",
     re.IGNORECASE,
@@ -155,14 +166,14 @@ def parse_checks(text: str) -> Checks | None:
     if "passed" in tail or "failed" in tail or "no tests ran" in tail or (
         "error" in tail and "==" in tail
     ):
-        for m in _PYTEST_SUMMARY.finditer(tail):
+        for m in _PYTEST_SUMMARY.rx.finditer(tail):
             body = m.group("body")
         if body is None:
-            for m in _PYTEST_SHORT.finditer(tail):
+            for m in _PYTEST_SHORT.rx.finditer(tail):
                 body = m.group("body")
     if body is not None:
         passed = failed = 0
-        for n, what in _COUNT.findall(body):
+        for n, what in _COUNT.rx.findall(body):
             if what == "passed" or what == "xfailed":
                 passed += int(n)
             elif what in ("failed", "error", "errors", "xpassed"):
@@ -171,14 +182,14 @@ def parse_checks(text: str) -> Checks | None:
     if "Ran " not in tail:
         return None
     ran = None
-    for m in _UNITTEST_RAN.finditer(tail):
+    for m in _UNITTEST_RAN.rx.finditer(tail):
         ran = int(m.group(1))
     if ran is not None:
         failed = 0
-        for m in _UNITTEST_RESULT.finditer(tail):
+        for m in _UNITTEST_RESULT.rx.finditer(tail):
             failed = 0
             if m.group("detail"):
-                for what, n in _UNITTEST_DETAIL.findall(m.group("detail")):
+                for what, n in _UNITTEST_DETAIL.rx.findall(m.group("detail")):
                     if what in ("failures", "errors", "unexpected successes"):
                         failed += int(n)
         return Checks(passed=max(0, ran - failed), failed=failed, total=ran)
@@ -188,7 +199,7 @@ def parse_checks(text: str) -> Checks | None:
 def _last_exception(text: str) -> str | None:
     tail = text[-_TAIL:]
     name = None
-    for m in _EXC_LINE.finditer(tail):
+    for m in _EXC_LINE.rx.finditer(tail):
         name = m.group("name")
     return name
 
@@ -313,16 +324,16 @@ def _has_failure_hint(text: str) -> bool:
 # The last stage of a shell command (after the last pipe, ;, && or ||) when it is a command
 # whose exit status 1 means "no" rather than "failed": grep/rg finding nothing, diff/cmp
 # finding differences, test/[ being false.
-_YES_NO_LAST = re.compile(
+_YES_NO_LAST = _Lazy(
     r"(?:^|[|;&]\s*|\(\s*)(?:[\w./-]*/)?(?:grep|egrep|fgrep|zgrep|rg|ag|ack|diff|cmp|test|\[\[?)\s[^|;&]*$"
 )
 
-_DUP_FD = re.compile(r"\d*>&\d+|&>")
+_DUP_FD = _Lazy(r"\d*>&\d+|&>")
 
 
 def _answers_yes_no(command: str) -> bool:
-    last = _DUP_FD.sub(" ", command.strip()[-2000:])
-    return bool(_YES_NO_LAST.search(last))
+    last = _DUP_FD.rx.sub(" ", command.strip()[-2000:])
+    return bool(_YES_NO_LAST.rx.search(last))
 
 
 def is_check_command(command: str) -> bool:
