@@ -637,6 +637,28 @@ async def test_the_shared_hostile_event_goes_through_the_app(tmp_path: Path) -> 
         assert app.is_running and s.last_export is not None and s.last_export.is_file()
 
 
+@pilot_test
+async def test_scoring_and_exporting_never_repr_the_run(monkeypatch: pytest.MonkeyPatch,
+                                                       tmp_path: Path) -> None:
+    """A worker method without a ``description`` is described by Textual with the repr of
+    its arguments: for the scoring pass, a run with every event (2.5 s of the UI thread at
+    100k events, on each pass). No event is ever repr'd while a run is scored and exported."""
+    from efc_tui.model import Event
+
+    reprs: list[int] = []
+    monkeypatch.setattr(Event, "__repr__", lambda self: reprs.append(self.index) or "Event(…)")
+    app = make_app(SMALL, export_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        s = replay(app)
+        assert s.data.n_scored == 21
+        assert s.data.scored is not None
+        s._export(s.data.scored, tmp_path / "small.ledger.json")  # what `e` then enter runs
+        await settle(pilot)
+        assert (tmp_path / "small.ledger.json").is_file()
+    assert reprs == []
+
+
 def test_worker_messages_stay_on_their_screen_and_screen_messages_reach_the_app() -> None:
     """A worker's result is for its screen alone (nothing above handles it); what a screen
     says to the app must bubble up to it. (Textual's ``bubble`` is a class keyword: a
