@@ -646,7 +646,12 @@ async def test_scoring_and_exporting_never_repr_the_run(monkeypatch: pytest.Monk
     from efc_tui.model import Event
 
     reprs: list[int] = []
-    monkeypatch.setattr(Event, "__repr__", lambda self: reprs.append(self.index) or "Event(…)")
+
+    def counted(self: Event) -> str:
+        reprs.append(self.index)
+        return "Event(…)"
+
+    monkeypatch.setattr(Event, "__repr__", counted)
     app = make_app(SMALL, export_dir=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
