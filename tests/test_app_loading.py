@@ -7,6 +7,7 @@ import ast
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,28 @@ def test_a_native_trace_arrives_as_header_batches_then_loaded(batch_seconds: flo
     batches = [u for u in updates if isinstance(u, Events)]
     assert batches[-1].fraction == 1.0
     assert all(b.start is None and not b.followed for b in batches)
+
+
+def test_a_native_trace_first_sends_the_events_of_its_first_64_kb(tmp_path: Path) -> None:
+    """The first read of a native trace is small (a screenful of rows in ~10 ms, not a
+    1 MB batch); the batches after it still add up to the whole read."""
+    from efc_tui.app.loading import PREVIEW_BYTES
+    from efc_tui.parsers.native_writer import write_runs
+
+    [run] = list(load(APP / "small.jsonl"))
+    events = [replace(e, index=i, observation_text=e.observation_text + " x" * 400)
+              for i, e in enumerate(run.events * 40)]
+    path = write_runs(tmp_path / "long.jsonl", [replace(run, events=events)])
+    size = path.stat().st_size
+    assert size > 4 * PREVIEW_BYTES[0]
+    loader = RunLoader(path, batch_seconds=0.0)
+    loader.painted.set()  # no screen to wait for
+    updates = list(loader.updates())
+    batches = [u for u in updates if isinstance(u, Events) and u.events]
+    assert batches[0].fraction is not None and batches[0].fraction <= PREVIEW_BYTES[0] / size
+    assert 10 < len(batches[0].events) < len(events)
+    [expected] = list(load(path))
+    assert _events(updates) == expected.events
 
 
 def test_other_files_are_read_whole(tmp_path: Path) -> None:

@@ -284,11 +284,14 @@ class RunLoader:
         warnings: list[str] = []
         last = 0.0  # the first batch goes at once: rows on screen as early as possible
         header_sent = False
+        # the first read is small (a screenful of rows and more, in ~10 ms), the rest 1 MB
+        chunk = PREVIEW_BYTES[0]
         while not tail.at_end:
             if cancelled():
                 return
             before = tail.offset
-            batch = tail.read(1 << 20)
+            batch = tail.read(chunk)
+            chunk = 1 << 20
             if tail.run is not None and not header_sent:
                 yield _header(self.outcomes.apply(replace(tail.run, warnings=[]), self.path))
                 header_sent = True
