@@ -266,3 +266,21 @@ def test_efc_tui_open_imports_no_scoring_before_its_first_frame(name: str) -> No
     # what the first frame does not show is imported after it: the Footer (mounted then);
     # hashlib, which checking the compiled extension's stamp no longer needs
     assert not {"textual.widgets._footer", "hashlib"} & set(mods)
+
+
+def test_code_in_the_first_event_is_highlighted_after_the_first_frame(tmp_path: Path) -> None:
+    """A SWE-agent log whose first event is a shell command: its first frame shows the text
+    plain, and Pygments (a lexer, ~20 ms) is imported once that frame is drawn."""
+    import subprocess
+    import sys
+
+    from tests.test_docgen import docgen
+
+    suffix, generate = docgen.FORMATS["swe-agent"]
+    path = tmp_path / f"run{suffix}"
+    generate(path, 400, 0)  # large enough to be previewed, as a long log is
+    r = subprocess.run([sys.executable, "-c", FIRST_FRAME_PROBE, str(path)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    rows, *mods = r.stdout.split()
+    assert int(rows) > 0 and "pygments" not in {m.split(".")[0] for m in mods}

@@ -267,6 +267,7 @@ class ReplayScreen(Screen[None]):
         self._first_frame_done = True
         self.loader.painted.set()
         self._mount_footer()
+        self.query_one(DetailPane).highlight()
         self._want_fit()
         if self.data.events or self.loaded:
             self._request_score(early=not self.loaded)  # early: a preview's, while the rest is read

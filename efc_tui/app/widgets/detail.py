@@ -60,6 +60,9 @@ class DetailPane(VerticalScroll):
         self.data = data
         self.event: int | None = None
         self.can_focus = True
+        #: code, diffs and tracebacks highlighted (Pygments); off until the screen's first
+        #: frame is drawn (``highlight``): importing Pygments and a lexer costs ~20 ms
+        self.highlighting = False
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-summary", markup=False)
@@ -109,10 +112,20 @@ class DetailPane(VerticalScroll):
                         self._body(ev.observation_text, ev.tool, is_action=False))
             self.scroll_home(animate=False, immediate=True)
 
+    def highlight(self) -> None:
+        """Highlight code from now on, the event shown included."""
+        if self.highlighting:
+            return
+        self.highlighting = True
+        if self.event is not None and self.event < len(self.data.events):
+            ev = self.data.events[self.event]
+            self._texts(self._body(ev.action_text, ev.tool, is_action=True),
+                        self._body(ev.observation_text, ev.tool, is_action=False))
+
     def _body(self, text: str, tool: str | None, *, is_action: bool) -> RenderableType:
         if not text:
             return Text("(empty)", style="dim italic")
-        shown = show_text(text, tool=tool, is_action=is_action)
+        shown = show_text(text, tool=tool, is_action=is_action, highlight=self.highlighting)
         if shown.hidden:
             key = "a" if is_action else "v"
             return Group(shown.renderable, more_marker(shown.hidden, key))
