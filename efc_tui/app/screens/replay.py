@@ -266,18 +266,15 @@ class ReplayScreen(Screen[None]):
             return
         self._first_frame_done = True
         self.loader.painted.set()
-        self._mount_footer()
+        self.call_next(self._mount_later)
         self.query_one(DetailPane).highlight()
         self._want_fit()
         if self.data.events or self.loaded:
             self._request_score(early=not self.loaded)  # early: a preview's, while the rest is read
 
-    def _mount_footer(self) -> None:
+    async def _mount_later(self) -> None:
         """The Footer and the search box, after the first frame (the Footer's 16 keys are a
         widget each: ~20 ms; the box is hidden until ``/``: ~6 ms)."""
-        self.call_next(self._add_footer)
-
-    async def _add_footer(self) -> None:
         from textual.widgets import Footer  # imported here: ~3 ms less before the first frame
 
         self._search_box()

@@ -9,7 +9,7 @@ markup.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -21,6 +21,9 @@ from efc_tui.app.replay_data import ReplayData, decision_reasons
 from efc_tui.app.textfmt import more_marker, show_text
 from efc_tui.app.widgets.ledger import fmt_num
 from efc_tui.text import sanitize_label
+
+if TYPE_CHECKING:
+    from efc_tui.model import Event
 
 _EIGHTHS = " ▏▎▍▌▋▊▉"
 BAR_WIDTH = 10
@@ -108,8 +111,7 @@ class DetailPane(VerticalScroll):
                          style="dim")
         summary.update(Text("\n").join([title, self._adapter(event), self._numbers(event)]))
         if not same:
-            self._texts(self._body(ev.action_text, ev.tool, is_action=True),
-                        self._body(ev.observation_text, ev.tool, is_action=False))
+            self._event_texts(ev)
             self.scroll_home(animate=False, immediate=True)
 
     def highlight(self) -> None:
@@ -118,9 +120,11 @@ class DetailPane(VerticalScroll):
             return
         self.highlighting = True
         if self.event is not None and self.event < len(self.data.events):
-            ev = self.data.events[self.event]
-            self._texts(self._body(ev.action_text, ev.tool, is_action=True),
-                        self._body(ev.observation_text, ev.tool, is_action=False))
+            self._event_texts(self.data.events[self.event])
+
+    def _event_texts(self, ev: Event) -> None:
+        self._texts(self._body(ev.action_text, ev.tool, is_action=True),
+                    self._body(ev.observation_text, ev.tool, is_action=False))
 
     def _body(self, text: str, tool: str | None, *, is_action: bool) -> RenderableType:
         if not text:
