@@ -73,6 +73,11 @@ DEFAULT_SPEED = 2
 OSC52_LIMIT = 100_000
 #: how often a followed file is polled (seconds)
 FOLLOW_SECONDS = 0.5
+#: while a run is read, the rows read since the last scoring pass are scored again no
+#: sooner than this (seconds), nor than this many times that pass took (the first rows are
+#: scored at once; the whole run when it is read)
+LOAD_RESCORE_SECONDS = 5.0
+LOAD_RESCORE_RATIO = 4.0
 
 
 class ReplayScreen(Screen[None]):
@@ -159,6 +164,8 @@ class ReplayScreen(Screen[None]):
         self.speed_index = DEFAULT_SPEED
         self._play_timer: Timer | None = None
         self._follow_timer: Timer | None = None
+        #: a rescore of the rows read so far, while the rest is read (``_rescore_later``)
+        self._rescore_timer: Timer | None = None
         self._polling = False
         self.search_query = ""
         #: (query, data version, matching events) of the last search
@@ -326,9 +333,14 @@ class ReplayScreen(Screen[None]):
             ledger.cursor_row = data.n_rows - 1
         if update.followed or (update.preview and self._first_frame_done):
             self._request_score(early=True)
+        elif data.n_rows > data.n_scored:
+            self._rescore_later()
 
     def _loaded(self, update: Loaded) -> None:
         self.loaded = True
+        if self._rescore_timer is not None:  # the whole run is scored now instead
+            self._rescore_timer.stop()
+            self._rescore_timer = None
         self.data.run.flags.extend(f for f in update.flags if f not in self.data.run.flags)
         self.query_one(ReadProgress).display = False
         if self.initial_select is not None or not self.data.n_rows:
@@ -410,8 +422,14 @@ class ReplayScreen(Screen[None]):
         ledger = self.query_one(LedgerView)
         ledger.rows_changed(restyle=True)
         self._show(ledger.selected_event)
-        if self.passes.finished(len(self.data.events) > self.data.n_scored):
+        more = len(self.data.events) > self.data.n_scored
+        if self.passes.finished(more and self.loaded):
             self._score(snapshot(self.data.run, self.data.events))
+        elif more and not self.loaded:
+            # still reading: a pass over the rows read so far now would hold the interpreter
+            # the read needs (a 100k-event trace was read 1.5x as slowly, and scored four
+            # times); they are scored once all is read, or after a pause (_rescore_later)
+            self._rescore_later()
         elif self.loaded:
             # Move the run's millions of objects out of the cyclic collector's reach: a full
             # collection over them took ~100 ms and ran every few keypresses on 100k events.
@@ -419,6 +437,22 @@ class ReplayScreen(Screen[None]):
             self.scored_all = True
             self._maybe_ready()
         self._update_summary()
+
+    def _rescore_later(self) -> None:
+        """While a long read goes on, score the rows read so far once more after a pause:
+        ``LOAD_RESCORE_SECONDS`` or ``LOAD_RESCORE_RATIO`` times the last pass, whichever
+        is longer, so scoring takes a small share of the read (a 100k-event trace is read
+        before the pause ends: its rows are scored once, when it is all read)."""
+        if (self.loaded or self.passes.running or self._rescore_timer is not None
+                or self.score_seconds is None):
+            return
+        delay = max(LOAD_RESCORE_SECONDS, LOAD_RESCORE_RATIO * self.score_seconds)
+        self._rescore_timer = self.set_timer(delay, self._rescore_while_reading)
+
+    def _rescore_while_reading(self) -> None:
+        self._rescore_timer = None
+        if not self.loaded:
+            self._request_score(early=True)
 
     def _maybe_ready(self) -> None:
         """Read, scored and with its fit: the screen shows what it will show."""
