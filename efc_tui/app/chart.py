@@ -1,8 +1,9 @@
 """A small braille line chart as Rich ``Text`` lines (no Textual, no plotting library).
 
 Each cell holds a 2×4 grid of braille dots, so a 40×10 chart draws 80×40 points. Series
-are resampled to the pixel grid with ``np.interp`` before drawing, so a 100k-point series
-costs the same as a 100-point one. Markers (single characters) and vertical rules are drawn
+are resampled to the pixel grid with ``np.interp`` before drawing (``downsample``), so a
+100k-point series is drawn from as many points as the plot is dots wide; a widget that
+redraws one often keeps the downsampled series instead of resampling it each frame. Markers (single characters) and vertical rules are drawn
 over the dots. Deterministic output, so SVG snapshots are stable.
 """
 
@@ -74,14 +75,49 @@ def _fmt(fmt: str, v: float) -> str:
         return str(v)
 
 
-def render(chart: Chart, width: int, height: int) -> list[Text]:
-    """The chart as ``height`` Text lines: a y-axis gutter, the plot, an x-axis line."""
+def _ranges(chart: Chart) -> tuple[float, float, float, float]:
     x0, x1 = chart.x_range
     y0, y1 = chart.y_range
     if not (x1 > x0):
         x1 = x0 + 1.0
     if not (y1 > y0):
         y1 = y0 + 1.0
+    return x0, x1, y0, y1
+
+
+def pixel_columns(chart: Chart, width: int) -> int:
+    """How many dots wide ``render`` draws the plot of ``chart`` in ``width`` cells (two
+    per cell, after the y-axis gutter)."""
+    _, _, y0, y1 = _ranges(chart)
+    gutter = max(len(_fmt(chart.y_fmt, y1)), len(_fmt(chart.y_fmt, y0))) + 1
+    return max(4, width - gutter) * 2
+
+
+def downsample(s: Series, x_range: tuple[float, float], px_w: int) -> Series:
+    """``s`` as ``render`` draws it ``px_w`` dots wide: its finite points and, for a line
+    that is a function of x longer than ``px_w`` points, its values at the ``px_w`` pixel
+    columns between its first and last x within ``x_range`` (``np.interp``). Drawing the
+    result draws exactly what drawing ``s`` does, from at most ``px_w`` points: a caller
+    that redraws a long series often keeps this instead (O(len(s)) once, not per frame)."""
+    xs = np.asarray(s.xs, dtype=float)
+    ys = np.asarray(s.ys, dtype=float)
+    ok = np.isfinite(xs) & np.isfinite(ys)
+    if not ok.all():
+        xs, ys = xs[ok], ys[ok]
+    if s.monotone_x and not s.scatter and len(xs) > px_w:
+        x0, x1 = x_range
+        if not (x1 > x0):
+            x1 = x0 + 1.0
+        lo, hi = max(x0, float(xs[0])), min(x1, float(xs[-1]))
+        grid = np.linspace(lo, hi, px_w) if hi > lo else np.array([lo])
+        ys = np.interp(grid, xs, ys)
+        xs = grid
+    return Series(xs, ys, s.style, s.monotone_x, s.scatter)
+
+
+def render(chart: Chart, width: int, height: int) -> list[Text]:
+    """The chart as ``height`` Text lines: a y-axis gutter, the plot, an x-axis line."""
+    x0, x1, y0, y1 = _ranges(chart)
     ylab_hi, ylab_lo = _fmt(chart.y_fmt, y1), _fmt(chart.y_fmt, y0)
     gutter = max(len(ylab_hi), len(ylab_lo)) + 1
     pw = max(4, width - gutter)
@@ -103,18 +139,10 @@ def render(chart: Chart, width: int, height: int) -> list[Text]:
                 colour[cy][cx] = style
 
     for s in chart.series:
-        xs = np.asarray(s.xs, dtype=float)
-        ys = np.asarray(s.ys, dtype=float)
-        ok = np.isfinite(xs) & np.isfinite(ys)
-        xs, ys = xs[ok], ys[ok]
-        if not len(xs):
+        s = downsample(s, (x0, x1), px_w)
+        if not len(s.xs):
             continue
-        if s.monotone_x and not s.scatter and len(xs) > px_w:
-            lo, hi = max(x0, float(xs[0])), min(x1, float(xs[-1]))
-            grid = np.linspace(lo, hi, px_w) if hi > lo else np.array([lo])
-            ys = np.interp(grid, xs, ys)
-            xs = grid
-        px, py = to_px(xs, ys)
+        px, py = to_px(s.xs, s.ys)
         style = s.style
 
         def plot(x: int, y: int, style: str = style) -> None:

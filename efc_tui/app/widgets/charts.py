@@ -49,10 +49,41 @@ class CumulativeChart(Widget):
         self.data = data
         self.event: int | None = None
         self.border_title = "NRS-EFC vs raw cost"
+        #: (data version, x range, y range) of the scored run, and its line downsampled to
+        #: the plot's width: (data version, dots wide) -> series (``_line``)
+        self._ranges: tuple[int, tuple[float, float], tuple[float, float]] | None = None
+        self._line_of: tuple[int, int] | None = None
+        self._line: ch.Series | None = None
 
     def show(self, event: int | None) -> None:
         self.event = event
         self.refresh()
+
+    def _chart_ranges(self) -> tuple[tuple[float, float], tuple[float, float]]:
+        """The axes' ranges for the scored run (computed once per scoring)."""
+        d = self.data
+        if self._ranges is None or self._ranges[0] != d.version:
+            x, y = d.cols["C_cum"], d.cols["nr_cum"]
+            xmax = float(x[-1]) if len(x) else 1.0
+            ymax = float(np.nanmax(y)) if len(y) else 1.0
+            ymin = min(0.0, float(np.nanmin(y))) if len(y) else 0.0
+            self._ranges = (d.version, (0.0, xmax if xmax > 0 else 1.0),
+                            (ymin, ymax if ymax > ymin else ymin + 1.0))
+        return self._ranges[1], self._ranges[2]
+
+    def line(self, px_w: int) -> ch.Series:
+        """NRS-EFC so far against C_raw so far, from (0, 0), as drawn ``px_w`` dots wide:
+        one point per dot column however long the run (``chart.downsample``), computed once
+        per scoring and width, so a frame (a move, a batch of rows read) draws ~100 points,
+        not one per event."""
+        d = self.data
+        if self._line is None or self._line_of != (d.version, px_w):
+            x_range, _ = self._chart_ranges()
+            full = ch.Series(np.concatenate(([0.0], d.cols["C_cum"])),
+                             np.concatenate(([0.0], d.cols["nr_cum"])), "cyan")
+            self._line = ch.downsample(full, x_range, px_w)
+            self._line_of = (d.version, px_w)
+        return self._line
 
     def render(self) -> RenderableType:
         d = self.data
@@ -61,15 +92,9 @@ class CumulativeChart(Widget):
             return Text("… scoring" if d.ledger is None else "no events", style="dim")
         x = d.cols["C_cum"]
         y = d.cols["nr_cum"]
-        xmax = float(x[-1]) if len(x) else 1.0
-        ymax = float(np.nanmax(y)) if len(y) else 1.0
-        ymin = min(0.0, float(np.nanmin(y))) if len(y) else 0.0
-        chart = ch.Chart(
-            x_range=(0.0, xmax if xmax > 0 else 1.0),
-            y_range=(ymin, ymax if ymax > ymin else ymin + 1.0),
-            series=[ch.Series(np.concatenate(([0.0], x)), np.concatenate(([0.0], y)), "cyan")],
-            x_label="C_raw so far",
-        )
+        x_range, y_range = self._chart_ranges()
+        chart = ch.Chart(x_range=x_range, y_range=y_range, x_label="C_raw so far")
+        chart.series.append(self.line(ch.pixel_columns(chart, w)))
         info = Text(no_wrap=True, end="")
         if d.stop is not None and d.stop < len(x):
             chart.rules.append(ch.VRule(float(x[d.stop]), "┊", "red", "stop"))
@@ -79,7 +104,7 @@ class CumulativeChart(Widget):
             info.append(f"t={i}  ", style="bold")
             info.append(f"NRS-EFC {fmt_num(float(y[i]), 8)}  C_raw {fmt_num(float(x[i]), 8)}")
         else:
-            info.append(f"NRS-EFC {fmt_num(float(y[-1]), 8)}  C_raw {fmt_num(xmax, 8)}")
+            info.append(f"NRS-EFC {fmt_num(float(y[-1]), 8)}  C_raw {fmt_num(float(x[-1]), 8)}")
         if d.stop is not None and d.summary is not None:
             info.append(f"  stop@{d.stop}", style="red")
             info.append(f" saves {fmt_num(d.summary.cost_saved, 8)}", style="red")
