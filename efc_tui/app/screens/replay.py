@@ -175,6 +175,9 @@ class ReplayScreen(Screen[None]):
         self.ready = asyncio.Event()
         #: every event read is scored
         self.scored_all = False
+        #: time.perf_counter() when the load started and ended (read to its end; the bench)
+        self.load_started_at: float | None = None
+        self.loaded_at: float | None = None
         #: time.perf_counter() when the first rows were added, and drawn on the terminal
         self.first_rows_at: float | None = None
         self.first_painted_at: float | None = None
@@ -222,6 +225,7 @@ class ReplayScreen(Screen[None]):
     def _start_load(self) -> None:
         """Read the run in a thread of its own, started now (a Textual worker would start
         once this handler returns: too late for ``_take_first_rows``)."""
+        self.load_started_at = time.perf_counter()
         Thread(target=self._load, name="efc-tui load", daemon=True).start()
 
     def _load(self) -> None:
@@ -338,6 +342,7 @@ class ReplayScreen(Screen[None]):
 
     def _loaded(self, update: Loaded) -> None:
         self.loaded = True
+        self.loaded_at = time.perf_counter()
         if self._rescore_timer is not None:  # the whole run is scored now instead
             self._rescore_timer.stop()
             self._rescore_timer = None
