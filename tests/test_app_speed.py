@@ -86,6 +86,8 @@ def gated_app(
 async def test_rows_read_during_a_scoring_pass_wait_for_the_end_of_the_read(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # the pause before a rescore while reading is longer than this test, however slow
+    monkeypatch.setattr(replay_module, "LOAD_RESCORE_SECONDS", 3600.0)
     app, passes, first_pass, gates = gated_app(monkeypatch)
     async with app.run_test(size=SIZE) as pilot:  # type: ignore[attr-defined]
         s = replay(app)  # type: ignore[arg-type]
