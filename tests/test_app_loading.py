@@ -132,11 +132,12 @@ def test_first_updates_hand_over_the_first_rows_then_refuse() -> None:
     """What the load puts before the first rows (or the end) is taken whole; after the
     take, the load is told to post its updates itself."""
     header, rows = Header(Run(run_id="r")), Events([Event(index=0, step=0, kind=EventKind.TOOL)])
+    empty = Events([])
     early = FirstUpdates()
-    assert early.put(header) and early.put(Events([]))  # no rows yet: not ready
+    assert early.put(header) and early.put(empty)  # no rows yet: not ready
     assert early.put(rows)  # ready: take() returns at once
     t = time.perf_counter()
-    assert early.take(60.0) == [header, Events([]), rows]
+    assert early.take(60.0) == [header, empty, rows]
     assert time.perf_counter() - t < 30.0
     assert not early.put(Loaded())  # taken: the caller sends it as a message
     assert early.take(0.0) == []
@@ -284,3 +285,34 @@ def test_code_in_the_first_event_is_highlighted_after_the_first_frame(tmp_path: 
     assert r.returncode == 0, r.stderr
     rows, *mods = r.stdout.split()
     assert int(rows) > 0 and "pygments" not in {m.split(".")[0] for m in mods}
+
+
+def test_a_previewed_log_gets_its_outcome_once_its_first_rows_are_painted(tmp_path: Path) -> None:
+    """A log large enough to be previewed is shown before its sidecars are looked for: the
+    first frame imports none of the sidecar machinery, and the header follows with the
+    outcome (here from a metadata.json beside the log) once the first rows are painted."""
+    import subprocess
+    import sys
+
+    from efc_tui.parsers import load
+    from tests.test_docgen import docgen
+
+    suffix, generate = docgen.FORMATS["mini-swe-agent"]
+    path = tmp_path / f"run{suffix}"
+    generate(path, 400, 0)
+    (tmp_path / "metadata.json").write_text('{"passed": true}')
+    [whole] = load(path)
+    assert whole.success is True  # what the sidecar says
+
+    loader = RunLoader(path)
+    loader.painted.set()
+    headers = [u for u in loader.updates() if isinstance(u, Header)]
+    assert headers[0].run.success is None  # the preview: no outcome yet
+    assert (headers[1].run.success, headers[1].run.success_from) == (True, whole.success_from)
+    assert (headers[-1].run.success, headers[-1].run.success_from) == (True, whole.success_from)
+
+    r = subprocess.run([sys.executable, "-c", FIRST_FRAME_PROBE, str(path)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    rows, *mods = r.stdout.split()
+    assert int(rows) > 0 and "efc_tui.parsers.sidecars" not in mods

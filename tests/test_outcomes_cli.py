@@ -169,9 +169,12 @@ def test_the_replay_loader_applies_labels_both_ways_it_reads(tmp_path: Path) -> 
     labels.write_text("run_id,success,reward\nrepair-loop,1,0.9\nfix-build__Fc3,yes,\n")
     outcomes = Outcomes(labels=load_labels(labels))
     # a native trace is read progressively (the header first): the label is on the header
+    # sent again once the first rows are painted (the outcome waits for the first frame)
     native = RunLoader(SAMPLES / "repair_loop.jsonl", outcomes=outcomes)
+    native.painted.set()
     assert native.progressive
-    (head,) = [u for u in native.updates() if isinstance(u, Header)]
+    first, head = [u for u in native.updates() if isinstance(u, Header)]
+    assert first.run.success_from is None  # the trace's own label, False
     assert (head.run.success, head.run.reward, head.run.success_from) == (True, 0.9, f"labels {labels}:2")
     # any other log is read whole, through parsers.load
     trial = RunLoader(Path("job_mixed/fix-build__Fc3/agent/trajectory.json"), outcomes=outcomes)

@@ -228,10 +228,16 @@ def test_a_large_trajectory_is_shown_from_its_first_bytes(tmp_path: Path, monkey
     [full] = load(path)
     updates = list(_unpainted(RunLoader(path)).updates())
     kinds = [type(u).__name__ + ("(preview)" if getattr(u, "preview", False) else "") for u in updates]
-    # the header again: the end of the document holds trajectory_format
-    assert kinds == ["Header", "Events(preview)", "Events(preview)", "Header", "Events", "Loaded"]
-    assert updates[3].run.extra["trajectory_format"] == "mini-swe-agent-1"  # type: ignore[union-attr]
-    assert "trajectory_format" not in updates[0].run.extra  # type: ignore[union-attr]
+    # the header again once the first rows are painted, with the run's outcome (the preview
+    # is read without: sidecars wait for the first frame), here the exit status the reader
+    # keeps in ``extra``; and again after the whole read: the end of the document holds
+    # trajectory_format
+    assert kinds == ["Header", "Events(preview)", "Header", "Events(preview)", "Header", "Events",
+                     "Loaded"]
+    assert updates[0].run.exit_status is None  # type: ignore[union-attr]
+    assert updates[2].run.exit_status == full.exit_status == "Submitted"  # type: ignore[union-attr]
+    assert updates[4].run.extra["trajectory_format"] == "mini-swe-agent-1"  # type: ignore[union-attr]
+    assert "trajectory_format" not in updates[2].run.extra  # type: ignore[union-attr]
     first, second, last = (u for u in updates if isinstance(u, Events))
     assert 10 < len(first.events) < len(second.events) + (second.start or 0) < len(full.events)
     # the second preview and the whole read revise at most the last event shown (an action

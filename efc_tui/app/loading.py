@@ -43,15 +43,16 @@ import gc
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from copy import deepcopy
+from dataclasses import replace
 from pathlib import Path
 
 from efc_tui.app.tail import NativeTail, can_tail
 from efc_tui.errors import EfcError, InputError
 from efc_tui.model import Event, Run
-from efc_tui.parsers.outcomes import DEFAULT_OUTCOMES, Outcomes
+from efc_tui.parsers.outcomes import DEFAULT_OUTCOMES, NO_OUTCOMES, Outcomes
 
 #: how often the first load hands a batch of rows to the screen (seconds)
 BATCH_SECONDS = 0.25
@@ -59,38 +60,60 @@ BATCH_SECONDS = 0.25
 FOLLOWABLE_FORMATS = ("claude-code", "codex")
 
 
-@dataclass(slots=True)
+# The updates (and ``_Preview``, ``_Final`` below) are plain classes, not dataclasses:
+# creating a dataclass runs ~2 M instructions of code generation at import, and this
+# module is imported on the way to the first frame. They are compared by identity.
+
+
 class Header:
     """The run's metadata (no events: they follow)."""
 
-    run: Run
+    __slots__ = ("run",)
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
 
 
-@dataclass(slots=True)
 class Events:
     """A batch of events, continuing the ones sent before (or replacing from ``start``)."""
 
-    events: list[Event]
-    fraction: float | None = None
-    warnings: list[str] = field(default_factory=list)
-    #: these came from following the file after the first load
-    followed: bool = False
-    #: replace every event from this index on (None: append)
-    start: int | None = None
-    #: read from the first bytes of a document still being read (the rest follows)
-    preview: bool = False
+    __slots__ = ("events", "followed", "fraction", "preview", "start", "warnings")
+
+    def __init__(
+        self,
+        events: list[Event],
+        fraction: float | None = None,
+        warnings: list[str] | None = None,
+        *,
+        followed: bool = False,
+        start: int | None = None,
+        preview: bool = False,
+    ) -> None:
+        self.events = events
+        #: how far through the input (a progress bar), or None
+        self.fraction = fraction
+        self.warnings: list[str] = [] if warnings is None else warnings
+        #: these came from following the file after the first load
+        self.followed = followed
+        #: replace every event from this index on (None: append)
+        self.start = start
+        #: read from the first bytes of a document still being read (the rest follows)
+        self.preview = preview
 
 
-@dataclass(slots=True)
 class SeveralRuns:
     """The file holds more than one run: open the picker instead."""
 
+    __slots__ = ()
 
-@dataclass(slots=True)
+
 class Loaded:
     """Reading is done (the first load; following may add more)."""
 
-    flags: list[str] = field(default_factory=list)
+    __slots__ = ("flags",)
+
+    def __init__(self, flags: list[str] | None = None) -> None:
+        self.flags: list[str] = [] if flags is None else flags
 
 
 Update = Header | Events | SeveralRuns | Loaded
@@ -149,19 +172,23 @@ class FirstUpdates:
         return taken
 
 
-@dataclass(slots=True)
 class _Preview:
     """The chosen run as a preview read it, and the part of the file it read."""
 
-    run: Run
-    fraction: float
+    __slots__ = ("fraction", "run")
+
+    def __init__(self, run: Run, fraction: float) -> None:
+        self.run = run
+        self.fraction = fraction
 
 
-@dataclass(slots=True)
 class _Final:
     """The chosen run of a preview that turned out to be the whole read."""
 
-    run: Run
+    __slots__ = ("run",)
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
 
 
 @contextmanager
@@ -283,6 +310,7 @@ class RunLoader:
         pending: list[Event] = []
         warnings: list[str] = []
         last = 0.0  # the first batch goes at once: rows on screen as early as possible
+        header: Header | None = None
         header_sent = False
         # the first read is small (a screenful of rows and more, in ~10 ms), the rest 1 MB
         chunk = PREVIEW_BYTES[0]
@@ -293,7 +321,8 @@ class RunLoader:
             batch = tail.read(chunk)
             chunk = 1 << 20
             if tail.run is not None and not header_sent:
-                yield _header(self.outcomes.apply(replace(tail.run, warnings=[]), self.path))
+                header = _header(replace(tail.run, warnings=[]))  # its outcome: once painted
+                yield header
                 header_sent = True
             pending.extend(batch.events)
             warnings.extend(batch.warnings)
@@ -307,6 +336,8 @@ class RunLoader:
                 yield Events(pending, tail.offset / size, warnings)
                 if not last:
                     self._first_paint()
+                    if header is not None:
+                        header = yield from self._outcome(header)
                 pending, warnings, last = [], [], now
         if not self.follow:
             fin = tail.finish()
@@ -315,6 +346,8 @@ class RunLoader:
         run = tail.finished_run()
         if not header_sent:
             yield _header(self.outcomes.apply(replace(run, warnings=[]), self.path))
+        elif not last and header is not None:  # no batch went out on its own: read at once
+            yield from self._outcome(header)
         if pending or warnings:
             yield Events(pending, 1.0, warnings)
         yield Loaded(list(run.flags))
@@ -337,7 +370,7 @@ class RunLoader:
                     yield found
                     return
                 if isinstance(found, _Final):
-                    chosen = found.run
+                    chosen = self.outcomes.apply(found.run, self.path)
                     break
                 if shown is None or shown_header is None:
                     shown_header = _header(found.run)
@@ -345,6 +378,7 @@ class RunLoader:
                     shown = list(found.run.events)
                     yield Events(list(shown), found.fraction, [], preview=True)
                     self._first_paint()
+                    shown_header = yield from self._outcome(shown_header)
                 else:
                     batch = _revision(shown, found.run.events)
                     if batch is not None:
@@ -403,8 +437,9 @@ class RunLoader:
         for nbytes in PREVIEW_BYTES:
             if size <= nbytes * PREVIEW_MIN_RATIO:
                 return  # small enough that reading it whole is about as quick
+            # no outcome: finding the sidecars waits for the first frame (``_outcome``)
             pv = preview(self.path, nbytes, reader.name, lenient=self.lenient,
-                         outcomes=self.outcomes, max_runs=self.ordinal + 2)
+                         outcomes=NO_OUTCOMES, max_runs=self.ordinal + 2)
             if pv is None:
                 continue  # its start makes no document: the whole read says why
             if not self.from_picker and len(pv.runs) >= 2:
@@ -416,6 +451,17 @@ class RunLoader:
                 return
             if len(pv.runs) > self.ordinal and pv.runs[self.ordinal].events:
                 yield _Preview(pv.runs[self.ordinal], nbytes / size)
+
+    def _outcome(self, header: Header) -> Generator[Update, None, Header]:
+        """The run's outcome (the sidecars around the log, a labels file) for a header sent
+        without it, before the first frame: finding and reading the sidecars waits until
+        the first rows are painted. Yields the header again when the outcome changed it;
+        returns the header now on screen."""
+        decided = _header(self.outcomes.apply(deepcopy(header.run), self.path))  # no events
+        if decided.run == header.run:
+            return header
+        yield decided
+        return decided
 
     # -- following --------------------------------------------------------------------------
 

@@ -16,14 +16,13 @@ scores the same. Gzipped files and other formats are read whole by ``parsers.loa
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 
 from efc_tui.errors import InputError
 from efc_tui.model import Event, Run
-from efc_tui.parsers import native
+from efc_tui.parsers import native, sniffs
 from efc_tui.parsers.base import read_head
 from efc_tui.parsers.status import is_failure
 
@@ -43,19 +42,22 @@ def can_tail(path: str | Path) -> bool:
         head = read_head(p)
     except InputError:
         return False
-    return not head.gzipped and native.sniff(head) > 0
+    return not head.gzipped and sniffs.native(head) > 0
 
 
-@dataclass(slots=True)
 class TailBatch:
-    """What one read produced."""
+    """What one read produced (a plain class: a dataclass costs ~2 M instructions to
+    create, at every start of the app)."""
 
-    events: list[Event] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    #: a second run header was met: the file holds more than one run (reading stopped there)
-    another_run: bool = False
-    #: the file is now shorter than what was read (rotated or truncated): reading stopped
-    shrank: bool = False
+    __slots__ = ("another_run", "events", "shrank", "warnings")
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.warnings: list[str] = []
+        #: a second run header was met: the file holds more than one run (reading stopped there)
+        self.another_run = False
+        #: the file is now shorter than what was read (rotated or truncated): reading stopped
+        self.shrank = False
 
 
 class NativeTail:

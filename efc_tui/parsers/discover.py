@@ -40,10 +40,14 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
+from typing import TYPE_CHECKING
 
 from efc_tui.errors import InputError
+from efc_tui.parsers._lazy_re import LazyPattern
 from efc_tui.parsers.base import read_head
-from efc_tui.parsers.sidecars import Trial, find_trial, preds_model, trial_folder
+
+if TYPE_CHECKING:
+    from efc_tui.parsers.sidecars import Trial
 
 #: file endings a folder walk picks up (content still decides the format)
 TRACE_SUFFIXES = (
@@ -191,6 +195,9 @@ def _take_trial(trial: Trial, found: Discovery) -> None:
 
 
 def _walk(root: Path, found: Discovery) -> None:
+    # imported here: a file named on the command line needs none of the trial machinery
+    from efc_tui.parsers.sidecars import find_trial, preds_model, trial_folder
+
     inside = find_trial(root / "_")  # pointed at a trial's agent/ or sessions/ folder
     if inside is not None:
         _take_trial(inside, found)
@@ -247,24 +254,24 @@ def discover(args: Iterable[str | Path]) -> Discovery:
 
 # --------------------------------------------------------------------------- what a file looks like
 
-_TRAJ_NAME = re.compile(
+_TRAJ_NAME = LazyPattern(
     r"traj|rollout|session|transcript|conversation|messages|history|episode|chat|"
     r"(^|[._-])output\.jsonl|\.eval$|\.cast$",
     re.IGNORECASE,
 )
 _TRAJ_DIRS = frozenset({"trajs", "trajectories", "sessions", "rollouts", "transcripts", "agent",
                         "agent-logs", "episodes"})
-_TRAJ_KEYS = re.compile(
+_TRAJ_KEYS = LazyPattern(
     rb'"(messages|steps|history|trajectory|traj|turns|conversation|transcript|tool_calls|'
     rb'tool_use|function_call|role|observation|action|events|spans|resourceSpans)"\s*:'
 )
-_SIDECAR_KEYS = re.compile(
+_SIDECAR_KEYS = LazyPattern(
     rb'"(resolved_ids|unresolved_ids|submitted_ids|completed_ids|empty_patch_ids|model_patch|'
     rb'verifier_result|is_resolved|reward|passed|resolved|trial_name|n_total_trials)"\s*:'
 )
 
 
-_REPORT_KEYS = re.compile(
+_REPORT_KEYS = LazyPattern(
     rb'"(resolved_ids|unresolved_ids|submitted_ids|completed_ids|empty_patch_ids|error_ids|'
     rb'incomplete_ids|n_total_trials)"\s*:'
 )
@@ -281,7 +288,7 @@ def looks_like_sidecar(path: Path) -> bool:
         head = read_head(path).head
     except (InputError, OSError):
         return False
-    return head.lstrip()[:1] == b"{" and _REPORT_KEYS.search(head) is not None
+    return head.lstrip()[:1] == b"{" and _REPORT_KEYS.rx.search(head) is not None
 
 
 def looks_like_trajectory(path: Path) -> bool:
@@ -292,7 +299,7 @@ def looks_like_trajectory(path: Path) -> bool:
     if is_sidecar(path):
         return False
     name = path.name
-    if _TRAJ_NAME.search(name) or any(part.lower() in _TRAJ_DIRS for part in path.parent.parts[-2:]):
+    if _TRAJ_NAME.rx.search(name) or any(part.lower() in _TRAJ_DIRS for part in path.parent.parts[-2:]):
         return True
     try:
         head = read_head(path).head
@@ -301,8 +308,8 @@ def looks_like_trajectory(path: Path) -> bool:
     stripped = head.lstrip()
     if stripped[:1] not in (b"{", b"["):
         return False
-    traj = set(_TRAJ_KEYS.findall(head))
-    side = set(_SIDECAR_KEYS.findall(head))
+    traj = set(_TRAJ_KEYS.rx.findall(head))
+    side = set(_SIDECAR_KEYS.rx.findall(head))
     if not traj:
         return False
     # a report or a predictions file also has e.g. "history"-free ids and patches

@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from efc_tui.errors import InputError
-from efc_tui.model import Run
-from efc_tui.parsers.sidecars import DEFAULT_SUCCESS_THRESHOLD, apply_sidecars
 
 if TYPE_CHECKING:  # the labels reader (csv, json) loads when a labels file is given
+    from efc_tui.model import Run
     from efc_tui.parsers.labels import Labels
+
+#: a numeric reward is a success when it reaches this (``--success-threshold``)
+DEFAULT_SUCCESS_THRESHOLD = 1.0
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,9 @@ class Outcomes:
             raise InputError(f"--success-threshold must be a finite number, not {self.success_threshold}")
 
     def apply(self, run: Run, path: str | Path) -> Run:
-        if self.sidecars:
+        if self.sidecars:  # imported here: the sidecars machinery loads when first applied
+            from efc_tui.parsers.sidecars import apply_sidecars
+
             apply_sidecars(run, path, self.success_threshold)
         if self.labels is not None:
             self.labels.apply(run, path, self.success_threshold)
@@ -53,5 +57,7 @@ class Outcomes:
 
 #: sidecars on, no labels file, threshold 1
 DEFAULT_OUTCOMES = Outcomes()
+#: no outcome at all: runs as their reader made them
+NO_OUTCOMES = Outcomes(sidecars=False)
 
-__all__ = ["DEFAULT_OUTCOMES", "Outcomes"]
+__all__ = ["DEFAULT_OUTCOMES", "DEFAULT_SUCCESS_THRESHOLD", "NO_OUTCOMES", "Outcomes"]

@@ -55,9 +55,7 @@ import orjson
 
 from efc_tui.model import Run
 from efc_tui.parsers._totals import set_source_totals, totals_from_counts
-
-#: success when a numeric reward reaches this (``--success-threshold``)
-DEFAULT_SUCCESS_THRESHOLD = 1.0
+from efc_tui.parsers.outcomes import DEFAULT_SUCCESS_THRESHOLD
 
 _SMALL_BYTES = 16 * 1024 * 1024  # result.json, metadata.json, ctrf.json
 _REPORT_BYTES = 64 * 1024 * 1024  # evaluation reports

@@ -18,6 +18,7 @@ import re
 
 from efc_tui import _fast
 from efc_tui.model import Checks, EventKind, Status
+from efc_tui.parsers._lazy_re import LazyPattern
 
 # Only the tail of long output is searched for summaries and exception lines, and only the
 # head for "command not found"-like rejections: bounded work on megabyte observations.
@@ -25,28 +26,7 @@ _TAIL = 8000
 _HEAD = 4000
 
 
-class _Lazy:
-    """A regular expression compiled the first time it is used (``rx``): importing the
-    classifier compiles none, and a run whose texts never reach a pattern never compiles it
-    (each costs ~0.3-1 M instructions, at every start of the app and of ``score``)."""
-
-    __slots__ = ("_rx", "flags", "pattern")
-
-    def __init__(self, pattern: str, flags: int = 0) -> None:
-        self.pattern = pattern
-        self.flags = flags
-        self._rx: re.Pattern[str] | None = None
-
-    @property
-    def rx(self) -> re.Pattern[str]:
-        """The compiled pattern (compiled now if it was not yet)."""
-        rx = self._rx
-        if rx is None:
-            rx = self._rx = re.compile(self.pattern, self.flags)
-        return rx
-
-
-class _Guarded(_Lazy):
+class _Guarded(LazyPattern[str]):
     """A regular expression behind substring pre-filters: ``search`` answers exactly as the
     pattern's own ``search`` does, but runs it only when the text holds one of ``keys``, one
     of which every match contains (most observations hold none, and a case-insensitive
@@ -79,20 +59,20 @@ class _Guarded(_Lazy):
         return None
 
 
-_PYTEST_SUMMARY = _Lazy(
+_PYTEST_SUMMARY = LazyPattern(
     r"^=+ (?P<body>[^=\n]*?\b(?:passed|failed|error|errors|skipped|xfailed|xpassed|deselected|no tests ran)\b[^=\n]*?) in [\d.]+\s*s(?:econds)?\b.*?=*\s*$",
     re.MULTILINE,
 )
-_PYTEST_SHORT = _Lazy(
+_PYTEST_SHORT = LazyPattern(
     r"^(?P<body>(?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?)(?:, )?)+) in [\d.]+\s*s\b",
     re.MULTILINE,
 )
-_COUNT = _Lazy(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected)")
-_UNITTEST_RAN = _Lazy(r"^Ran (\d+) tests? in [\d.]+s", re.MULTILINE)
-_UNITTEST_RESULT = _Lazy(r"^(OK|FAILED)\b(?: \((?P<detail>[^)]*)\))?", re.MULTILINE)
-_UNITTEST_DETAIL = _Lazy(r"(failures|errors|skipped|expected failures|unexpected successes)=(\d+)")
+_COUNT = LazyPattern(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected)")
+_UNITTEST_RAN = LazyPattern(r"^Ran (\d+) tests? in [\d.]+s", re.MULTILINE)
+_UNITTEST_RESULT = LazyPattern(r"^(OK|FAILED)\b(?: \((?P<detail>[^)]*)\))?", re.MULTILINE)
+_UNITTEST_DETAIL = LazyPattern(r"(failures|errors|skipped|expected failures|unexpected successes)=(\d+)")
 _TRACEBACK = "Traceback (most recent call last):"
-_EXC_LINE = _Lazy(r"^(?:E\s+)?(?P<name>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure))\b(?::|$)", re.MULTILINE)
+_EXC_LINE = LazyPattern(r"^(?:E\s+)?(?P<name>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure))\b(?::|$)", re.MULTILINE)
 _TIMEOUT = _Guarded(
     r"\b(?:timed out|TimeoutError|TimeoutExpired|deadline exceeded|Timeout after\b|timeout of \d+)",
     re.IGNORECASE,
@@ -324,11 +304,11 @@ def _has_failure_hint(text: str) -> bool:
 # The last stage of a shell command (after the last pipe, ;, && or ||) when it is a command
 # whose exit status 1 means "no" rather than "failed": grep/rg finding nothing, diff/cmp
 # finding differences, test/[ being false.
-_YES_NO_LAST = _Lazy(
+_YES_NO_LAST = LazyPattern(
     r"(?:^|[|;&]\s*|\(\s*)(?:[\w./-]*/)?(?:grep|egrep|fgrep|zgrep|rg|ag|ack|diff|cmp|test|\[\[?)\s[^|;&]*$"
 )
 
-_DUP_FD = _Lazy(r"\d*>&\d+|&>")
+_DUP_FD = LazyPattern(r"\d*>&\d+|&>")
 
 
 def _answers_yes_no(command: str) -> bool:
