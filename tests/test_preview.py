@@ -19,11 +19,18 @@ from efc_tui.app.loading import Events, Header, Loaded, RunLoader, SeveralRuns
 from efc_tui.errors import EfcError
 from efc_tui.model import Event
 from efc_tui.parsers import detect, load
-from efc_tui.parsers.preview import close_prefix, preview
+from efc_tui import _fast
+from efc_tui.parsers.preview import _close_prefix, close_prefix, preview
 from tests.conftest import FIXTURES, SHARED
 from tests.pilot import pilot_test, settle
 
 # -------------------------------------------------------------------------- close_prefix
+
+CompiledOrPython = pytest.mark.parametrize("impl", [
+    pytest.param(close_prefix, id="compiled", marks=pytest.mark.skipif(
+        _fast.speedups() is None, reason=f"compiled fast path: {_fast.STATUS}")),
+    pytest.param(_close_prefix, id="python"),
+])
 
 
 @pytest.mark.parametrize(("prefix", "closed"), [
@@ -31,8 +38,9 @@ from tests.pilot import pilot_test, settle
     (b'{"a": 1, "ev": [{"x": 1}, {"x": 2}, {"x"', b'{"a": 1, "ev": [{"x": 1}, {"x": 2}]}'),
     # brackets, commas, quotes and backslashes inside strings are text
     (b'[{"a": "x\\"y,]"}, {"b": "[{"}, {"c', b'[{"a": "x\\"y,]"}, {"b": "[{"}]'),
-    # a prefix ending inside a string
+    # a prefix ending inside a string, or after a backslash in one
     (b'{"m": [1, 2, 3, "abc', b'{"m": [1, 2, 3]}'),
+    (b'{"m": [1, 2, 3, "a\\', b'{"m": [1, 2, 3]}'),
     # lists before objects: the list of events, not the object around it
     (b'{"a": 1, "b": {"c": [1, 2, 3], "d": [4, 5, 6, 7', b'{"a": 1, "b": {"c": [1, 2, 3], "d": [4, 5, 6]}}'),
     # the longest list: whole elements of it, not of a shorter list inside the last one
@@ -42,8 +50,9 @@ from tests.pilot import pilot_test, settle
     # the whole document fits: returned as it is (trailing bytes dropped)
     (b'{"a": [1, 2]}  \n', b'{"a": [1, 2]}'),
 ])
-def test_close_prefix_cuts_at_the_last_element_boundary(prefix: bytes, closed: bytes) -> None:
-    out = close_prefix(prefix)
+@CompiledOrPython
+def test_close_prefix_cuts_at_the_last_element_boundary(prefix: bytes, closed: bytes, impl: Any) -> None:
+    out = impl(prefix)
     assert out == closed
     orjson.loads(out)  # valid JSON
 
@@ -55,11 +64,13 @@ def test_close_prefix_cuts_at_the_last_element_boundary(prefix: bytes, closed: b
     b'"just a string',
     b"",
 ])
-def test_close_prefix_gives_up_on_what_it_cannot_cut(prefix: bytes) -> None:
-    assert close_prefix(prefix) is None
+@CompiledOrPython
+def test_close_prefix_gives_up_on_what_it_cannot_cut(prefix: bytes, impl: Any) -> None:
+    assert impl(prefix) is None
 
 
-def test_every_cut_of_a_document_closes_into_valid_json() -> None:
+@CompiledOrPython
+def test_every_cut_of_a_document_closes_into_valid_json(impl: Any) -> None:
     doc: dict[str, Any] = {"info": {"k": [1, {"z": "a,b]}"}]}, "messages": [
         {"role": "user", "content": f"line {i} \\ \"quoted\" [x] {{y}}", "n": [i, i + 1]}
         for i in range(20)
@@ -67,7 +78,7 @@ def test_every_cut_of_a_document_closes_into_valid_json() -> None:
     data = json.dumps(doc).encode()
     kept = 0
     for n in range(1, len(data)):
-        out = close_prefix(data[:n])
+        out = impl(data[:n])
         if out is None:
             continue
         value = orjson.loads(out)  # never invalid

@@ -751,3 +751,46 @@ def test_lazy_decisions_are_the_eager_ones(name: str, path: Path) -> None:
         assert first_difference(eager, summary_first) is None
         assert first_difference(pure, summary_first) is None
         assert len(lazy.decisions) == len(run.events) and list(lazy.decisions) == lazy.decisions[:]
+
+
+# ------------------------------------------------------------------ preview.close_prefix
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(alphabet=st.sampled_from('ab,[]{}"\\: \n\u00e9')),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(json_values, st.data())
+def test_close_prefix_matches_python(value: Any, data: st.DataObject) -> None:
+    """Every cut of a document, and of bytes that are not one (a cut document with bytes
+    flipped into brackets, commas, quotes and backslashes), closes the same way."""
+    from efc_tui.parsers.preview import _close_prefix
+
+    doc = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    for n in range(len(doc) + 1):
+        assert fast.close_prefix(doc[:n]) == _close_prefix(doc[:n])
+    noisy = bytearray(doc)
+    for at, byte in data.draw(st.lists(st.tuples(st.integers(0, max(0, len(doc) - 1)),
+                                                 st.sampled_from(b'[]{},"\\x')), max_size=6)):
+        if noisy:
+            noisy[at] = byte
+    for n in range(len(noisy) + 1):
+        assert fast.close_prefix(bytes(noisy[:n])) == _close_prefix(bytes(noisy[:n]))
+
+
+def test_close_prefix_matches_python_on_every_fixture() -> None:
+    """The first bytes of every JSON fixture (ours, and the real logs when ../shared is
+    there), cut at many points, close the same way."""
+    from efc_tui.parsers.preview import _close_prefix
+
+    paths = [p for _, p in fixture_files() if p.suffix in (".json", ".traj", ".jsonl")]
+    if SHARED.is_dir():
+        paths += sorted((SHARED / "fixtures" / "real").rglob("*.json"))[:40]
+    assert len(paths) > 10
+    for path in paths:
+        data = path.read_bytes()[: 256 << 10]
+        for n in sorted({*range(0, len(data), max(1, len(data) // 97)), len(data)}):
+            assert fast.close_prefix(data[:n]) == _close_prefix(data[:n]), (path, n)

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from efc_tui import _fast
 from efc_tui.errors import EfcError
 from efc_tui.model import Run
 from efc_tui.parsers.base import _PREVIEW, PreviewLimit
@@ -46,6 +47,21 @@ _QUOTE, _COMMA, _CLOSE_LIST = ord('"'), ord(","), ord("]")
 
 
 def close_prefix(data: bytes) -> bytes | None:
+    """The first bytes of a JSON document as a valid document (``_close_prefix``, compiled
+    when the extension is built: the scan is a Python step per string and bracket, ~3 ms
+    for the first screen's 64 KB and ~0.15 s for the 4 MB preview).
+
+    >>> close_prefix(b'{"a": 1, "ev": [{"x": 1}, {"x": 2}, {"x"')
+    b'{"a": 1, "ev": [{"x": 1}, {"x": 2}]}'
+    """
+    fast = _fast.speedups()
+    if fast is not None and type(data) is bytes:
+        result: bytes | None = fast.close_prefix(data)
+        return result
+    return _close_prefix(data)
+
+
+def _close_prefix(data: bytes) -> bytes | None:
     """The first bytes of a JSON document as a valid document: cut before the last comma
     of the open list with the most elements so far (else of the outermost object with two
     members), with every bracket open there closed: whole elements of the events' list are
