@@ -14,12 +14,12 @@ from typing import Any
 import orjson
 import pytest
 
+from efc_tui import _fast
 from efc_tui.app import loading
 from efc_tui.app.loading import Events, Header, Loaded, RunLoader, SeveralRuns
 from efc_tui.errors import EfcError
 from efc_tui.model import Event
 from efc_tui.parsers import detect, load
-from efc_tui import _fast
 from efc_tui.parsers.preview import _close_prefix, close_prefix, preview
 from tests.conftest import FIXTURES, SHARED
 from tests.pilot import pilot_test, settle
