@@ -148,3 +148,14 @@ def test_a_non_ascii_text_runs_the_pattern() -> None:
     text = "error: inſufficient_quota"
     assert status._API.rx.search(text) is not None
     assert status._API.search(text) is not None
+
+
+def test_a_lazy_pattern_compiles_once_when_first_used() -> None:
+    import re
+
+    from efc_tui._lazy_re import LazyPattern
+
+    text, data = LazyPattern(r"^ab+$", re.MULTILINE), LazyPattern(rb"a\d")
+    assert text._rx is None and data._rx is None  # nothing compiled by creating them
+    assert text.rx.search("x\nabb") is not None and data.rx.findall(b"a1 a2 b3") == [b"a1", b"a2"]
+    assert text.rx is text.rx and text.rx.flags & re.MULTILINE

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from rich.console import RenderableType
 from rich.text import Text
 
+from efc_tui._lazy_re import LazyPattern
 from efc_tui.text import sanitize_for_terminal
 
 #: characters of action/observation text the detail pane shows before "… N more"
@@ -21,8 +22,8 @@ DETAIL_LIMIT = 20_000
 #: text longer than this (after truncation) is shown plain, never highlighted
 HIGHLIGHT_LIMIT = 20_000
 
-_DIFF = re.compile(r"^(?:@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@|diff --git |\+\+\+ |--- )", re.MULTILINE)
-_PY = re.compile(
+_DIFF = LazyPattern(r"^(?:@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@|diff --git |\+\+\+ |--- )", re.MULTILINE)
+_PY = LazyPattern(
     r"^\s*(?:def \w+\(|class \w+[:(]|import \w|from [\w.]+ import |return\b|if .+:$|for .+ in .+:$)",
     re.MULTILINE,
 )
@@ -45,7 +46,7 @@ def guess_lexer(text: str, tool: str | None = None, *, is_action: bool = False) 
     """A Pygments lexer name for text that looks like a diff, a traceback, code or a shell
     command; None for prose (shown as plain text with its colours)."""
     head = text[:4000]
-    if _DIFF.search(head) and ("\n+" in head or "\n-" in head):
+    if _DIFF.rx.search(head) and ("\n+" in head or "\n-" in head):
         return "diff"
     if _TRACEBACK in head:
         return "pytb"
@@ -53,9 +54,9 @@ def guess_lexer(text: str, tool: str | None = None, *, is_action: bool = False) 
     if is_action and name in _SHELL_TOOLS and "\n" not in text.strip()[:500]:
         return "bash"
     code_tool = name in _CODE_TOOLS or head.lstrip().startswith(("```python", "```py\n"))
-    if code_tool and _PY.search(head):
+    if code_tool and _PY.rx.search(head):
         return "python"
-    if len(_PY.findall(head)) >= 3:
+    if len(_PY.rx.findall(head)) >= 3:
         return "python"
     return None
 

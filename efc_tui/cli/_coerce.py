@@ -20,16 +20,17 @@ compares both paths value by value.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from efc_tui._lazy_re import LazyPattern
+
 #: ``int`` spellings converted here: optional sign, ASCII digits (pydantic also takes
 #: spaces, underscores and "5.0"; those go to it)
-_INT = re.compile(r"[+-]?[0-9]{1,18}")
+_INT = LazyPattern(r"[+-]?[0-9]{1,18}")
 #: ``float`` spellings converted here: decimal, optional exponent (no inf/nan, no "_")
-_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?")
+_FLOAT = LazyPattern(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?")
 
 
 class _Slow(Exception):
@@ -45,7 +46,7 @@ def _to_str(value: Any) -> str:
 def _to_int(value: Any) -> int:
     if type(value) is int:
         return value
-    if type(value) is str and len(value) <= 19 and _INT.fullmatch(value):
+    if type(value) is str and len(value) <= 19 and _INT.rx.fullmatch(value):
         return int(value)
     raise _Slow
 
@@ -55,7 +56,7 @@ def _to_float(value: Any) -> float:
         return value
     if type(value) is int:
         return float(value)
-    if type(value) is str and len(value) <= 40 and _FLOAT.fullmatch(value):
+    if type(value) is str and len(value) <= 40 and _FLOAT.rx.fullmatch(value):
         return float(value)
     raise _Slow
 

@@ -42,8 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
+from efc_tui._lazy_re import LazyPattern
 from efc_tui.errors import InputError
-from efc_tui.parsers._lazy_re import LazyPattern
 from efc_tui.parsers.base import read_head
 
 if TYPE_CHECKING:

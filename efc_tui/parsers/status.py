@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 
 from efc_tui import _fast
+from efc_tui._lazy_re import LazyPattern
 from efc_tui.model import Checks, EventKind, Status
-from efc_tui.parsers._lazy_re import LazyPattern
 
 # Only the tail of long output is searched for summaries and exception lines, and only the
 # head for "command not found"-like rejections: bounded work on megabyte observations.
