@@ -310,8 +310,7 @@ class RunLoader:
         pending: list[Event] = []
         warnings: list[str] = []
         last = 0.0  # the first batch goes at once: rows on screen as early as possible
-        header: Header | None = None
-        header_sent = False
+        header: Header | None = None  # sent without the run's outcome (``_outcome``)
         # the first read is small (a screenful of rows and more, in ~10 ms), the rest 1 MB
         chunk = PREVIEW_BYTES[0]
         while not tail.at_end:
@@ -320,10 +319,9 @@ class RunLoader:
             before = tail.offset
             batch = tail.read(chunk)
             chunk = 1 << 20
-            if tail.run is not None and not header_sent:
+            if tail.run is not None and header is None:
                 header = _header(replace(tail.run, warnings=[]))  # its outcome: once painted
                 yield header
-                header_sent = True
             pending.extend(batch.events)
             warnings.extend(batch.warnings)
             if batch.another_run:
@@ -337,16 +335,16 @@ class RunLoader:
                 if not last:
                     self._first_paint()
                     if header is not None:
-                        header = yield from self._outcome(header)
+                        yield from self._outcome(header)
                 pending, warnings, last = [], [], now
         if not self.follow:
             fin = tail.finish()
             pending.extend(fin.events)
             warnings.extend(fin.warnings)
         run = tail.finished_run()
-        if not header_sent:
+        if header is None:
             yield _header(self.outcomes.apply(replace(run, warnings=[]), self.path))
-        elif not last and header is not None:  # no batch went out on its own: read at once
+        elif not last:  # no batch went out on its own: read at once
             yield from self._outcome(header)
         if pending or warnings:
             yield Events(pending, 1.0, warnings)

@@ -22,7 +22,7 @@ import orjson
 
 from efc_tui.errors import InputError
 from efc_tui.model import Event, Run
-from efc_tui.parsers import native, sniffs
+from efc_tui.parsers import native
 from efc_tui.parsers.base import read_head
 from efc_tui.parsers.status import is_failure
 
@@ -42,7 +42,7 @@ def can_tail(path: str | Path) -> bool:
         head = read_head(p)
     except InputError:
         return False
-    return not head.gzipped and sniffs.native(head) > 0
+    return not head.gzipped and native.sniff(head) > 0
 
 
 class TailBatch:
