@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
@@ -54,6 +54,7 @@ from efc_tui.app.messages import (
     SearchDone,
 )
 from efc_tui.app.replay_data import ReplayData, RowFilter, next_match
+from efc_tui.app.screens.replay_keys import BINDINGS as REPLAY_BINDINGS
 from efc_tui.app.widgets.charts import CumulativeChart, FitPanel
 from efc_tui.app.widgets.detail import DetailPane
 from efc_tui.app.widgets.ledger import LedgerView
@@ -84,50 +85,7 @@ class ReplayScreen(Screen[None]):
     """Step through one run's ledger."""
 
     TITLE = "Replay"
-    #: show=True: the footer (it must fit 80 columns with ? and q); every binding with a
-    #: description is in ? and the command palette
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "step(1)", "Next", key_display="j/↓", id="replay.next",
-                tooltip="Select the next event"),
-        Binding("k", "step(-1)", "Prev", key_display="k/↑", id="replay.previous",
-                tooltip="Select the previous event"),
-        Binding("g", "first", "First event", show=False, id="replay.first",
-                tooltip="Select the first event"),
-        Binding("G", "last", "Last event", show=False, id="replay.last",
-                tooltip="Select the last event"),
-        Binding("space", "toggle_play", "Play", key_display="space", id="replay.play",
-                tooltip="Play or pause the automatic replay"),
-        Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+", show=False,
-                id="replay.faster", tooltip="Replay faster"),
-        Binding("minus,underscore", "speed(-1)", "Slower", key_display="-", show=False,
-                id="replay.slower", tooltip="Replay slower"),
-        Binding("n", "decision(1)", "Next decision", show=False, id="replay.next_decision",
-                tooltip="Jump to the next adapter decision (promote, discard, stop, roll back)"),
-        Binding("N", "decision(-1)", "Previous decision", show=False,
-                id="replay.previous_decision", tooltip="Jump to the previous adapter decision"),
-        Binding("slash", "search", "Search", key_display="/", id="replay.search",
-                tooltip="Search actions, tools and observations (enter again: next match)"),
-        Binding("f", "filter", "Filter", show=False, id="replay.filter",
-                tooltip="Show only events of one kind or status"),
-        Binding("e", "export", "Export", id="replay.export",
-                tooltip="Write the annotated ledger (efc-ledger/1 JSON) and say where"),
-        Binding("p", "predictor", "Predictor", show=False, id="replay.predictor",
-                tooltip="Switch the fit panel to the next predictor"),
-        Binding("v", "view_text('observation')", "Full observation", show=False,
-                id="replay.view_observation", tooltip="Show the whole observation text"),
-        Binding("a", "view_text('action')", "Full action", show=False, id="replay.view_action",
-                tooltip="Show the whole action text"),
-        Binding("y", "copy('observation')", "Copy observation", show=False, id="replay.copy",
-                tooltip="Copy the observation text to the clipboard (OSC 52)"),
-        Binding("Y", "copy('action')", "Copy action", show=False, id="replay.copy_action",
-                tooltip="Copy the action text to the clipboard (OSC 52)"),
-        Binding("tab", "app.focus_next", "Next pane", show=False, id="replay.next_pane",
-                tooltip="Move the focus between the ledger and the event pane"),
-        Binding("shift+tab", "app.focus_previous", "Previous pane", show=False,
-                id="replay.previous_pane", tooltip="Move the focus back"),
-        Binding("escape", "back", "Back", show=False, id="replay.back",
-                tooltip="Close the search box, or go back to the run picker"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = REPLAY_BINDINGS
 
     DEFAULT_CSS = """
     ReplayScreen { layout: vertical; }
@@ -234,7 +192,11 @@ class ReplayScreen(Screen[None]):
                 if not self._early.put(update):
                     self.post_message(LoadUpdate(update))
         except Exception as exc:  # bad input; or a bug: say so instead of "reading…" for ever
-            text = str(exc) if isinstance(exc, EfcError) else f"load failed: {type(exc).__name__}: {exc}"
+            text = (
+                str(exc)
+                if isinstance(exc, EfcError)
+                else f"load failed: {type(exc).__name__}: {exc}"
+            )
             self.post_message(LoadFailed(text, self.from_picker))
         finally:
             self._early.close()  # the load ended or failed: the first frame waits no longer
@@ -299,8 +261,9 @@ class ReplayScreen(Screen[None]):
         found = self.query("#search")
         if found:
             return found.first(Input)
-        box = Input(placeholder="search actions, tools, observations (enter: next, esc: close)",
-                    id="search")
+        box = Input(
+            placeholder="search actions, tools, observations (enter: next, esc: close)", id="search"
+        )
         box.display = False
         self.mount(box)
         return box
@@ -448,8 +411,12 @@ class ReplayScreen(Screen[None]):
         ``LOAD_RESCORE_SECONDS`` or ``LOAD_RESCORE_RATIO`` times the last pass, whichever
         is longer, so scoring takes a small share of the read (a 100k-event trace is read
         before the pause ends: its rows are scored once, when it is all read)."""
-        if (self.loaded or self.passes.running or self._rescore_timer is not None
-                or self.score_seconds is None):
+        if (
+            self.loaded
+            or self.passes.running
+            or self._rescore_timer is not None
+            or self.score_seconds is None
+        ):
             return
         delay = max(LOAD_RESCORE_SECONDS, LOAD_RESCORE_RATIO * self.score_seconds)
         self._rescore_timer = self.set_timer(delay, self._rescore_while_reading)
@@ -583,8 +550,11 @@ class ReplayScreen(Screen[None]):
     def action_decision(self, direction: int) -> None:
         d = self.data
         if not d.has_decisions:
-            self.notify("no adapter decisions for this run" if d.ledger else "still scoring…",
-                        severity="warning", markup=False)
+            self.notify(
+                "no adapter decisions for this run" if d.ledger else "still scoring…",
+                severity="warning",
+                markup=False,
+            )
             return
         cur = self.selected_event
         cur = -1 if cur is None else cur
@@ -592,8 +562,10 @@ class ReplayScreen(Screen[None]):
         while target is not None and d.row_of(target) is None:  # hidden by the filter
             target = d.next_decision(target, forward=direction > 0)
         if target is None:
-            self.notify("no further adapter decision" if direction > 0
-                        else "no earlier adapter decision", markup=False)
+            self.notify(
+                "no further adapter decision" if direction > 0 else "no earlier adapter decision",
+                markup=False,
+            )
             return
         self.select_event(target)
 
@@ -647,14 +619,21 @@ class ReplayScreen(Screen[None]):
         target = next_match(matches, -1 if cur is None else cur)
         if target is None:
             box.border_title = "no match"
-            self.notify(f"no action, tool or observation contains {query!r}",
-                        severity="warning", markup=False)
+            self.notify(
+                f"no action, tool or observation contains {query!r}",
+                severity="warning",
+                markup=False,
+            )
             return
         k = matches.index(target) + 1
         box.border_title = f"match {k} of {len(matches)}"
         wrapped = cur is not None and target <= cur
-        self.notify(f"{query!r}: match {k} of {len(matches)} (event {target})"
-                    + ("; wrapped to the start" if wrapped else ""), timeout=2, markup=False)
+        self.notify(
+            f"{query!r}: match {k} of {len(matches)} (event {target})"
+            + ("; wrapped to the start" if wrapped else ""),
+            timeout=2,
+            markup=False,
+        )
         self.select_event(target)
 
     def action_filter(self) -> None:
@@ -690,8 +669,9 @@ class ReplayScreen(Screen[None]):
     def action_export(self) -> None:
         scored = self.data.scored
         if scored is None:
-            self.notify("still scoring: export when the ledger is ready", severity="warning",
-                        markup=False)
+            self.notify(
+                "still scoring: export when the ledger is ready", severity="warning", markup=False
+            )
             return
         from efc_tui.app.screens.export import ExportScreen, default_target
 
@@ -722,20 +702,19 @@ class ReplayScreen(Screen[None]):
             self.notify(f"export failed: {message.error}", severity="error", markup=False)
         else:
             self.last_export = Path(message.path or "")
-            self.notify(f"ledger written to {self.last_export.resolve()}", timeout=6,
-                        markup=False)
+            self.notify(f"ledger written to {self.last_export.resolve()}", timeout=6, markup=False)
 
     def action_predictor(self) -> None:
         panel = self.query_one(FitPanel)
         name = panel.next_predictor()
         if name is None:
-            self.notify("no fit available (load one with --fit FIT.json)", severity="warning",
-                        markup=False)
+            self.notify(
+                "no fit available (load one with --fit FIT.json)", severity="warning", markup=False
+            )
             return
         view = panel.view()
         curve = view.curve(name) if view else None
-        self.notify(f"fit predictor: {curve.label if curve else name}", timeout=1.5,
-                    markup=False)
+        self.notify(f"fit predictor: {curve.label if curve else name}", timeout=1.5, markup=False)
 
     def action_view_text(self, which: str) -> None:
         from efc_tui.app.screens.text_view import TextViewScreen
@@ -757,13 +736,14 @@ class ReplayScreen(Screen[None]):
         e = self.data.events[ev]
         text = e.observation_text if which == "observation" else e.action_text
         if not text:
-            self.notify(f"event {ev} has no {which} text to copy", severity="warning",
-                        markup=False)
+            self.notify(f"event {ev} has no {which} text to copy", severity="warning", markup=False)
             return
         self.app.copy_to_clipboard(text)
-        message = (f"sent the {which} of event {ev} ({len(text):,} characters) to the "
-                   "clipboard by OSC 52; if pasting gives something else, the terminal "
-                   "does not allow OSC 52")
+        message = (
+            f"sent the {which} of event {ev} ({len(text):,} characters) to the "
+            "clipboard by OSC 52; if pasting gives something else, the terminal "
+            "does not allow OSC 52"
+        )
         if len(text) > OSC52_LIMIT:
             message += f" (many terminals take at most {OSC52_LIMIT:,} characters)"
         self.notify(message, timeout=4, markup=False)
