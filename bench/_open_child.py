@@ -56,8 +56,12 @@ def _watch_frames(shows_rows: Any) -> None:
     display = App._display
 
     def display_stamped(self: App[Any], screen: Any, renderable: Any) -> None:
-        if (renderable is not None and "first" not in STAMPS and not self._batch_count
-                and shows_rows(screen)):
+        if (
+            renderable is not None
+            and "first" not in STAMPS
+            and not self._batch_count
+            and shows_rows(screen)
+        ):
             _stamp("first")
         display(self, screen, renderable)
 
@@ -168,8 +172,11 @@ def viewer(path: str | None) -> None:
             messages = doc["messages"] if isinstance(doc, dict) else doc
             for i, m in enumerate(messages[:200]):
                 text = str(m.get("content", "")) if isinstance(m, dict) else str(m)
-                table.add_row(str(i), str(m.get("role", "-")) if isinstance(m, dict) else "-",
-                              (text.splitlines() or [""])[0][:80])
+                table.add_row(
+                    str(i),
+                    str(m.get("role", "-")) if isinstance(m, dict) else "-",
+                    (text.splitlines() or [""])[0][:80],
+                )
 
     async def run() -> None:
         app = Viewer()

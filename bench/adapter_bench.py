@@ -44,10 +44,14 @@ def main() -> None:
     n = len(run.events)
     print(f"events                {n:,}")
     print(f"score_run             {score_s:8.3f} s  ({1e6 * score_s / n:6.2f} us/event)")
-    print(f"adapter decisions     {adapt_s:8.3f} s  ({1e6 * adapt_s / n:6.2f} us/event)  "
-          f"= {adapt_s / score_s:.2f}x scoring")
-    print(f"sweep (100 ε values)  {sweep_s:8.3f} s  = {sweep_s / score_s:.2f}x scoring "
-          f"({len(points)} points)")
+    print(
+        f"adapter decisions     {adapt_s:8.3f} s  ({1e6 * adapt_s / n:6.2f} us/event)  "
+        f"= {adapt_s / score_s:.2f}x scoring"
+    )
+    print(
+        f"sweep (100 ε values)  {sweep_s:8.3f} s  = {sweep_s / score_s:.2f}x scoring "
+        f"({len(points)} points)"
+    )
 
 
 if __name__ == "__main__":

@@ -55,8 +55,9 @@ print(time.perf_counter() - t0)
 
 
 def loader_alone(path: Path) -> float:
-    out = subprocess.run([sys.executable, "-c", LOADER_ALONE, str(path)], check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", LOADER_ALONE, str(path)], check=True, capture_output=True, text=True
+    ).stdout
     return float(out.split()[-1])
 
 
@@ -209,26 +210,40 @@ def main() -> None:
     assert isinstance(paint, list) and isinstance(trip, list)
     print(f"trace: {args.events:,} events, {size / 1e6:.1f} MB (generated in {gen_s:.1f} s)")
     print(f"import of the app: {res['import_s']:.2f} s")
-    print(f"first rows on screen: {res['first_rows_s']:.2f} s after launch "
-          f"({int(res['rows_at_first_paint']):,} rows in the first batch)")  # type: ignore[arg-type]
-    print(f"time to interactive: {res['interactive_s']:.2f} s after launch "
-          f"(first rows + a key press painted; that key took {res['key_during_load_s'] * 1e3:.0f} ms "
-          f"while the file was still being read)")
-    print(f"all events read: {res['read_s']:.2f} s; scored and shown: {res['scored_s']:.2f} s "
-          f"(scoring worker {res['score_worker_s']:.2f} s)")
-    print(f"the read in the app: {res['load_s']:.2f} s from its start; the loader alone "
-          f"(no UI, a fresh process): {alone:.2f} s; ratio {res['load_s'] / alone:.2f}x")
+    print(
+        f"first rows on screen: {res['first_rows_s']:.2f} s after launch "
+        f"({int(res['rows_at_first_paint']):,} rows in the first batch)"
+    )  # type: ignore[arg-type]
+    print(
+        f"time to interactive: {res['interactive_s']:.2f} s after launch "
+        f"(first rows + a key press painted; that key took {res['key_during_load_s'] * 1e3:.0f} ms "
+        f"while the file was still being read)"
+    )
+    print(
+        f"all events read: {res['read_s']:.2f} s; scored and shown: {res['scored_s']:.2f} s "
+        f"(scoring worker {res['score_worker_s']:.2f} s)"
+    )
+    print(
+        f"the read in the app: {res['load_s']:.2f} s from its start; the loader alone "
+        f"(no UI, a fresh process): {alone:.2f} s; ratio {res['load_s'] / alone:.2f}x"
+    )
     print(f"move selection by one, {args.moves} moves through the pilot:")
-    print(f"  {args.events:>7,} events: paint latency median {statistics.median(paint) * 1e3:6.1f} ms, "
-          f"p95 {pct(paint, 0.95) * 1e3:6.1f} ms | pilot round trip median "
-          f"{statistics.median(trip) * 1e3:6.1f} ms, p95 {pct(trip, 0.95) * 1e3:6.1f} ms")
-    print(f"  {args.baseline_events:>7,} events: paint latency median "
-          f"{statistics.median(base_paint) * 1e3:6.1f} ms, p95 {pct(base_paint, 0.95) * 1e3:6.1f} ms | "
-          f"pilot round trip median {statistics.median(base_trip) * 1e3:6.1f} ms, "
-          f"p95 {pct(base_trip, 0.95) * 1e3:6.1f} ms  (baseline)")
-    print(f"  ratio {args.events:,} / {args.baseline_events:,} events: paint median "
-          f"{statistics.median(paint) / statistics.median(base_paint):.2f}x, p95 "
-          f"{pct(paint, 0.95) / pct(base_paint, 0.95):.2f}x")
+    print(
+        f"  {args.events:>7,} events: paint latency median {statistics.median(paint) * 1e3:6.1f} ms, "
+        f"p95 {pct(paint, 0.95) * 1e3:6.1f} ms | pilot round trip median "
+        f"{statistics.median(trip) * 1e3:6.1f} ms, p95 {pct(trip, 0.95) * 1e3:6.1f} ms"
+    )
+    print(
+        f"  {args.baseline_events:>7,} events: paint latency median "
+        f"{statistics.median(base_paint) * 1e3:6.1f} ms, p95 {pct(base_paint, 0.95) * 1e3:6.1f} ms | "
+        f"pilot round trip median {statistics.median(base_trip) * 1e3:6.1f} ms, "
+        f"p95 {pct(base_trip, 0.95) * 1e3:6.1f} ms  (baseline)"
+    )
+    print(
+        f"  ratio {args.events:,} / {args.baseline_events:,} events: paint median "
+        f"{statistics.median(paint) / statistics.median(base_paint):.2f}x, p95 "
+        f"{pct(paint, 0.95) / pct(base_paint, 0.95):.2f}x"
+    )
     if args.keep:
         print(f"traces kept in {tmp}")
     else:

@@ -75,7 +75,18 @@ def main() -> None:
         if not (corpus / "corpus.manifest").is_file():
             t0 = time.perf_counter()
             subprocess.run(
-                [*EFC, "simulate", "-o", str(corpus), "-n", str(args.tasks), "-j", "2", "-q", *one_model()],
+                [
+                    *EFC,
+                    "simulate",
+                    "-o",
+                    str(corpus),
+                    "-n",
+                    str(args.tasks),
+                    "-j",
+                    "2",
+                    "-q",
+                    *one_model(),
+                ],
                 check=True,
             )
             print(f"simulated {corpus} in {time.perf_counter() - t0:.1f} s")

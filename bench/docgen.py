@@ -220,8 +220,14 @@ def swe_agent(path: Path, n: int, seed: int = 0) -> int:
 
 
 def _tool_call_metadata(
-    function: str, call_id: str, t: int, now: float, content: str, arguments: str,
-    tokens_in: int, tokens_out: int,
+    function: str,
+    call_id: str,
+    t: int,
+    now: float,
+    content: str,
+    arguments: str,
+    tokens_in: int,
+    tokens_out: int,
 ) -> dict[str, Any]:
     """An OpenHands action's ``tool_call_metadata``: the one call and the model response
     (litellm's chat completion) that made it."""
@@ -285,8 +291,14 @@ def openhands(path: Path, n: int, seed: int = 0) -> int:
         acc_in += s.tokens_in
         acc_out += s.tokens_out
         tcm = _tool_call_metadata(
-            "execute_bash", call_id, s.t, now, s.thought,
-            orjson.dumps({"command": s.cmd}).decode(), s.tokens_in, s.tokens_out,
+            "execute_bash",
+            call_id,
+            s.t,
+            now,
+            s.thought,
+            orjson.dumps({"command": s.cmd}).decode(),
+            s.tokens_in,
+            s.tokens_out,
         )
         aid = len(events)
         events.append(

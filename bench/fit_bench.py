@@ -49,19 +49,27 @@ def main() -> None:
     t_hold = time.perf_counter() - t0
 
     n_pred = sum(1 for f in cf.fits if f.ok)
-    print(f"runs {len(table):,}  groups {cf.grouping.n_groups}  tasks {cf.n_tasks}  "
-          f"predictors fitted {n_pred} (incl. SAS)  cpus {os.cpu_count()}")
+    print(
+        f"runs {len(table):,}  groups {cf.grouping.n_groups}  tasks {cf.n_tasks}  "
+        f"predictors fitted {n_pred} (incl. SAS)  cpus {os.cpu_count()}"
+    )
     print(f"build run table           {t_table:7.2f} s")
     print(f"point fits, no task CV     {t_bare:6.2f} s")
-    print(f"point fits + 5-fold task CV {t_point:5.2f} s  (baseline: what `efc-tui fit --bootstrap 0` does)")
-    print(f"+ {args.resamples:,} bootstrap resamples {t_boot:6.2f} s  ({t_boot / max(t_point, 1e-9):.1f}x baseline)")
+    print(
+        f"point fits + 5-fold task CV {t_point:5.2f} s  (baseline: what `efc-tui fit --bootstrap 0` does)"
+    )
+    print(
+        f"+ {args.resamples:,} bootstrap resamples {t_boot:6.2f} s  ({t_boot / max(t_point, 1e-9):.1f}x baseline)"
+    )
     print(f"+ held-out: family, harness, model, combined {t_hold:6.2f} s")
     x = base.get("x_nrs")
     if x.law is not None:
         h = x.holdout("tasks")
-        print(f"x_nrs: E_inf={x.law.e_inf:.3f} A={x.law.a:.3f} alpha={x.law.alpha:.3f} "
-              f"R2={x.r2:.3f} (true 0.1, 0.3, 0.7); ceiling {x.groups_in.ceiling:.3f}; held-out (tasks) "
-              f"AUC {h.runs.auc:.3f}, Brier {h.runs.brier:.3f} vs {h.runs.brier_base:.3f} base")
+        print(
+            f"x_nrs: E_inf={x.law.e_inf:.3f} A={x.law.a:.3f} alpha={x.law.alpha:.3f} "
+            f"R2={x.r2:.3f} (true 0.1, 0.3, 0.7); ceiling {x.groups_in.ceiling:.3f}; held-out (tasks) "
+            f"AUC {h.runs.auc:.3f}, Brier {h.runs.brier:.3f} vs {h.runs.brier_base:.3f} base"
+        )
 
 
 if __name__ == "__main__":

@@ -89,7 +89,9 @@ def open_once(path: Path | None, scored: bool, viewer: bool = False) -> dict[str
     }
 
 
-def best_open(path: Path | None, scored: bool, repeat: int, viewer: bool = False) -> dict[str, float]:
+def best_open(
+    path: Path | None, scored: bool, repeat: int, viewer: bool = False
+) -> dict[str, float]:
     runs = [open_once(path, scored, viewer) for _ in range(repeat)]
     return min(runs, key=lambda r: r["first"])
 
@@ -113,7 +115,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", default="100,10000,100000", help="comma-separated run lengths")
     ap.add_argument(
-        "--formats", default="all",
+        "--formats",
+        default="all",
         help=f"comma-separated formats of bench/docgen.py, or all ({', '.join(FORMATS)})",
     )
     ap.add_argument("--repeat", type=int, default=1, help="opens per file (best is kept)")

@@ -26,7 +26,31 @@ from pathlib import Path
 
 import orjson
 
-WORDS = ["alpha", "beta", "gamma", "delta", "value", "result", "config", "module", "handler", "request", "response", "cache", "session", "token", "parser", "output", "error", "retry", "timeout", "buffer", "stream", "client", "server"]
+WORDS = [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "value",
+    "result",
+    "config",
+    "module",
+    "handler",
+    "request",
+    "response",
+    "cache",
+    "session",
+    "token",
+    "parser",
+    "output",
+    "error",
+    "retry",
+    "timeout",
+    "buffer",
+    "stream",
+    "client",
+    "server",
+]
 
 
 def observation(rng: random.Random, t: int) -> tuple[str, str, str, dict | None]:
@@ -34,15 +58,33 @@ def observation(rng: random.Random, t: int) -> tuple[str, str, str, dict | None]
     if r < 0.15:
         failed = rng.randint(0, 3)
         passed = 40 - failed
-        lines = [f"tests/test_mod{t % 17}.py::test_case_{i} {'FAILED' if i < failed else 'PASSED'}" for i in range(12)]
-        lines.append(f"E   AssertionError: expected {rng.randint(0, 9)} got {rng.randint(0, 9)}" if failed else "")
-        lines.append(f"===== {failed} failed, {passed} passed in {rng.random():.2f}s =====" if failed
-                     else f"===== {passed} passed in {rng.random():.2f}s =====")
+        lines = [
+            f"tests/test_mod{t % 17}.py::test_case_{i} {'FAILED' if i < failed else 'PASSED'}"
+            for i in range(12)
+        ]
+        lines.append(
+            f"E   AssertionError: expected {rng.randint(0, 9)} got {rng.randint(0, 9)}"
+            if failed
+            else ""
+        )
+        lines.append(
+            f"===== {failed} failed, {passed} passed in {rng.random():.2f}s ====="
+            if failed
+            else f"===== {passed} passed in {rng.random():.2f}s ====="
+        )
         status = "assertion_error" if failed else "passed"
-        return "check", "pytest -q tests/", "\n".join(lines), {"passed": passed, "failed": failed, "total": 40} | {"status": status}
+        return (
+            "check",
+            "pytest -q tests/",
+            "\n".join(lines),
+            {"passed": passed, "failed": failed, "total": 40} | {"status": status},
+        )
     if r < 0.25:
         tb = ["Traceback (most recent call last):"]
-        tb += [f'  File "src/pkg/mod{rng.randint(0, 30)}.py", line {rng.randint(1, 400)}, in fn_{rng.randint(0, 50)}' for _ in range(8)]
+        tb += [
+            f'  File "src/pkg/mod{rng.randint(0, 30)}.py", line {rng.randint(1, 400)}, in fn_{rng.randint(0, 50)}'
+            for _ in range(8)
+        ]
         tb.append(f"KeyError: 'key_{rng.randint(0, 20)}'")
         return "tool", f"python scripts/run_{t % 11}.py", "\n".join(tb), {"status": "runtime_error"}
     path = f"src/pkg/mod{rng.randint(0, 200)}.py"
@@ -54,8 +96,14 @@ def generate(path: Path, n: int, seed: int = 0) -> int:
     rng = random.Random(seed)
     size = 0
     with path.open("wb") as f:
-        head = {"type": "run", "schema": "efc-trace/1", "run_id": "bench", "task_id": "bench",
-                "success": False, "task_demand": {"L": 20, "H_tool": 1.5, "S_state": 2, "N_obs": 0.1, "V_ver": 0.5}}
+        head = {
+            "type": "run",
+            "schema": "efc-trace/1",
+            "run_id": "bench",
+            "task_id": "bench",
+            "success": False,
+            "task_demand": {"L": 20, "H_tool": 1.5, "S_state": 2, "N_obs": 0.1, "V_ver": 0.5},
+        }
         f.write(orjson.dumps(head) + b"\n")
         for t in range(n):
             kind, cmd, text, extra = observation(rng, t)
@@ -64,10 +112,17 @@ def generate(path: Path, n: int, seed: int = 0) -> int:
                 obs["status"] = extra.pop("status")
                 if extra:
                     obs["checks"] = extra
-            step = {"type": "step", "t": t, "action": {"kind": kind, "tool": "bash", "input": cmd},
-                    "observation": obs,
-                    "usage": {"tokens_in": 800 + rng.randint(0, 400), "tokens_out": rng.randint(20, 200),
-                              "wall_s": round(rng.random() * 3, 3)}}
+            step = {
+                "type": "step",
+                "t": t,
+                "action": {"kind": kind, "tool": "bash", "input": cmd},
+                "observation": obs,
+                "usage": {
+                    "tokens_in": 800 + rng.randint(0, 400),
+                    "tokens_out": rng.randint(20, 200),
+                    "wall_s": round(rng.random() * 3, 3),
+                },
+            }
             line = orjson.dumps(step) + b"\n"
             size += len(line)
             f.write(line)
@@ -112,8 +167,12 @@ def time_score(path: Path, pure: bool = False) -> tuple[float, float]:
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "efc_tui"]
     env = installed_env(EFC_TUI_PURE_PYTHON="1" if pure else "0")
     t0, c0 = time.perf_counter(), _child_cpu()
-    subprocess.run([*cmd, "score", str(path), "--jsonl", "--quiet"], check=True,
-                   stdout=subprocess.DEVNULL, env=env)
+    subprocess.run(
+        [*cmd, "score", str(path), "--jsonl", "--quiet"],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        env=env,
+    )
     return time.perf_counter() - t0, _child_cpu() - c0
 
 
@@ -121,10 +180,17 @@ def peak_rss_mb(folder: Path) -> float:
     """Peak resident memory of `efc-tui score --jsonl` over a folder (MB)."""
     exe = Path(sys.executable).with_name("efc-tui")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "efc_tui"]
-    code = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
-            "stdout=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
-    out = subprocess.run([sys.executable, "-c", code, *cmd, "score", str(folder), "--jsonl", "--quiet"],
-                         check=True, capture_output=True, text=True, env=installed_env()).stdout
+    code = (
+        "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
+        "stdout=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, *cmd, "score", str(folder), "--jsonl", "--quiet"],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=installed_env(),
+    ).stdout
     return int(out) / 1024
 
 
@@ -153,19 +219,31 @@ def best(runs: list[tuple[float, float]]) -> tuple[float, float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--events", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=3, help="take the best of this many runs")
     ap.add_argument("--keep", action="store_true", help="keep the generated trace")
-    ap.add_argument("--no-pure", dest="pure", action="store_false",
-                    help="skip the run with the compiled fast path switched off")
-    ap.add_argument("--no-memory", dest="memory", action="store_false",
-                    help="skip the memory check (5 vs 40 runs)")
+    ap.add_argument(
+        "--no-pure",
+        dest="pure",
+        action="store_false",
+        help="skip the run with the compiled fast path switched off",
+    )
+    ap.add_argument(
+        "--no-memory",
+        dest="memory",
+        action="store_false",
+        help="skip the memory check (5 vs 40 runs)",
+    )
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="efc-bench-"))
     path = tmp / "bench.jsonl"
     size = generate(path, args.events)
-    print(f"trace: {args.events:,} events, {size / 1e6:.1f} MB ({size / args.events:.0f} B/event) at {path}")
+    print(
+        f"trace: {args.events:,} events, {size / 1e6:.1f} MB ({size / args.events:.0f} B/event) at {path}"
+    )
     from efc_tui import _fast
 
     warm_up(tmp)
@@ -174,18 +252,26 @@ def main() -> None:
     pure = best([time_score(path, pure=True) for _ in range(args.repeat)]) if args.pure else None
     print(f"best of {args.repeat}; wall time, and CPU time (steadier on a busy machine)")
     print(f"orjson parse of every line : {parse[0]:7.2f} s wall {parse[1]:7.2f} s CPU")
-    print(f"efc-tui score (subprocess) : {score[0]:7.2f} s wall {score[1]:7.2f} s CPU  [{_fast.STATUS}]")
-    print(f"ratio score / parse        : {score[0] / parse[0]:7.2f} x wall {score[1] / parse[1]:5.2f} x CPU"
-          "   (target <= 5x, moonshot 2x)")
+    print(
+        f"efc-tui score (subprocess) : {score[0]:7.2f} s wall {score[1]:7.2f} s CPU  [{_fast.STATUS}]"
+    )
+    print(
+        f"ratio score / parse        : {score[0] / parse[0]:7.2f} x wall {score[1] / parse[1]:5.2f} x CPU"
+        "   (target <= 5x, moonshot 2x)"
+    )
     print(f"per event                  : {score[0] / args.events * 1e6:7.1f} us wall")
     if pure is not None:
-        print(f"pure Python (EFC_TUI_PURE_PYTHON=1): {pure[0]:7.2f} s wall {pure[1]:7.2f} s CPU = "
-              f"{pure[0] / parse[0]:.2f}x wall {pure[1] / parse[1]:.2f}x CPU the parse; the compiled "
-              f"path is {pure[1] / score[1]:.2f}x faster (CPU)")
+        print(
+            f"pure Python (EFC_TUI_PURE_PYTHON=1): {pure[0]:7.2f} s wall {pure[1]:7.2f} s CPU = "
+            f"{pure[0] / parse[0]:.2f}x wall {pure[1] / parse[1]:.2f}x CPU the parse; the compiled "
+            f"path is {pure[1] / score[1]:.2f}x faster (CPU)"
+        )
     if args.memory:
         small, large = memory_by_runs(tmp)
-        print(f"peak memory, 5 runs vs 40 runs of 1,000 events: {small:.0f} MB vs {large:.0f} MB "
-              f"({large / small:.2f}x)")
+        print(
+            f"peak memory, 5 runs vs 40 runs of 1,000 events: {small:.0f} MB vs {large:.0f} MB "
+            f"({large / small:.2f}x)"
+        )
     if not args.keep:
         shutil.rmtree(tmp)
 

@@ -43,7 +43,9 @@ def read_back(folder: Path) -> tuple[float, int, int]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--keep", action="store_true", help="keep the corpora (their folder is printed)")
+    ap.add_argument(
+        "--keep", action="store_true", help="keep the corpora (their folder is printed)"
+    )
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="efc-simulate-bench-"))
     try:
@@ -54,13 +56,20 @@ def main() -> None:
         size = sum(p.stat().st_size for p in default.iterdir()) / 1e6
         print(f"default corpus: {runs} runs, {events} events, {size:.1f} MB")
         print(f"  read back (native reader, in process): {parse:6.2f} s  (baseline)")
-        print(f"  simulate, 1 process:                   {t1:6.2f} s  ({t1 / parse:.1f}x the read-back, "
-              f"{runs / t1:,.0f} runs/s)")
+        print(
+            f"  simulate, 1 process:                   {t1:6.2f} s  ({t1 / parse:.1f}x the read-back, "
+            f"{runs / t1:,.0f} runs/s)"
+        )
         t2 = timed(["simulate", "-o", str(tmp / "default-j2"), "--quiet", "--jobs", "2"])
         print(f"  simulate, 2 processes:                 {t2:6.2f} s  ({t2 / parse:.1f}x)")
-        same = all((default / p.name).read_bytes() == p.read_bytes() for p in (tmp / "default-j2").iterdir())
+        same = all(
+            (default / p.name).read_bytes() == p.read_bytes()
+            for p in (tmp / "default-j2").iterdir()
+        )
         print(f"  byte-identical with 1 and 2 processes: {same}")
-        t3 = timed(["simulate", "-o", str(tmp / "double"), "--quiet", "--jobs", "2", "--runs", "64"])
+        t3 = timed(
+            ["simulate", "-o", str(tmp / "double"), "--quiet", "--jobs", "2", "--runs", "64"]
+        )
         print(f"double corpus ({2 * runs} runs), 2 processes: {t3:6.2f} s")
         tc = timed(["calibrate", str(default), "-o", str(tmp / "estimator.json"), "--quiet"])
         print(f"calibrate on the default corpus (θ, demand, adapter W/ε): {tc:6.2f} s")

@@ -62,7 +62,9 @@ def timed(cmd: list[str], repeat: int) -> tuple[float, float, float]:
     for _ in range(repeat):
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+        subprocess.run(
+            cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV
+        )
         times.append(time.perf_counter() - t0)
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append(r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)
@@ -99,15 +101,25 @@ def main() -> None:
         f"{'best / typer':>12s}"
     )
     for name, (best, med, cpu) in results.items():
-        print(f"{name:28s} {best:7.3f}s {med:7.3f}s {cpu:7.3f}s  {best / bare:10.1f}x  "
-              f"{best / typer_:11.2f}x")
+        print(
+            f"{name:28s} {best:7.3f}s {med:7.3f}s {cpu:7.3f}s  {best / bare:10.1f}x  "
+            f"{best / typer_:11.2f}x"
+        )
     print(f"({args.repeat} runs each; target: --version and --help < 0.2 s)")
-    score, table, via_typer = (results[k][0] for k in (
-        "efc-tui score (20 events)", "score, table (20 events)", "score via Typer (20 ev.)"))
-    print(f"score of a 20-event file: {score:.3f} s = {score / bare:.1f}x a bare interpreter, "
-          f"{score / numpy_:.2f}x `import numpy` alone (the scoring core's floor), "
-          f"{score - numpy_:+.3f} s beyond it; through Typer {via_typer:.3f} s "
-          f"({via_typer - score:+.3f} s); with the table (rich) {table:.3f} s")
+    score, table, via_typer = (
+        results[k][0]
+        for k in (
+            "efc-tui score (20 events)",
+            "score, table (20 events)",
+            "score via Typer (20 ev.)",
+        )
+    )
+    print(
+        f"score of a 20-event file: {score:.3f} s = {score / bare:.1f}x a bare interpreter, "
+        f"{score / numpy_:.2f}x `import numpy` alone (the scoring core's floor), "
+        f"{score - numpy_:+.3f} s beyond it; through Typer {via_typer:.3f} s "
+        f"({via_typer - score:+.3f} s); with the table (rich) {table:.3f} s"
+    )
 
 
 if __name__ == "__main__":

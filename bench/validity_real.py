@@ -82,8 +82,13 @@ def evaluate(runs: list, split: str, roots: list[Path]) -> dict:  # type: ignore
         doc = real_estimator_document(base, cal, train_rows)
         est = parse_estimator(orjson.dumps(doc), f"fold without {fold}")
         train_leds, _ = cross_fitted(train_runs, base, by="group", rows=train_rows)
-        rows = [run_row(led, source_label(led.run.source_format, led.run.source_path, roots)) for led in train_leds]
-        fit = fit_corpus(RunTable.from_rows(rows), predictors=list(PREDICTORS), group_by=GROUP_BY, cv_folds=0)
+        rows = [
+            run_row(led, source_label(led.run.source_format, led.run.source_path, roots))
+            for led in train_leds
+        ]
+        fit = fit_corpus(
+            RunTable.from_rows(rows), predictors=list(PREDICTORS), group_by=GROUP_BY, cv_folds=0
+        )
         ff = parse_fit(orjson.dumps(fit_document(fit)), f"fit without {fold}")
         base_rate = float(np.mean([bool(v) for v in y_train]))
         folds_used += 1
@@ -113,24 +118,47 @@ def evaluate(runs: list, split: str, roots: list[Path]) -> dict:  # type: ignore
         pred = 1 - np.bincount(gi, weights=p) / n
         gf = group_figures(obs, pred, n)
         bs, bb = brier(y, p), brier(y, b)
-        out[name] = {"runs": len(y), "successes": int(y.sum()), "auc": auc(y, p), "brier": bs, "brier_base": bb,
-                     "skill": 1 - bs / bb if bb > 0 else None, "r2": gf.r2, "ceiling": gf.ceiling,
-                     "groups": gf.groups}
+        out[name] = {
+            "runs": len(y),
+            "successes": int(y.sum()),
+            "auc": auc(y, p),
+            "brier": bs,
+            "brier_base": bb,
+            "skill": 1 - bs / bb if bb > 0 else None,
+            "r2": gf.r2,
+            "ceiling": gf.ceiling,
+            "groups": gf.groups,
+        }
     return {"split": split, "folds": folds_used, "predictors": out}
 
 
 def sas_heldout(runs: list, split: str, roots: list[Path]) -> dict | None:  # type: ignore[type-arg]
     base = load_estimator()
     leds, _ = cross_fitted(runs, base, by="group", rows=outcome_rows(runs, base))
-    rows = [run_row(led, source_label(led.run.source_format, led.run.source_path, roots)) for led in leds]
-    fit = fit_corpus(RunTable.from_rows(rows), predictors=["sas", "tokens"], group_by=(*GROUP_BY, "source")
-                     if split == "source" else GROUP_BY, holdout=[split], cv_folds=0)
+    rows = [
+        run_row(led, source_label(led.run.source_format, led.run.source_path, roots))
+        for led in leds
+    ]
+    fit = fit_corpus(
+        RunTable.from_rows(rows),
+        predictors=["sas", "tokens"],
+        group_by=(*GROUP_BY, "source") if split == "source" else GROUP_BY,
+        holdout=[split],
+        cv_folds=0,
+    )
     h = fit.get("sas").holdout(split)
     if h is None:
         return None
     r = h.runs
-    return {"runs": r.runs, "auc": r.auc, "brier": r.brier, "brier_base": r.brier_base, "skill": r.skill,
-            "r2": h.groups.r2 if h.groups else None, "ceiling": h.groups.ceiling if h.groups else None}
+    return {
+        "runs": r.runs,
+        "auc": r.auc,
+        "brier": r.brier,
+        "brier_base": r.brier_base,
+        "skill": r.skill,
+        "r2": h.groups.r2 if h.groups else None,
+        "ceiling": h.groups.ceiling if h.groups else None,
+    }
 
 
 def fmt(v: object, spec: str = ".2f") -> str:
@@ -150,15 +178,21 @@ def main() -> int:
     runs = list(load_all(str(folder)))
     roots = [folder.resolve()]
     labeled = sum(r.success is not None for r in runs)
-    print(f"{len(runs)} runs ({labeled} labeled, {sum(bool(r.success) for r in runs)} successful) from {folder}")
+    print(
+        f"{len(runs)} runs ({labeled} labeled, {sum(bool(r.success) for r in runs)} successful) from {folder}"
+    )
     splits = ("source", "model") if args.split == "both" else (args.split,)
     for split in splits:
         rep = evaluate(runs, split, roots)
         sas = sas_heldout(runs, split, roots)
-        print(f"\nheld out by {split} ({rep['folds']} folds; every fold refits task demand and curves "
-              "without the held-out runs)")
-        print(f"{'predictor':10s} {'runs':>5s} {'AUC':>5s} {'Brier':>6s} {'base':>6s} {'skill':>6s} "
-              f"{'groupR2':>8s} {'ceiling':>8s}  predictive")
+        print(
+            f"\nheld out by {split} ({rep['folds']} folds; every fold refits task demand and curves "
+            "without the held-out runs)"
+        )
+        print(
+            f"{'predictor':10s} {'runs':>5s} {'AUC':>5s} {'Brier':>6s} {'base':>6s} {'skill':>6s} "
+            f"{'groupR2':>8s} {'ceiling':>8s}  predictive"
+        )
         rows = dict(rep["predictors"])
         if sas is not None:
             rows["sas"] = sas
@@ -166,18 +200,36 @@ def main() -> int:
             r = rows.get(name)
             if r is None:
                 continue
-            pred = is_predictive(r["brier"], r["brier_base"], r["auc"], r.get("successes"), r["runs"])
-            print(f"{name:10s} {r['runs']:5d} {fmt(r['auc']):>5s} {fmt(r['brier'], '.3f'):>6s} "
-                  f"{fmt(r['brier_base'], '.3f'):>6s} {fmt(r['skill']):>6s} {fmt(r['r2']):>8s} "
-                  f"{fmt(r['ceiling']):>8s}  {'yes' if pred else 'no'}")
+            pred = is_predictive(
+                r["brier"], r["brier_base"], r["auc"], r.get("successes"), r["runs"]
+            )
+            print(
+                f"{name:10s} {r['runs']:5d} {fmt(r['auc']):>5s} {fmt(r['brier'], '.3f'):>6s} "
+                f"{fmt(r['brier_base'], '.3f'):>6s} {fmt(r['skill']):>6s} {fmt(r['r2']):>8s} "
+                f"{fmt(r['ceiling']):>8s}  {'yes' if pred else 'no'}"
+            )
         prim = rows.get(PRIMARY, {})
         checks = [
             (f"AUC of {PRIMARY} ≥ 0.75", (prim.get("auc") or 0) >= 0.75, fmt(prim.get("auc"))),
-            (f"{PRIMARY} AUC above tokens, c_raw and SAS",
-             all((prim.get("auc") or 0) > (rows.get(k, {}).get("auc") or 0) for k in ("tokens", "c_raw", "sas")), ""),
-            (f"{PRIMARY} grouped R² above tokens",
-             (prim.get("r2") if prim.get("r2") is not None else -9) > (rows.get("tokens", {}).get("r2") or -9), ""),
-            (f"{PRIMARY} Brier below the base rate", (prim.get("brier") or 1) < (prim.get("brier_base") or 0), ""),
+            (
+                f"{PRIMARY} AUC above tokens, c_raw and SAS",
+                all(
+                    (prim.get("auc") or 0) > (rows.get(k, {}).get("auc") or 0)
+                    for k in ("tokens", "c_raw", "sas")
+                ),
+                "",
+            ),
+            (
+                f"{PRIMARY} grouped R² above tokens",
+                (prim.get("r2") if prim.get("r2") is not None else -9)
+                > (rows.get("tokens", {}).get("r2") or -9),
+                "",
+            ),
+            (
+                f"{PRIMARY} Brier below the base rate",
+                (prim.get("brier") or 1) < (prim.get("brier_base") or 0),
+                "",
+            ),
         ]
         for text, ok, val in checks:
             print(f"  target: {text}: {'met' if ok else 'NOT met'} {val}")

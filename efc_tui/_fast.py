@@ -64,7 +64,9 @@ def _load() -> tuple[ModuleType | None, str]:
         SEVERITY,
         Fallback,
     )
-    _speedups.setup_slots(Event, tuple(f.name for f in fields(Event)), Checks, tuple(f.name for f in fields(Checks)))
+    _speedups.setup_slots(
+        Event, tuple(f.name for f in fields(Event)), Checks, tuple(f.name for f in fields(Checks))
+    )
     return _speedups, "compiled (efc_tui._speedups)"
 
 

@@ -1,9 +1,9 @@
 """The Python API for notebooks and scripts.
 
-    >>> import efc_tui
-    >>> run = efc_tui.load("sample_traces/repair_loop.jsonl")
-    >>> scored = efc_tui.score(run)
-    >>> scored.figures.nrs_efc, scored.summary.stop_event, scored.to_pandas().head()
+>>> import efc_tui
+>>> run = efc_tui.load("sample_traces/repair_loop.jsonl")
+>>> scored = efc_tui.score(run)
+>>> scored.figures.nrs_efc, scored.summary.stop_event, scored.to_pandas().head()
 """
 
 from __future__ import annotations
@@ -23,21 +23,29 @@ if TYPE_CHECKING:
 
 
 def load(
-    path: str | Path, fmt: str | None = None, *, lenient: bool = False,
-    labels: str | Path | None = None, success_threshold: float = 1.0,
+    path: str | Path,
+    fmt: str | None = None,
+    *,
+    lenient: bool = False,
+    labels: str | Path | None = None,
+    success_threshold: float = 1.0,
 ) -> Run:
     """The first run in a trace file (most files hold one), with its outcome from the
     benchmark's files beside it, or from a ``labels`` file (CSV, JSON or JSONL). See
     ``load_all`` for more."""
-    for run in _load_file(path, fmt, lenient=lenient,
-                          outcomes=Outcomes.from_options(labels, success_threshold)):
+    for run in _load_file(
+        path, fmt, lenient=lenient, outcomes=Outcomes.from_options(labels, success_threshold)
+    ):
         return run
     raise InputError("no run in file", path)
 
 
 def load_all(
-    *paths: str | Path, fmt: str | None = None, lenient: bool = False,
-    labels: str | Path | None = None, success_threshold: float = 1.0,
+    *paths: str | Path,
+    fmt: str | None = None,
+    lenient: bool = False,
+    labels: str | Path | None = None,
+    success_threshold: float = 1.0,
 ) -> Iterator[Run]:
     """Every run in the given files, folders or globs, one at a time: one per trial of a
     benchmark's output folder, each with its outcome (see ``load``)."""
@@ -89,7 +97,11 @@ def score(
     matches the run (``estimator_for``: synthetic for a simulated trace, else the real-runs
     one), as ``efc-tui score`` does.
     """
-    est = estimator if isinstance(estimator, Estimator) or estimator is None else load_estimator(estimator)
+    est = (
+        estimator
+        if isinstance(estimator, Estimator) or estimator is None
+        else load_estimator(estimator)
+    )
     if not adapter:
         return score_run(run, est)
     from efc_tui.adapter import score_and_decide

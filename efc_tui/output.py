@@ -46,8 +46,18 @@ RUN_COLUMNS: tuple[str, ...] = (
     "reward", "success_from", "exit_status", "cost_usd",
     "efc", "est_efc", "nrs_efc", "oracle_efc", "c_raw", "eta", "eta_nrs", "d_task", "x", "x_nrs",
 )  # fmt: skip
-_META = ("run_id", "source_format", "source_path", "task_id", "harness", "model",
-         "reward", "success_from", "exit_status", "cost_usd")
+_META = (
+    "run_id",
+    "source_format",
+    "source_path",
+    "task_id",
+    "harness",
+    "model",
+    "reward",
+    "success_from",
+    "exit_status",
+    "cost_usd",
+)
 
 
 # -- names and targets ----------------------------------------------------------------------

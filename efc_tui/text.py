@@ -45,12 +45,16 @@ def sanitize_for_terminal(text: str, *, keep_colors: bool = False, tabsize: int 
     text = text.expandtabs(tabsize)
     if "\x1b" in text:
         if keep_colors:
-            text = _ESCAPE_SEQ.sub(lambda m: m.group(0) if _CSI_SGR.fullmatch(m.group(0)) else "", text)
+            text = _ESCAPE_SEQ.sub(
+                lambda m: m.group(0) if _CSI_SGR.fullmatch(m.group(0)) else "", text
+            )
         else:
             text = _ESCAPE_SEQ.sub("", text)
     text = text.replace("\r\n", "\n").replace("\r", "\u240d")
     if keep_colors:
-        text = re.sub(r"[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f\x80-\x9f]", lambda m: _visible(m.group(0)), text)
+        text = re.sub(
+            r"[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f\x80-\x9f]", lambda m: _visible(m.group(0)), text
+        )
         text = re.sub(r"\x1b(?!\[[0-9;]*m)", "\u241b", text)
     else:
         text = _CONTROL.sub(lambda m: _visible(m.group(0)), text)

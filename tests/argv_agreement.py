@@ -49,12 +49,17 @@ class PlainArgv:
     def command(self) -> Any:
         return get_command(_registered_app(self.name)).commands[self.name]  # type: ignore[attr-defined]
 
-    def typer_options(self, argv: list[str], monkeypatch: pytest.MonkeyPatch) -> dict[str, Any] | None:
+    def typer_options(
+        self, argv: list[str], monkeypatch: pytest.MonkeyPatch
+    ) -> dict[str, Any] | None:
         """The keyword arguments Typer passes to ``run`` for ``NAME ARGV`` (None when Typer
         refuses the command line)."""
         seen: list[dict[str, Any]] = []
-        monkeypatch.setattr(self.runner, "run", lambda *args, **kw: seen.append(
-            {**dict(zip(["paths"], args, strict=False)), **kw}))
+        monkeypatch.setattr(
+            self.runner,
+            "run",
+            lambda *args, **kw: seen.append({**dict(zip(["paths"], args, strict=False)), **kw}),
+        )
         result = CliRunner().invoke(_registered_app(self.name), [self.name, *argv])
         monkeypatch.undo()
         if result.exit_code != 0:
@@ -78,8 +83,10 @@ class PlainArgv:
                 names[opt] = (param.name, bool(param.is_flag))
             for opt in param.secondary_opts:
                 names[opt] = (param.name, True)
-        ours = {**{k: (p, True) for k, (p, _) in self.plain.FLAGS.items()},
-                **{k: (p, False) for k, (p, _) in self.plain.VALUED.items()}}
+        ours = {
+            **{k: (p, True) for k, (p, _) in self.plain.FLAGS.items()},
+            **{k: (p, False) for k, (p, _) in self.plain.VALUED.items()},
+        }
         assert {k: v for k, v in names.items() if k not in self.typer_only} == ours
         assert set(self.defaults) | {"paths"} == {p.name for p in self.command().params}
 
@@ -95,12 +102,23 @@ class PlainArgv:
     def cli(self, argv: list[str], *, typer_path: bool, cwd: Path) -> tuple[int, str, str]:
         """``efc-tui NAME ARGV`` in a fresh interpreter, by the console script's own path or
         with Typer reading the command line."""
-        run = ("from efc_tui.cli import _registered_app\nfrom efc_tui.cli._app import main\n"
-               f"_registered_app({self.name!r})\nmain()") if typer_path else (
-               "from efc_tui.cli import main\nmain()")
+        run = (
+            (
+                "from efc_tui.cli import _registered_app\nfrom efc_tui.cli._app import main\n"
+                f"_registered_app({self.name!r})\nmain()"
+            )
+            if typer_path
+            else ("from efc_tui.cli import main\nmain()")
+        )
         code = f"import sys\nsys.argv = ['efc-tui', {self.name!r}, *{argv!r}]\n{run}"
-        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           timeout=180, cwd=cwd, env={**os.environ, "COLUMNS": "120"})
+        r = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            cwd=cwd,
+            env={**os.environ, "COLUMNS": "120"},
+        )
         return r.returncode, r.stdout.replace(str(cwd), "CWD"), r.stderr.replace(str(cwd), "CWD")
 
     def check_console(self, argv: list[str], tmp_path: Path) -> None:

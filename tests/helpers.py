@@ -58,7 +58,11 @@ def json_diff(a: Any, b: Any, path: str = "") -> list[str]:
     if isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
             return [f"{path}: {len(a)} vs {len(b)} items"]
-        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in json_diff(x, y, f"{path}[{i}]")]
+        return [
+            d
+            for i, (x, y) in enumerate(zip(a, b, strict=True))
+            for d in json_diff(x, y, f"{path}[{i}]")
+        ]
     if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
         return [] if math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9) else [f"{path}: {a} vs {b}"]
     return [] if a == b else [f"{path}: {a!r} vs {b!r}"]

@@ -56,14 +56,17 @@ def test_repair_loop_is_stopped_inside_the_loop() -> None:
     assert s.stop_event == checks[2] and s.stop_by == "repeat" and s.repeat_stop_event == checks[2]
     assert led.decisions[s.stop_event].control == "stop"
     assert led.decisions[s.stop_event].control_reason.startswith(
-        f"stop: one action has failed the same way 3 times in a row since event {checks[0]}")
+        f"stop: one action has failed the same way 3 times in a row since event {checks[0]}"
+    )
     # the loop goes on unbroken: every later decision says stop too
     assert all(d.control == "stop" and d.repeat_rule for d in led.decisions[s.stop_event :])
     assert [d.repeat_count for d in led.decisions[: s.stop_event + 1]] == [0, 0, 1, 1, 2, 2, 3]
     assert s.cost_saved == pytest.approx(float(led.ledger.cost.delta[s.stop_event + 1 :].sum()))
     assert s.cost_saved > 0.5 * s.c_raw
     assert s.success is False and not s.success_at_risk
-    assert s.waste.repeated_errors > 0.3 and s.waste.after_stop == pytest.approx(s.cost_saved / s.c_raw)
+    assert s.waste.repeated_errors > 0.3 and s.waste.after_stop == pytest.approx(
+        s.cost_saved / s.c_raw
+    )
     assert s.rollback_event is None  # equal scores: nothing better to roll back to
 
 
@@ -110,29 +113,73 @@ def test_rollouts_at_one_step_are_ranked_by_roi_not_rolled_back() -> None:
 @pytest.mark.parametrize(
     ("event", "feats", "decision", "reason"),
     [
-        (ev(3, "check", "assertion_error", obs="E AssertionError: x"), dict(n=0.9, a=0.0, p=1, memory_write=0),
-         DISCARD, "repeated error: assertion_error"),
-        (ev(3, "tool", "api_error", obs="429 rate limited"), dict(n=1.0, a=1, p=1, memory_write=0),
-         DISCARD, "invalid: api_error"),
-        (ev(3, "tool", "static_reject", obs="bash: foo: command not found"), dict(n=1.0, a=1, p=1, memory_write=0),
-         DISCARD, "invalid: static_reject"),
-        (ev(3, "error", obs="harness crashed"), dict(n=1.0, a=1, p=1, memory_write=0),
-         DISCARD, "invalid: error event"),
-        (ev(3, "tool", obs="same listing as before"), dict(n=0.1, a=1, p=1, memory_write=0),
-         DISCARD, "redundant: novelty 0.10 < 0.2"),
-        (ev(3, "reflect", obs="I think the bug is in ratio()"), dict(n=1.0, a=1, p=1, memory_write=1),
-         SCRATCH, "unverified: no verdict (reflect event)"),
-        (ev(3, "check", "passed", obs="6 passed"), dict(n=0.8, a=1, p=1, memory_write=0),
-         PROMOTE, "verified passed, novel (n=0.80), used (plan/action change)"),
-        (ev(3, "check", "assertion_error", obs="E AssertionError: 2 != 3"), dict(n=0.5, a=1, p=0, memory_write=1),
-         PROMOTE, "verified assertion_error, novel (n=0.50), used (memory write)"),
-        (ev(3, "check", "passed", obs="6 passed"), dict(n=0.3, a=1, p=1, memory_write=1),
-         SCRATCH, "verified passed but novelty 0.30 < 0.5"),
-        (ev(3, "check", "passed", obs="6 passed"), dict(n=0.9, a=1, p=0, memory_write=0),
-         SCRATCH, "verified passed but not used"),
+        (
+            ev(3, "check", "assertion_error", obs="E AssertionError: x"),
+            dict(n=0.9, a=0.0, p=1, memory_write=0),
+            DISCARD,
+            "repeated error: assertion_error",
+        ),
+        (
+            ev(3, "tool", "api_error", obs="429 rate limited"),
+            dict(n=1.0, a=1, p=1, memory_write=0),
+            DISCARD,
+            "invalid: api_error",
+        ),
+        (
+            ev(3, "tool", "static_reject", obs="bash: foo: command not found"),
+            dict(n=1.0, a=1, p=1, memory_write=0),
+            DISCARD,
+            "invalid: static_reject",
+        ),
+        (
+            ev(3, "error", obs="harness crashed"),
+            dict(n=1.0, a=1, p=1, memory_write=0),
+            DISCARD,
+            "invalid: error event",
+        ),
+        (
+            ev(3, "tool", obs="same listing as before"),
+            dict(n=0.1, a=1, p=1, memory_write=0),
+            DISCARD,
+            "redundant: novelty 0.10 < 0.2",
+        ),
+        (
+            ev(3, "reflect", obs="I think the bug is in ratio()"),
+            dict(n=1.0, a=1, p=1, memory_write=1),
+            SCRATCH,
+            "unverified: no verdict (reflect event)",
+        ),
+        (
+            ev(3, "check", "passed", obs="6 passed"),
+            dict(n=0.8, a=1, p=1, memory_write=0),
+            PROMOTE,
+            "verified passed, novel (n=0.80), used (plan/action change)",
+        ),
+        (
+            ev(3, "check", "assertion_error", obs="E AssertionError: 2 != 3"),
+            dict(n=0.5, a=1, p=0, memory_write=1),
+            PROMOTE,
+            "verified assertion_error, novel (n=0.50), used (memory write)",
+        ),
+        (
+            ev(3, "check", "passed", obs="6 passed"),
+            dict(n=0.3, a=1, p=1, memory_write=1),
+            SCRATCH,
+            "verified passed but novelty 0.30 < 0.5",
+        ),
+        (
+            ev(3, "check", "passed", obs="6 passed"),
+            dict(n=0.9, a=1, p=0, memory_write=0),
+            SCRATCH,
+            "verified passed but not used",
+        ),
         # an empty observation is not "redundant": there is nothing to compare
-        (ev(3, "memory", obs=""), dict(n=0.0, a=1, p=1, memory_write=1),
-         SCRATCH, "unverified: no verdict (memory event)"),
+        (
+            ev(3, "memory", obs=""),
+            dict(n=0.0, a=1, p=1, memory_write=1),
+            SCRATCH,
+            "unverified: no verdict (memory event)",
+        ),
     ],
 )
 def test_memory_gating_reasons(event, feats, decision, reason) -> None:
@@ -142,17 +189,43 @@ def test_memory_gating_reasons(event, feats, decision, reason) -> None:
 
 
 def test_memory_gating_on_a_replayed_run() -> None:
-    run = make_run([
-        ev(0, "tool", action="cat a.py", obs="def f():\n    return 1\n# end"),
-        ev(1, "check", "assertion_error", tool="pytest", action="pytest", obs="E   AssertionError: f() == 2"),
-        ev(2, "check", "assertion_error", tool="pytest", action="pytest -x", obs="E   AssertionError: f() == 2"),
-        ev(3, "reflect", tool=None, action="maybe f should return 2", obs=""),
-        ev(4, "repair", tool="edit", action="a.py: return 2", obs="ok", memory="f returns 2 now"),
-        ev(5, "check", "passed", tool="pytest", action="pytest", obs="1 passed in 0.01s"),
-    ])
+    run = make_run(
+        [
+            ev(0, "tool", action="cat a.py", obs="def f():\n    return 1\n# end"),
+            ev(
+                1,
+                "check",
+                "assertion_error",
+                tool="pytest",
+                action="pytest",
+                obs="E   AssertionError: f() == 2",
+            ),
+            ev(
+                2,
+                "check",
+                "assertion_error",
+                tool="pytest",
+                action="pytest -x",
+                obs="E   AssertionError: f() == 2",
+            ),
+            ev(3, "reflect", tool=None, action="maybe f should return 2", obs=""),
+            ev(
+                4,
+                "repair",
+                tool="edit",
+                action="a.py: return 2",
+                obs="ok",
+                memory="f returns 2 now",
+            ),
+            ev(5, "check", "passed", tool="pytest", action="pytest", obs="1 passed in 0.01s"),
+        ]
+    )
     led = score_and_decide(run, EST)
     got = [(d.memory, d.memory_reason.split(":")[0]) for d in led.decisions]
-    assert got[1] == ("promote", "verified assertion_error, novel (n=1.00), used (plan/action change)")
+    assert got[1] == (
+        "promote",
+        "verified assertion_error, novel (n=1.00), used (plan/action change)",
+    )
     assert got[2] == ("discard", "repeated error")
     assert got[3] == ("scratch", "unverified")
     assert got[5][0] == "promote"
@@ -252,7 +325,11 @@ def test_waste_split_by_hand() -> None:
     red = np.array([False, False, False, True])
     w = waste_split(dc, ra, re_, red, stop=2)
     assert (w.repeated_actions, w.repeated_errors, w.redundant_observations, w.after_stop) == (
-        pytest.approx(0.2), pytest.approx(0.5), pytest.approx(0.4), pytest.approx(0.4))
+        pytest.approx(0.2),
+        pytest.approx(0.5),
+        pytest.approx(0.4),
+        pytest.approx(0.4),
+    )
     assert w.any == pytest.approx(0.9)
     assert waste_split(np.zeros(2), ra[:2], re_[:2], red[:2], None).any == 0.0
 
@@ -292,12 +369,17 @@ def test_stop_index_skips_nan() -> None:
 
 def test_budget_key() -> None:
     assert budget_key(make_run([])) == "none"
-    assert budget_key(make_run([], budget={"tokens": 100000, "steps": 20})) == "steps=20, tokens=100000"
+    assert (
+        budget_key(make_run([], budget={"tokens": 100000, "steps": 20}))
+        == "steps=20, tokens=100000"
+    )
 
 
 def _summaries():
-    return [replay(n).summary for n in
-            ("repair_loop.jsonl", "steady.jsonl", "late_regression.jsonl", "rollouts.jsonl")]
+    return [
+        replay(n).summary
+        for n in ("repair_loop.jsonl", "steady.jsonl", "late_regression.jsonl", "rollouts.jsonl")
+    ]
 
 
 def test_corpus_summary_totals_and_budget_groups() -> None:
@@ -324,12 +406,23 @@ def test_sweep_is_monotone_and_matches_a_rescore() -> None:
     # at ε = 0 only the repetition rule stops: the repair loop, at its third failure
     loop = sums[0]
     assert pts[0].total.stopped == 1 and pts[0].total.cost_saved == pytest.approx(loop.cost_saved)
-    assert sweep([replay(n, repeat=0).summary for n in
-                  ("repair_loop.jsonl", "steady.jsonl")], [0.0])[0].total.stopped == 0
+    assert (
+        sweep([replay(n, repeat=0).summary for n in ("repair_loop.jsonl", "steady.jsonl")], [0.0])[
+            0
+        ].total.stopped
+        == 0
+    )
     # re-deciding at ε from stored ratios equals scoring again at that ε
     for p in pts:
-        again = [replay(n, epsilon=p.epsilon).summary for n in
-                 ("repair_loop.jsonl", "steady.jsonl", "late_regression.jsonl", "rollouts.jsonl")]
+        again = [
+            replay(n, epsilon=p.epsilon).summary
+            for n in (
+                "repair_loop.jsonl",
+                "steady.jsonl",
+                "late_regression.jsonl",
+                "rollouts.jsonl",
+            )
+        ]
         assert p.total.cost_saved == pytest.approx(sum(s.cost_saved for s in again))
         assert p.total.at_risk == sum(s.success_at_risk for s in again)
 
@@ -385,53 +478,69 @@ def test_empty_run() -> None:
 
 
 def test_choose_adapter_picks_the_largest_saving_of_the_window_rule_within_the_risk_limit() -> None:
-    runs = [efc_tui.load(ADAPTER / n) for n in
-            ("repair_loop.jsonl", "steady.jsonl", "late_regression.jsonl", "rollouts.jsonl")]
+    runs = [
+        efc_tui.load(ADAPTER / n)
+        for n in ("repair_loop.jsonl", "steady.jsonl", "late_regression.jsonl", "rollouts.jsonl")
+    ]
     got = choose_adapter(runs, EST, windows=(3, 6), epsilons=(0.0, 0.001, 0.01, 1.0))
     assert got is not None and got["runs"] == 4 and got["successes"] == 2
     # two successes and a 2% limit: no success may be put at risk
     assert got["successes_at_risk"] == 0 and got["epsilon"] > 0
-    again = [score_and_decide(r, EST, window=got["window"], epsilon=got["epsilon"], repeat=0).summary
-             for r in runs]
+    again = [
+        score_and_decide(r, EST, window=got["window"], epsilon=got["epsilon"], repeat=0).summary
+        for r in runs
+    ]
     total = corpus_summary(again).total
     assert total.at_risk == 0
     assert total.saved_share == pytest.approx(got["cost_saved_share"])
     # every other feasible setting of the grid saves no more
     for w in (3, 6):
         for e in (0.0, 0.001, 0.01, 1.0):
-            t = corpus_summary([score_and_decide(r, EST, window=w, epsilon=e, repeat=0).summary
-                                for r in runs]).total
+            t = corpus_summary(
+                [score_and_decide(r, EST, window=w, epsilon=e, repeat=0).summary for r in runs]
+            ).total
             if t.at_risk == 0:
                 assert t.saved_share <= got["cost_saved_share"] + 1e-12
 
 
 def test_choose_stop_rules_picks_the_largest_saving_of_both_rules_within_the_risk_limit() -> None:
-    runs = [efc_tui.load(ADAPTER / n) for n in
-            ("repair_loop.jsonl", "steady.jsonl", "late_regression.jsonl", "rollouts.jsonl")]
+    runs = [
+        efc_tui.load(ADAPTER / n)
+        for n in ("repair_loop.jsonl", "steady.jsonl", "late_regression.jsonl", "rollouts.jsonl")
+    ]
     got = choose_stop_rules(runs, EST, windows=(3, 6), epsilons=(0.0, 0.001, 0.01, 1.0))
     assert got is not None and got["runs"] == 4 and got["successes"] == 2 and got["repeat"] == 3
     # two successes and a 3% limit: no success may be put at risk. The repetition rule
     # already stops the loop; at W = 6 a larger ε saves nothing more, so the smaller wins
     assert got["successes_at_risk"] == 0 and (got["window"], got["epsilon"]) == (6, 0.0)
-    again = [score_and_decide(r, EST, window=got["window"], epsilon=got["epsilon"]).summary
-             for r in runs]
+    again = [
+        score_and_decide(r, EST, window=got["window"], epsilon=got["epsilon"]).summary for r in runs
+    ]
     total = corpus_summary(again).total
     assert total.at_risk == 0 and total.stopped == 1  # the loop, by the repetition rule
     assert total.saved_share == pytest.approx(got["cost_saved_share"])
-    assert got["corpora"]["calibration"]["cost_saved_share"] == pytest.approx(total.saved_share, rel=1e-5)
+    assert got["corpora"]["calibration"]["cost_saved_share"] == pytest.approx(
+        total.saved_share, rel=1e-5
+    )
     for w in (3, 6):
         for e in (0.0, 0.001, 0.01, 1.0):
-            t = corpus_summary([score_and_decide(r, EST, window=w, epsilon=e).summary
-                                for r in runs]).total
+            t = corpus_summary(
+                [score_and_decide(r, EST, window=w, epsilon=e).summary for r in runs]
+            ).total
             if t.at_risk == 0:
                 assert t.saved_share <= got["cost_saved_share"] + 1e-12
 
 
 def test_choose_stop_rules_limits_each_corpus_and_skips_unlabelled_runs() -> None:
-    calib = [efc_tui.load(ADAPTER / n) for n in ("repair_loop.jsonl", "late_regression.jsonl", "steady.jsonl")]
+    calib = [
+        efc_tui.load(ADAPTER / n)
+        for n in ("repair_loop.jsonl", "late_regression.jsonl", "steady.jsonl")
+    ]
     real = [efc_tui.load(ADAPTER / n) for n in ("productive.jsonl", "pytest_six_times.traj.json")]
     assert real[1].success is None
-    got = choose_stop_rules(calib, EST, real_runs=real, windows=(3, 6), epsilons=(0.0, 0.001, 0.01, 1.0))
+    got = choose_stop_rules(
+        calib, EST, real_runs=real, windows=(3, 6), epsilons=(0.0, 0.001, 0.01, 1.0)
+    )
     assert got is not None and set(got["corpora"]) == {"calibration", "real"}
     assert got["corpora"]["real"]["runs"] == 1  # the unlabelled run takes no part
     assert got["corpora"]["real"]["successes_at_risk"] == 0
@@ -466,7 +575,9 @@ def test_choose_stop_rules_says_so_when_the_repetition_rule_alone_is_over_the_li
     fail = "E   AssertionError: assert 1 == 2"
     evs = [ev(0, "tool", action="cat a.py", obs="def f(): return 1")]
     for i in range(3):
-        evs.append(ev(1 + 2 * i, "check", "assertion_error", tool="pytest", action="pytest", obs=fail))
+        evs.append(
+            ev(1 + 2 * i, "check", "assertion_error", tool="pytest", action="pytest", obs=fail)
+        )
         evs.append(ev(2 + 2 * i, "repair", tool="edit", action=f"a.py: attempt {i}", obs="ok"))
     evs.append(ev(7, "check", "passed", tool="pytest", action="pytest", obs="1 passed"))
     run = make_run(evs, success=True)

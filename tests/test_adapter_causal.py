@@ -18,11 +18,20 @@ from tests.conftest import FIXTURES
 EST = load_estimator(FIXTURES / "adapter" / "estimator.json")
 
 # a small vocabulary so actions, observations and error signatures repeat
-LINES = st.sampled_from([
-    "E   AssertionError: assert 1 == 2", "Traceback (most recent call last):",
-    "ValueError: bad input", "ok", "src/app/models.py:42", "3 passed in 0.10s",
-    "FAILED tests/test_a.py::test_x", "", "def f(): return 1", "done",
-])
+LINES = st.sampled_from(
+    [
+        "E   AssertionError: assert 1 == 2",
+        "Traceback (most recent call last):",
+        "ValueError: bad input",
+        "ok",
+        "src/app/models.py:42",
+        "3 passed in 0.10s",
+        "FAILED tests/test_a.py::test_x",
+        "",
+        "def f(): return 1",
+        "done",
+    ]
+)
 ACTIONS = st.sampled_from(["pytest -q", "cat a.py", "edit a.py", "ls", "python run.py", ""])
 
 
@@ -65,25 +74,44 @@ def runs(draw) -> Run:
     for i in range(n):
         step += draw(st.sampled_from([0, 1, 1, 1]))  # some events share a step (alternatives)
         evs.append(draw(events(i, step)))
-    demand = draw(st.sampled_from([None, TaskDemand(L=3, H_tool=1.2), TaskDemand(4, 1.0, 1.5, 0.1, 0.5)]))
+    demand = draw(
+        st.sampled_from([None, TaskDemand(L=3, H_tool=1.2), TaskDemand(4, 1.0, 1.5, 0.1, 0.5)])
+    )
     return Run(
-        run_id="prop", events=evs, success=draw(st.sampled_from([None, True, False])),
-        task_demand=demand, budget=draw(st.sampled_from([{}, {"steps": 10}])), source_format="test",
+        run_id="prop",
+        events=evs,
+        success=draw(st.sampled_from([None, True, False])),
+        task_demand=demand,
+        budget=draw(st.sampled_from([{}, {"steps": 10}])),
+        source_format="test",
     )
 
 
 def _truncated(run: Run, t: int) -> Run:
-    return Run(run_id=run.run_id, events=list(run.events[: t + 1]), success=run.success,
-               task_demand=run.task_demand, budget=run.budget, source_format=run.source_format)
+    return Run(
+        run_id=run.run_id,
+        events=list(run.events[: t + 1]),
+        success=run.success,
+        task_demand=run.task_demand,
+        budget=run.budget,
+        source_format=run.source_format,
+    )
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(run=runs(), window=st.integers(1, 8), epsilon=st.sampled_from([0.0, 0.001, 0.02, 0.5, 10.0]),
-       repeat=st.sampled_from([0, 2, 3]), data=st.data())
+@given(
+    run=runs(),
+    window=st.integers(1, 8),
+    epsilon=st.sampled_from([0.0, 0.001, 0.02, 0.5, 10.0]),
+    repeat=st.sampled_from([0, 2, 3]),
+    data=st.data(),
+)
 def test_truncation_never_changes_earlier_decisions(run, window, epsilon, repeat, data) -> None:
     whole = score_and_decide(run, EST, window=window, epsilon=epsilon, repeat=repeat).decisions
     t = data.draw(st.integers(0, len(run.events) - 1), label="cut after event")
-    part = score_and_decide(_truncated(run, t), EST, window=window, epsilon=epsilon, repeat=repeat).decisions
+    part = score_and_decide(
+        _truncated(run, t), EST, window=window, epsilon=epsilon, repeat=repeat
+    ).decisions
     assert [d.as_dict() for d in part] == [d.as_dict() for d in whole[: t + 1]]
 
 

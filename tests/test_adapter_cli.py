@@ -27,9 +27,18 @@ def invoke(*args: object):
 def test_adapter_table_and_corpus_totals() -> None:
     r = invoke("score", ADAPTER, "--adapter", "--estimator", EST)
     assert r.exit_code == 0, r.output
-    for run_id in ("repair-loop", "steady", "late-regression", "rollouts", "productive", "pytest_six_times"):
+    for run_id in (
+        "repair-loop",
+        "steady",
+        "late-regression",
+        "rollouts",
+        "productive",
+        "pytest_six_times",
+    ):
         assert run_id in r.stdout
-    assert "EFC-Adapter by run" in r.stdout and "Corpus totals at W=6, ε=0.001, repeat=3" in r.stdout
+    assert (
+        "EFC-Adapter by run" in r.stdout and "Corpus totals at W=6, ε=0.001, repeat=3" in r.stdout
+    )
     assert "max_steps=20" in r.stdout and "after stop" in r.stdout
     # the unlabelled step-limit run: its risk is unknown, in its row and in the totals
     [row] = [line for line in r.stdout.splitlines() if "pytest_six_times" in line]
@@ -49,8 +58,13 @@ def test_adapter_json_document() -> None:
     six = runs["pytest_six_times"]
     assert six["stop_event"] == 6 and six["success"] is None and six["success_at_risk"] is None
     assert six["at_risk_reason"].startswith("no success label: unknown")
-    assert set(loop["waste"]) == {"repeated_actions", "repeated_errors", "redundant_observations",
-                                  "after_stop", "any"}
+    assert set(loop["waste"]) == {
+        "repeated_actions",
+        "repeated_errors",
+        "redundant_observations",
+        "after_stop",
+        "any",
+    }
     assert runs["steady"]["stop_event"] is None
     assert runs["late-regression"]["rollback_to"] == 3
     total = doc["corpus"]["total"]
@@ -68,24 +82,52 @@ def test_max_waste_fails_naming_the_run() -> None:
     assert ok.exit_code == 0, ok.output
     # a looser limit, or a window that never fills, passes
     assert invoke("score", LOOP, "--max-waste", "0.99", "--estimator", EST).exit_code == 0
-    assert invoke("score", LOOP, "--max-waste", "0", "--window", "100", "--repeat", "0",
-                  "--estimator", EST).exit_code == 0
+    assert (
+        invoke(
+            "score",
+            LOOP,
+            "--max-waste",
+            "0",
+            "--window",
+            "100",
+            "--repeat",
+            "0",
+            "--estimator",
+            EST,
+        ).exit_code
+        == 0
+    )
 
 
 def test_window_epsilon_and_repeat_override() -> None:
     r = invoke("score", LOOP, "--adapter", "--json", "--epsilon", "0", "--estimator", EST)
     [run] = json.loads(r.stdout)["runs"]
     assert run["stop_event"] == 6 and run["stop_by"] == "repeat" and run["epsilon"] == 0
-    r = invoke("score", LOOP, "--adapter", "--json", "--epsilon", "0", "--repeat", "0", "--estimator", EST)
+    r = invoke(
+        "score", LOOP, "--adapter", "--json", "--epsilon", "0", "--repeat", "0", "--estimator", EST
+    )
     [run] = json.loads(r.stdout)["runs"]
     assert run["stop_event"] is None and run["repeat"] == 0
     r = invoke("score", LOOP, "--adapter", "--json", "--repeat", "0", "--estimator", EST)
     [run] = json.loads(r.stdout)["runs"]
     assert run["stop_event"] == 8 and run["stop_by"] == "window"  # the paper's rule alone
-    r = invoke("score", LOOP, "--adapter", "--json", "--repeat", "5", "--epsilon", "0", "--estimator", EST)
+    r = invoke(
+        "score", LOOP, "--adapter", "--json", "--repeat", "5", "--epsilon", "0", "--estimator", EST
+    )
     [run] = json.loads(r.stdout)["runs"]
     assert run["stop_event"] == 10 and run["repeat"] == 5
-    r = invoke("score", LOOP, "--adapter", "--json", "--window", "3", "--epsilon", "0.5", "--estimator", EST)
+    r = invoke(
+        "score",
+        LOOP,
+        "--adapter",
+        "--json",
+        "--window",
+        "3",
+        "--epsilon",
+        "0.5",
+        "--estimator",
+        EST,
+    )
     [run] = json.loads(r.stdout)["runs"]
     assert (run["window"], run["epsilon"]) == (3, 0.5) and run["stop_event"] == 2
     assert invoke("score", LOOP, "--window", "0").exit_code == 2
@@ -109,7 +151,11 @@ def test_adapter_sweep_table_and_json() -> None:
     assert saved == sorted(saved) and risk == sorted(risk)
     # at ε = 0 only the repetition rule stops: the two identical-failure loops
     assert doc["points"][0]["stopped"] == 2 and saved[0] > 0
-    both = json.loads(invoke("score", ADAPTER, "--adapter", "--adapter-sweep", "--json", "--estimator", EST).stdout)
+    both = json.loads(
+        invoke(
+            "score", ADAPTER, "--adapter", "--adapter-sweep", "--json", "--estimator", EST
+        ).stdout
+    )
     assert both["schema"] == "efc-adapter/1" and both["sweep"]["points"] == doc["points"]
 
 
@@ -129,10 +175,18 @@ def test_score_json_and_export_carry_decisions(tmp_path: Path) -> None:
 
 def test_hostile_run_id_is_shown_literally(tmp_path: Path) -> None:
     bad = "[bold red]x[/bold red][@click=app.quit]"
-    p = write_trace(tmp_path / "h.jsonl", {"run_id": bad}, [
-        {"t": 0, "action": {"kind": "tool", "tool": "bash", "input": "ls"}, "observation": {"text": "a"},
-         "usage": {"tokens_in": 10, "tokens_out": 1, "wall_s": 0.1}},
-    ])
+    p = write_trace(
+        tmp_path / "h.jsonl",
+        {"run_id": bad},
+        [
+            {
+                "t": 0,
+                "action": {"kind": "tool", "tool": "bash", "input": "ls"},
+                "observation": {"text": "a"},
+                "usage": {"tokens_in": 10, "tokens_out": 1, "wall_s": 0.1},
+            },
+        ],
+    )
     r = invoke("score", p, "--adapter", "--estimator", EST)
     assert r.exit_code == 0, r.output
     # shown as text (its head and tail when the column is short), never applied as style
@@ -170,6 +224,8 @@ def test_score_adapter_uses_the_w_and_epsilon_of_the_estimator_that_matches_each
     assert r.exit_code == 0, r.output
     run = _json.loads(r.stdout)["runs"][0]
     assert (run["window"], run["epsilon"]) == (real.window, real.epsilon)
-    r = CliRunner().invoke(app, ["score", str(codex), "--adapter", "--json", "-q", "--window", "4", "--epsilon", "0.5"])
+    r = CliRunner().invoke(
+        app, ["score", str(codex), "--adapter", "--json", "-q", "--window", "4", "--epsilon", "0.5"]
+    )
     run = _json.loads(r.stdout)["runs"][0]
     assert (run["window"], run["epsilon"]) == (4, 0.5)

@@ -43,12 +43,14 @@ def test_the_repair_loop_sample_is_stopped_at_its_third_failure(estimator) -> No
 def test_a_six_times_repeated_failing_check_is_stopped_at_the_third(estimator) -> None:
     run = efc_tui.load(ADAPTER / "pytest_six_times.traj.json")  # mini-swe-agent, step limit
     pytest_runs = [t for t, e in enumerate(run.events) if "pytest" in e.action_text]
-    assert len(pytest_runs) == 6 and all(run.events[t].status.value == "assertion_error" for t in pytest_runs)
+    assert len(pytest_runs) == 6 and all(
+        run.events[t].status.value == "assertion_error" for t in pytest_runs
+    )
     scored = score_and_decide(run, estimator)
     s = scored.summary
     assert s.repeat_stop_event == pytest_runs[2]
     assert s.stop_event is not None and s.stop_event <= pytest_runs[2]
-    assert [d.repeat_count for d in scored.decisions][pytest_runs[0]:] == [1, 2, 3, 4, 5, 6]
+    assert [d.repeat_count for d in scored.decisions][pytest_runs[0] :] == [1, 2, 3, 4, 5, 6]
     assert s.cost_saved == pytest.approx(float(scored.ledger.cost.delta[s.stop_event + 1 :].sum()))
     # no success label (no sidecar): at risk is unknown, never "no"
     assert s.success is None and s.success_at_risk is None and s.at_risk_label == "unknown"
@@ -74,11 +76,18 @@ def test_a_productive_run_is_not_stopped_before_its_pass(estimator) -> None:
 
 def test_unlabelled_runs_report_unknown_risk_whether_or_not_stopped() -> None:
     evs = [ev(0, "tool", action="ls", obs="a.py")]
-    evs += [ev(i, "check", "assertion_error", tool="pytest", action="pytest", obs=FAIL) for i in range(1, 5)]
+    evs += [
+        ev(i, "check", "assertion_error", tool="pytest", action="pytest", obs=FAIL)
+        for i in range(1, 5)
+    ]
     stopped = score_and_decide(make_run(evs), EST).summary
     assert stopped.stop_event == 3 and stopped.success_at_risk is None
     quiet = score_and_decide(make_run(evs[:2]), EST).summary
-    assert quiet.stop_event is None and quiet.success_at_risk is None and quiet.at_risk_label == "unknown"
+    assert (
+        quiet.stop_event is None
+        and quiet.success_at_risk is None
+        and quiet.at_risk_label == "unknown"
+    )
     labelled = score_and_decide(make_run(evs, success=False), EST).summary
     assert labelled.success_at_risk is False and labelled.at_risk_label == "no"
 
@@ -90,8 +99,9 @@ def _streaks(evs) -> list[int]:
     return repeat_streaks(make_run(evs)).tolist()
 
 
-def check(i: int, status: str = "assertion_error", obs: str = FAIL, action: str = "pytest -q",
-          checks=None):
+def check(
+    i: int, status: str = "assertion_error", obs: str = FAIL, action: str = "pytest -q", checks=None
+):
     return ev(i, "check", status, tool="pytest", action=action, obs=obs, checks=checks)
 
 
@@ -110,8 +120,11 @@ def test_edits_thoughts_and_messages_carry_the_streak() -> None:
 
 
 def test_numbers_and_whitespace_do_not_make_a_failure_new() -> None:
-    evs = [check(0, obs=FAIL), check(1, obs=FAIL.replace("0.04", "0.07")),
-           check(2, obs=FAIL.replace("0.04", "1.25"), action="pytest   -q ")]
+    evs = [
+        check(0, obs=FAIL),
+        check(1, obs=FAIL.replace("0.04", "0.07")),
+        check(2, obs=FAIL.replace("0.04", "1.25"), action="pytest   -q "),
+    ]
     assert _streaks(evs) == [1, 2, 3]
 
 
@@ -122,7 +135,9 @@ def test_numbers_and_whitespace_do_not_make_a_failure_new() -> None:
         check(1, "passed", obs="3 passed"),  # a pass
         check(1, "none", obs="ok"),  # the same action without a failure
         check(1, obs="E   AssertionError: assert 2 == 3"),  # another failure of the same action
-        ev(1, "check", "assertion_error", tool="pytest", action="pytest -x", obs=FAIL),  # another check
+        ev(
+            1, "check", "assertion_error", tool="pytest", action="pytest -x", obs=FAIL
+        ),  # another check
     ],
     ids=["other-tool", "pass", "no-verdict", "other-failure", "other-check"],
 )
@@ -137,8 +152,12 @@ def test_changed_check_counts_are_progress() -> None:
 
 
 def test_a_failing_edit_outside_the_loop_neither_extends_nor_ends_it() -> None:
-    evs = [check(0), ev(1, "repair", "static_reject", tool="edit", action="a.py: x", obs="file not read"),
-           check(2), check(3)]
+    evs = [
+        check(0),
+        ev(1, "repair", "static_reject", tool="edit", action="a.py: x", obs="file not read"),
+        check(2),
+        check(3),
+    ]
     assert _streaks(evs) == [1, 1, 2, 3]
 
 
@@ -168,10 +187,17 @@ def test_report_tunes_in_sample_and_leaving_each_source_out(tmp_path) -> None:
     def rp(name: str):
         return replay(efc_tui.load(ADAPTER / name), EST)
 
-    synth = [rp("repair_loop.jsonl"), rp("steady.jsonl"), rp("late_regression.jsonl"), rp("rollouts.jsonl")]
-    real = {"a": [rp("productive.jsonl"), rp("repair_loop.jsonl")],
-            "b": [rp("steady.jsonl"), rp("late_regression.jsonl")],
-            "c": [rp("pytest_six_times.traj.json")]}  # unlabelled only
+    synth = [
+        rp("repair_loop.jsonl"),
+        rp("steady.jsonl"),
+        rp("late_regression.jsonl"),
+        rp("rollouts.jsonl"),
+    ]
+    real = {
+        "a": [rp("productive.jsonl"), rp("repair_loop.jsonl")],
+        "b": [rp("steady.jsonl"), rp("late_regression.jsonl")],
+        "c": [rp("pytest_six_times.traj.json")],
+    }  # unlabelled only
     doc = report(Corpora(synth, synth[:2], real, "synth", "real"), (6, 0.001))
     assert doc["repeat"] == 3 and doc["chosen"]["window"] in (3, 4, 6, 8, 10, 12)
     ins = doc["in_sample"]
@@ -221,13 +247,24 @@ def test_a_real_javac_loop_is_stopped_by_its_third_repetition() -> None:
     """Multi-SWE-bench Java: SWE-agent re-runs `javac` after `javac: command not found`."""
     from tests.conftest import SHARED
 
-    path = (SHARED / "real-runs" / "multi_swe_bench_java_sweagent" / "evaluation" / "java" / "verified"
-            / "20240825_SWE-agent_deepseek-chat-v2" / "trajs" / "googlecontainertools__jib-4035.traj")
+    path = (
+        SHARED
+        / "real-runs"
+        / "multi_swe_bench_java_sweagent"
+        / "evaluation"
+        / "java"
+        / "verified"
+        / "20240825_SWE-agent_deepseek-chat-v2"
+        / "trajs"
+        / "googlecontainertools__jib-4035.traj"
+    )
     if not path.is_file():
         pytest.skip("../shared/real-runs is not present")
     run = efc_tui.load(path)
     s = score_and_decide(run, epsilon=0.0).summary
-    assert s.stop_event is not None and s.stop_event == s.repeat_stop_event and s.stop_by == "repeat"
+    assert (
+        s.stop_event is not None and s.stop_event == s.repeat_stop_event and s.stop_by == "repeat"
+    )
     loop = [t for t, e in enumerate(run.events[: s.stop_event + 1]) if "javac" in e.action_text]
     assert len(loop) >= REPEAT_LIMIT
     # labelled resolved, with its final submission after the stop: counted at risk

@@ -238,7 +238,9 @@ async def test_export_writes_the_libraries_ledger(tmp_path: Path) -> None:
     doc = json.loads((tmp_path / "median-fix.ledger.json").read_text())
     assert doc["schema"] == "efc-ledger/1"
     assert len(doc["events"]) == 21
-    expected = json.loads(json.dumps(ledger_document(api.score(api.load(SMALL), EST)), default=float))
+    expected = json.loads(
+        json.dumps(ledger_document(api.score(api.load(SMALL), EST)), default=float)
+    )
     assert doc["events"] == expected["events"]
     assert doc["adapter"]["stop_event"] == 18
     assert doc["figures"] == expected["figures"]
@@ -251,10 +253,28 @@ async def test_export_from_the_command_palette(tmp_path: Path) -> None:
         await settle(pilot)
         commands = list(app.get_system_commands(app.screen))
         titles = [c.title for c in commands]
-        for wanted in ("Next", "Prev", "First event", "Last event", "Play", "Faster", "Slower",
-                       "Next decision", "Previous decision", "Search", "Filter", "Export",
-                       "Predictor", "Full observation", "Full action", "Copy observation",
-                       "Copy action", "Next pane", "Keys", "Quit"):
+        for wanted in (
+            "Next",
+            "Prev",
+            "First event",
+            "Last event",
+            "Play",
+            "Faster",
+            "Slower",
+            "Next decision",
+            "Previous decision",
+            "Search",
+            "Filter",
+            "Export",
+            "Predictor",
+            "Full observation",
+            "Full action",
+            "Copy observation",
+            "Copy action",
+            "Next pane",
+            "Keys",
+            "Quit",
+        ):
             assert wanted in titles, wanted
         # once each, in words: no internal action names, no duplicates
         assert len(titles) == len(set(titles)), titles
@@ -384,7 +404,11 @@ async def test_picker_sort_filter_and_open() -> None:
         await settle(pilot)
         picker = app.screen
         assert isinstance(picker, PickerScreen)
-        assert sorted(r["run_id"] for r in picker._shown) == ["run-alpha", "run-bravo", "run-charlie"]
+        assert sorted(r["run_id"] for r in picker._shown) == [
+            "run-alpha",
+            "run-bravo",
+            "run-charlie",
+        ]
         assert picker.query_one("#picker-filter").has_focus
         picker.sort_by("events", reverse=True)
         assert [r["events"] for r in picker._shown] == [13, 10, 3]
@@ -459,8 +483,15 @@ def _screen_text(app: EfcApp) -> str:
     from rich.console import Console
 
     w, h = app.size
-    console = Console(width=w, height=h, file=io.StringIO(), force_terminal=True,
-                      color_system="truecolor", record=True, legacy_windows=False)
+    console = Console(
+        width=w,
+        height=h,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        record=True,
+        legacy_windows=False,
+    )
     console.print(app.screen._compositor.render_update(full=True, screen_stack=[], simplify=True))
     return console.export_text(styles=False)
 
@@ -476,10 +507,20 @@ async def test_hostile_text_is_shown_literally() -> None:
         detail.scroll_end(animate=False, immediate=True)
         await pilot.pause()
         text = _screen_text(app)
-        for literal in ("[bold red]PWNED[/]", "[link=https://evil.example]click me[/link]",
-                        "[@click=app.quit]quit[/]", "[red]hostile[/red]", "[b]bash[/b]",
-                        "[@click=app.quit]h", "safe␍EVIL", "<U+202E>evil<U+202C>", "nul:␀",
-                        "bell:␇", "zero<U+200B>width", ":smile:"):
+        for literal in (
+            "[bold red]PWNED[/]",
+            "[link=https://evil.example]click me[/link]",
+            "[@click=app.quit]quit[/]",
+            "[red]hostile[/red]",
+            "[b]bash[/b]",
+            "[@click=app.quit]h",
+            "safe␍EVIL",
+            "<U+202E>evil<U+202C>",
+            "nul:␀",
+            "bell:␇",
+            "zero<U+200B>width",
+            ":smile:",
+        ):
             assert literal in text, literal
         assert "\x1b" not in text and "\x00" not in text and "\r" not in text
         assert "ZXZpbA==" not in text  # the OSC 52 payload is dropped, never sent
@@ -522,9 +563,23 @@ async def test_long_observation_is_truncated_with_a_marker_and_viewable() -> Non
 
 def test_cli_screenshot(tmp_path: Path) -> None:
     out = tmp_path / "shot.svg"
-    r = CliRunner().invoke(cli, ["open", str(SMALL), "--screenshot", str(out), "--select", "9",
-                                 "--fit", str(APP / "fit.json"), "--size", "120x40",
-                                 "--estimator", str(APP / "estimator.json")])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "open",
+            str(SMALL),
+            "--screenshot",
+            str(out),
+            "--select",
+            "9",
+            "--fit",
+            str(APP / "fit.json"),
+            "--size",
+            "120x40",
+            "--estimator",
+            str(APP / "estimator.json"),
+        ],
+    )
     assert r.exit_code == 0, r.output
     svg = out.read_text()
     assert svg.startswith("<svg")
@@ -552,8 +607,17 @@ def test_cli_screenshot_of_a_bad_file_exits_2(tmp_path: Path) -> None:
     shutil.copy(SMALL, bad)
     with bad.open("ab") as f:
         f.write(b'{"type": "step", "action": {"kind": "nonsense"}}\n')
-    r = CliRunner().invoke(cli, ["open", str(bad), "--screenshot", str(tmp_path / "x.svg"),
-                                 "--estimator", str(APP / "estimator.json")])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "open",
+            str(bad),
+            "--screenshot",
+            str(tmp_path / "x.svg"),
+            "--estimator",
+            str(APP / "estimator.json"),
+        ],
+    )
     assert r.exit_code == 2, (r.output, r.exception)
     assert "bad.jsonl:23" in r.output, r.output
     assert not (tmp_path / "x.svg").exists()
@@ -564,12 +628,13 @@ def test_core_never_imports_textual() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, efc_tui, efc_tui.api, efc_tui.cli, efc_tui.export, efc_tui.output,"
-            " efc_tui.app.tail, efc_tui.app.loading, efc_tui.app.replay_data;"
-            "print('textual' in sys.modules)")
+    code = (
+        "import sys, efc_tui, efc_tui.api, efc_tui.cli, efc_tui.export, efc_tui.output,"
+        " efc_tui.app.tail, efc_tui.app.loading, efc_tui.app.replay_data;"
+        "print('textual' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
-
 
 
 @pilot_test
@@ -638,8 +703,9 @@ async def test_the_shared_hostile_event_goes_through_the_app(tmp_path: Path) -> 
 
 
 @pilot_test
-async def test_scoring_and_exporting_never_repr_the_run(monkeypatch: pytest.MonkeyPatch,
-                                                       tmp_path: Path) -> None:
+async def test_scoring_and_exporting_never_repr_the_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """A worker method without a ``description`` is described by Textual with the repr of
     its arguments: for the scoring pass, a run with every event (2.5 s of the UI thread at
     100k events, on each pass). No event is ever repr'd while a run is scored and exported."""
@@ -671,14 +737,27 @@ def test_worker_messages_stay_on_their_screen_and_screen_messages_reach_the_app(
     which is how every message here bubbled before.)"""
     from efc_tui.app import messages as m
 
-    to_screen: list[type[m.Message]] = [m.LoadUpdate, m.ScoreReady, m.SearchDone, m.Exported,
-                                        m.PickerRow, m.PickerDone, m.CompareReady]
-    to_app: list[type[m.Message]] = [m.OpenEvent, m.OpenRun, m.FitWanted, m.OpenPicker,
-                                     m.LoadFailed, m.ScreenReady]
+    to_screen: list[type[m.Message]] = [
+        m.LoadUpdate,
+        m.ScoreReady,
+        m.SearchDone,
+        m.Exported,
+        m.PickerRow,
+        m.PickerDone,
+        m.CompareReady,
+    ]
+    to_app: list[type[m.Message]] = [
+        m.OpenEvent,
+        m.OpenRun,
+        m.FitWanted,
+        m.OpenPicker,
+        m.LoadFailed,
+        m.ScreenReady,
+    ]
     assert [c for c in to_screen if c.bubble] == []
     assert [c for c in to_app if not c.bubble] == []
     assert {c.__name__ for c in to_screen + to_app} == {
-        name for name, c in vars(m).items() if isinstance(c, type) and issubclass(c, m.Message)
-        and c is not m.Message
+        name
+        for name, c in vars(m).items()
+        if isinstance(c, type) and issubclass(c, m.Message) and c is not m.Message
     }
-

@@ -56,8 +56,12 @@ def test_decisions_and_stop(scored: ReplayData) -> None:
     assert d.summary is not None
     assert d.stop == d.summary.stop_event == 18
     assert d.after_stop(19) and not d.after_stop(18)
-    notable = [i for i in range(len(d)) if d.decision_label(i).split(" ")[0] in ("promote", "discard")
-               or "stop" in d.decision_label(i)]
+    notable = [
+        i
+        for i in range(len(d))
+        if d.decision_label(i).split(" ")[0] in ("promote", "discard")
+        or "stop" in d.decision_label(i)
+    ]
     assert d.next_decision(-1) == notable[0]
     assert d.next_decision(notable[0]) == notable[1]
     assert d.next_decision(notable[1], forward=False) == notable[0]
@@ -80,8 +84,19 @@ def test_prefix_columns_end_at_the_run_figures(scored: ReplayData) -> None:
     """The fit panel's prefix z after the last event is the run's own predictor value."""
     cols = scored.prefix_columns()
     figures = scored.ledger.figures  # type: ignore[union-attr]
-    for name in ("tokens", "tool_calls", "wall_s", "ops", "c_raw", "est_efc", "nrs_efc",
-                 "x_nrs", "x_est", "eta", "eta_nrs"):
+    for name in (
+        "tokens",
+        "tool_calls",
+        "wall_s",
+        "ops",
+        "c_raw",
+        "est_efc",
+        "nrs_efc",
+        "x_nrs",
+        "x_est",
+        "eta",
+        "eta_nrs",
+    ):
         pred = BY_NAME[name]
         z = pred.column(cols)
         assert z[-1] == pytest.approx(pred.value(figures), rel=1e-9), name
@@ -106,7 +121,11 @@ def test_a_fit_without_held_out_evidence_draws_no_curve(tmp_path: Path) -> None:
     import json
 
     doc = json.loads((APP / "fit.json").read_text())
-    old = {k: v for k, v in doc.items() if k not in ("primary_reason", "selection", "primary_predictive")}
+    old = {
+        k: v
+        for k, v in doc.items()
+        if k not in ("primary_reason", "selection", "primary_predictive")
+    }
     for p in old["predictors"]:
         p.pop("predictive", None)
     (tmp_path / "old.json").write_text(json.dumps(old))
@@ -118,7 +137,11 @@ def test_a_fit_without_held_out_evidence_draws_no_curve(tmp_path: Path) -> None:
     doc["primary"] = None
     (tmp_path / "flat.json").write_text(json.dumps(doc))
     view = load_fit_view(tmp_path / "flat.json")
-    assert view.curves == [] and view.problem is not None and view.problem.startswith("no predictive curve")
+    assert (
+        view.curves == []
+        and view.problem is not None
+        and view.problem.startswith("no predictive curve")
+    )
 
 
 def test_missing_fit_is_not_an_error(tmp_path: Path) -> None:
@@ -132,8 +155,16 @@ def test_missing_fit_is_not_an_error(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("value", "width", "shown"),
-    [(0.123456, 5, "0.123"), (12.3456, 5, "12.35"), (1234.5, 5, "1234"), (None, 5, "–"),
-     (float("nan"), 4, "–"), (123456789.0, 6, "1.2e8"), (-0.5, 4, "-0.5"), (1e12, 4, "1e12")],
+    [
+        (0.123456, 5, "0.123"),
+        (12.3456, 5, "12.35"),
+        (1234.5, 5, "1234"),
+        (None, 5, "–"),
+        (float("nan"), 4, "–"),
+        (123456789.0, 6, "1.2e8"),
+        (-0.5, 4, "-0.5"),
+        (1e12, 4, "1e12"),
+    ],
 )
 def test_fmt_num(value: float | None, width: int, shown: str) -> None:
     assert fmt_num(value, width) == shown
@@ -148,7 +179,7 @@ def test_bar() -> None:
 
 def test_lexer_guess() -> None:
     assert guess_lexer("--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n") == "diff"
-    assert guess_lexer("Traceback (most recent call last):\n  File \"x\"\nValueError: y") == "pytb"
+    assert guess_lexer('Traceback (most recent call last):\n  File "x"\nValueError: y') == "pytb"
     assert guess_lexer("ls -la", "bash", is_action=True) == "bash"
     assert guess_lexer("def f(x):\n    return x\n", "python") == "python"
     assert guess_lexer("All 3 tests passed, nothing to do.") is None
@@ -165,7 +196,7 @@ def test_show_text_is_bounded_and_inert() -> None:
     # the red SGR colour survives as a style, nothing else does
     [span] = shown.renderable.spans
     assert span.style.color.number == 1  # type: ignore[union-attr]
-    assert shown.renderable.plain[span.start:span.end] == "red"
+    assert shown.renderable.plain[span.start : span.end] == "red"
     assert "more characters" in more_marker(5).plain
     code = show_text("--- a\n+++ b\n@@ -1 +1 @@\n-\x1b[31mx\n+[b]y[/b]\n")
     assert isinstance(code.renderable, Syntax)
@@ -177,8 +208,14 @@ def test_show_text_is_bounded_and_inert() -> None:
 
 def test_chart_draws_series_markers_and_rules() -> None:
     xs = np.linspace(0, 10, 100_000)
-    chart = Chart(x_range=(0, 10), y_range=(0, 10), series=[Series(xs, xs)],
-                  markers=[Marker(5, 5, "●")], rules=[VRule(8, "┊", "", "stop")], x_label="C_raw")
+    chart = Chart(
+        x_range=(0, 10),
+        y_range=(0, 10),
+        series=[Series(xs, xs)],
+        markers=[Marker(5, 5, "●")],
+        rules=[VRule(8, "┊", "", "stop")],
+        x_label="C_raw",
+    )
     lines = render(chart, 40, 10)
     assert len(lines) == 10
     assert all(line.cell_len <= 40 for line in lines)

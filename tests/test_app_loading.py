@@ -55,8 +55,10 @@ def test_a_native_trace_first_sends_the_events_of_its_first_64_kb(tmp_path: Path
     from efc_tui.parsers.native_writer import write_runs
 
     [run] = list(load(APP / "small.jsonl"))
-    events = [replace(e, index=i, observation_text=e.observation_text + " x" * 400)
-              for i, e in enumerate(run.events * 40)]
+    events = [
+        replace(e, index=i, observation_text=e.observation_text + " x" * 400)
+        for i, e in enumerate(run.events * 40)
+    ]
     path = write_runs(tmp_path / "long.jsonl", [replace(run, events=events)])
     size = path.stat().st_size
     assert size > 4 * PREVIEW_BYTES[0]
@@ -213,8 +215,12 @@ def test_the_app_imports_no_scoring_before_its_first_frame() -> None:
     mods = imported("import efc_tui.app.app")
     assert "textual" in mods
     assert not {"numpy", "scipy", "pandas", "pygments"} & {m.split(".")[0] for m in mods}
-    assert not [m for m in mods if m.startswith(("efc_tui.scoring.", "efc_tui.adapter", "efc_tui.fitting"))
-                and m != "efc_tui.scoring.columns"]
+    assert not [
+        m
+        for m in mods
+        if m.startswith(("efc_tui.scoring.", "efc_tui.adapter", "efc_tui.fitting"))
+        and m != "efc_tui.scoring.columns"
+    ]
 
 
 FIRST_FRAME_PROBE = """
@@ -255,15 +261,23 @@ def test_efc_tui_open_imports_no_scoring_before_its_first_frame(name: str) -> No
     import subprocess
     import sys
 
-    r = subprocess.run([sys.executable, "-c", FIRST_FRAME_PROBE, str(FIXTURES / name)],
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-c", FIRST_FRAME_PROBE, str(FIXTURES / name)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     rows, *mods = r.stdout.split()
     assert int(rows) > 0 and "textual" in mods
     # nor Typer: plain options are read without it (cli/_open_argv.py)
     assert not {"numpy", "scipy", "pandas", "pygments", "typer"} & {m.split(".")[0] for m in mods}
-    assert not [m for m in mods if m.startswith(("efc_tui.scoring.", "efc_tui.adapter", "efc_tui.fitting"))
-                and m != "efc_tui.scoring.columns"]
+    assert not [
+        m
+        for m in mods
+        if m.startswith(("efc_tui.scoring.", "efc_tui.adapter", "efc_tui.fitting"))
+        and m != "efc_tui.scoring.columns"
+    ]
     # what the first frame does not show is imported after it: the Footer (mounted then);
     # hashlib, which checking the compiled extension's stamp no longer needs
     assert not {"textual.widgets._footer", "hashlib"} & set(mods)
@@ -280,8 +294,12 @@ def test_code_in_the_first_event_is_highlighted_after_the_first_frame(tmp_path: 
     suffix, generate = docgen.FORMATS["swe-agent"]
     path = tmp_path / f"run{suffix}"
     generate(path, 400, 0)  # large enough to be previewed, as a long log is
-    r = subprocess.run([sys.executable, "-c", FIRST_FRAME_PROBE, str(path)],
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-c", FIRST_FRAME_PROBE, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     rows, *mods = r.stdout.split()
     assert int(rows) > 0 and "pygments" not in {m.split(".")[0] for m in mods}
@@ -311,8 +329,12 @@ def test_a_previewed_log_gets_its_outcome_once_its_first_rows_are_painted(tmp_pa
     assert (headers[1].run.success, headers[1].run.success_from) == (True, whole.success_from)
     assert (headers[-1].run.success, headers[-1].run.success_from) == (True, whole.success_from)
 
-    r = subprocess.run([sys.executable, "-c", FIRST_FRAME_PROBE, str(path)],
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-c", FIRST_FRAME_PROBE, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     rows, *mods = r.stdout.split()
     assert int(rows) > 0 and "efc_tui.parsers.sidecars" not in mods

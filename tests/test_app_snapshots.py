@@ -35,13 +35,17 @@ def _in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_replay_screen(snap_compare: SnapCompare) -> None:
     """A repair loop that passes, the adapter's stop at 18, event 9 selected, fit panel on."""
-    app = EfcApp([APP / "small.jsonl"], fit=load_fit_view(APP / "fit.json"), estimator=EST, select=9)
+    app = EfcApp(
+        [APP / "small.jsonl"], fit=load_fit_view(APP / "fit.json"), estimator=EST, select=9
+    )
     assert snap_compare(app, terminal_size=SIZE, run_before=settle)
 
 
 def test_replay_screen_after_the_stop(snap_compare: SnapCompare) -> None:
     """Rows after the adapter's stop are set apart; the fit panel on its next predictor."""
-    app = EfcApp([APP / "small.jsonl"], fit=load_fit_view(APP / "fit.json"), estimator=EST, select=19)
+    app = EfcApp(
+        [APP / "small.jsonl"], fit=load_fit_view(APP / "fit.json"), estimator=EST, select=19
+    )
 
     async def run_before(pilot: Pilot[object]) -> None:
         await settle(pilot)
@@ -79,7 +83,9 @@ def test_picker(snap_compare: SnapCompare) -> None:
 def test_replay_screen_at_80x24(snap_compare: SnapCompare) -> None:
     """The smallest common terminal: the run line, the figures line, ledger rows, the event
     and the footer with / ? q all fit."""
-    app = EfcApp([APP / "small.jsonl"], fit=load_fit_view(APP / "fit.json"), estimator=EST, select=4)
+    app = EfcApp(
+        [APP / "small.jsonl"], fit=load_fit_view(APP / "fit.json"), estimator=EST, select=4
+    )
     assert snap_compare(app, terminal_size=(80, 24), run_before=settle)
 
 

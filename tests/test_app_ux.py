@@ -315,5 +315,10 @@ async def test_the_read_progress_bar_fills_with_the_fraction_read() -> None:
             style = bar.get_component_rich_style("read-progress--done")
             done = sum(span.end - span.start for span in text.spans if span.style == style)
             seen.append((text.plain[-5:], done, len(text.plain)))
-        assert seen == [("   0%", 0, 46), ("  25%", 10, 46), (" 100%", 40, 46),
-                        (" 100%", 40, 46), ("   0%", 0, 46)]
+        assert seen == [
+            ("   0%", 0, 46),
+            ("  25%", 10, 46),
+            (" 100%", 40, 46),
+            (" 100%", 40, 46),
+            ("   0%", 0, 46),
+        ]

@@ -11,8 +11,19 @@ import pytest
 
 import efc_tui
 
-CORE = ("model", "errors", "text", "io", "api", "export", "parsers", "scoring", "fitting",
-        "adapter", "synthetic")
+CORE = (
+    "model",
+    "errors",
+    "text",
+    "io",
+    "api",
+    "export",
+    "parsers",
+    "scoring",
+    "fitting",
+    "adapter",
+    "synthetic",
+)
 
 
 def core_modules() -> list[str]:
@@ -49,6 +60,9 @@ def test_no_module_is_over_the_line_limit() -> None:
     from pathlib import Path
 
     root = Path(efc_tui.__file__).parent
-    long = {str(p.relative_to(root)): n for p in root.rglob("*.py")
-            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    long = {
+        str(p.relative_to(root)): n
+        for p in root.rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
     assert not long, f"split these modules (over {MAX_MODULE_LINES} lines): {long}"

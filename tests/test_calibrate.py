@@ -31,11 +31,14 @@ from tests.conftest import REPO, SAMPLES
 
 SHIPPED = REPO / "efc_tui" / "data" / "estimator.json"
 runner = CliRunner()
-STALE = ("the shipped estimator is stale: run `make estimator` and commit "
-         "efc_tui/data/estimator.json (docs/calibration.md)")
+STALE = (
+    "the shipped estimator is stale: run `make estimator` and commit "
+    "efc_tui/data/estimator.json (docs/calibration.md)"
+)
 
 
 # -- unit level ---------------------------------------------------------------------------
+
 
 def test_fit_theta_recovers_a_known_theta() -> None:
     rng = np.random.default_rng(0)
@@ -81,8 +84,12 @@ def _run(task_id: str, template: str, family: str = "fam") -> Run:
 
 def test_split_by_template_family_and_seed() -> None:
     assert split_of(_run("a-1", "needle/wide"), ("needle/wide",), 0.2) == HELDOUT_TEMPLATE
-    assert split_of(_run("a-1", "x", family="rule_filter"), ("rule_filter",), 0.2) == HELDOUT_TEMPLATE
-    splits = [split_of(_run(f"task-{i}", "needle/small"), ("needle/wide",), 0.2) for i in range(2000)]
+    assert (
+        split_of(_run("a-1", "x", family="rule_filter"), ("rule_filter",), 0.2) == HELDOUT_TEMPLATE
+    )
+    splits = [
+        split_of(_run(f"task-{i}", "needle/small"), ("needle/wide",), 0.2) for i in range(2000)
+    ]
     share = splits.count(HELDOUT_SEED) / len(splits)
     assert 0.17 < share < 0.23 and set(splits) == {CALIBRATION, HELDOUT_SEED}
     # by task: every run of a task lands in the same split, on every machine
@@ -100,19 +107,35 @@ def test_fit_demand_recovers_exponents_by_curve_collapse() -> None:
     law = SaturatingLaw(0.05, 0.85, 1.0, 2.0)
     records = []
     for i in range(150):
-        comp: dict[str, float | None] = {"L": float(rng.integers(3, 15)), "H_tool": float(rng.uniform(1, 3)),
-                "S_state": float(rng.uniform(1, 2.5)), "N_obs": float(rng.uniform(0, 2)),
-                "V_ver": float(rng.uniform(0.0, 0.7))}
+        comp: dict[str, float | None] = {
+            "L": float(rng.integers(3, 15)),
+            "H_tool": float(rng.uniform(1, 3)),
+            "S_state": float(rng.uniform(1, 2.5)),
+            "N_obs": float(rng.uniform(0, 2)),
+            "V_ver": float(rng.uniform(0.0, 0.7)),
+        }
         c = {k: float(v or 0.0) for k, v in comp.items()}
         terms = np.array([c["L"], c["H_tool"], c["S_state"], 1 + c["N_obs"], 1 - c["V_ver"]])
         d_true = float(np.exp(np.log(terms) @ beta))
         for k in range(12):
             efc = d_true * float(np.exp(rng.normal(0.0, 1.0)))  # effective feedback varies by run
             success = rng.random() > float(law.failure(efc / d_true))
-            records.append(RunRecord(
-                run_id=f"r{i}-{k}", task_id=f"t{i}", family="f", template="t", harness="H5",
-                budget=1.0, success=bool(success), split=CALIBRATION, phi=np.zeros((1, 9)),
-                phi_prefix=np.zeros((1, 9)), y=np.array([efc]), components=comp))
+            records.append(
+                RunRecord(
+                    run_id=f"r{i}-{k}",
+                    task_id=f"t{i}",
+                    family="f",
+                    template="t",
+                    harness="H5",
+                    budget=1.0,
+                    success=bool(success),
+                    split=CALIBRATION,
+                    phi=np.zeros((1, 9)),
+                    phi_prefix=np.zeros((1, 9)),
+                    y=np.array([efc]),
+                    components=comp,
+                )
+            )
     fit = fit_demand(records, bootstrap=30, seed=0)
     assert fit is not None and fit.tasks == 150 and fit.runs == 1800
     assert fit.loglik > fit.loglik_hand  # the fitted exponents beat all-ones
@@ -123,18 +146,53 @@ def test_fit_demand_recovers_exponents_by_curve_collapse() -> None:
     # D_fitted is on the hand form's scale at the median task
     spec = {"beta": list(fit.beta), "medians": fit.medians}
     med = {k: fit.medians[k] for k in fit.medians}
-    comp_med = {"L": med["L"], "H_tool": med["H_tool"], "S_state": med["S_state"],
-                "N_obs": med["N_obs"] - 1, "V_ver": 1 - med["V_ver"]}
+    comp_med = {
+        "L": med["L"],
+        "H_tool": med["H_tool"],
+        "S_state": med["S_state"],
+        "N_obs": med["N_obs"] - 1,
+        "V_ver": 1 - med["V_ver"],
+    }
     hand = med["L"] * med["H_tool"] * med["S_state"] * med["N_obs"] * med["V_ver"]
     assert d_task_fitted(comp_med, spec) == pytest.approx(hand, rel=1e-6)
 
 
 def test_calibrate_cli_on_a_small_corpus(tmp_path: Path) -> None:
     corpus, out = tmp_path / "c", tmp_path / "e.json"
-    assert runner.invoke(app, ["simulate", "-o", str(corpus), "--runs", "4", "--budgets", "1,2",
-                               "--seed", "3", "--models", "sim-base"]).exit_code == 0
-    r = runner.invoke(app, ["calibrate", str(corpus), "-o", str(out), "--holdout",
-                            "rule_filter,needle/9", "--no-adapter", "--json", "--demand-bootstrap", "5"])
+    assert (
+        runner.invoke(
+            app,
+            [
+                "simulate",
+                "-o",
+                str(corpus),
+                "--runs",
+                "4",
+                "--budgets",
+                "1,2",
+                "--seed",
+                "3",
+                "--models",
+                "sim-base",
+            ],
+        ).exit_code
+        == 0
+    )
+    r = runner.invoke(
+        app,
+        [
+            "calibrate",
+            str(corpus),
+            "-o",
+            str(out),
+            "--holdout",
+            "rule_filter,needle/9",
+            "--no-adapter",
+            "--json",
+            "--demand-bootstrap",
+            "5",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert "'needle/9' matched no template" in r.output
     figures = json.loads(r.stdout)
@@ -147,13 +205,17 @@ def test_calibrate_cli_on_a_small_corpus(tmp_path: Path) -> None:
 
 
 def test_calibrate_without_oracle_blocks_is_an_input_error(tmp_path: Path) -> None:
-    r = runner.invoke(app, ["calibrate", str(SAMPLES), "-o", str(tmp_path / "e.json"), "--from", "oracle"])
+    r = runner.invoke(
+        app, ["calibrate", str(SAMPLES), "-o", str(tmp_path / "e.json"), "--from", "oracle"]
+    )
     assert r.exit_code == 2 and "no calibration runs with oracle blocks" in r.output
     # without oracle blocks, auto means outcomes: four labeled samples are too few
     r = runner.invoke(app, ["calibrate", str(SAMPLES), "-o", str(tmp_path / "e.json")])
     assert r.exit_code == 2 and "needs at least 10 labeled runs" in r.output
     assert not (tmp_path / "e.json").exists()
-    r = runner.invoke(app, ["calibrate", str(SAMPLES), "-o", str(tmp_path / "e.json"), "--from", "magic"])
+    r = runner.invoke(
+        app, ["calibrate", str(SAMPLES), "-o", str(tmp_path / "e.json"), "--from", "magic"]
+    )
     assert r.exit_code == 2 and "--from must be" in r.output
 
 
@@ -167,15 +229,38 @@ def test_outcome_calibration_gives_harder_tasks_a_larger_demand(tmp_path: Path) 
     from efc_tui.scoring import score_run
 
     corpus, out = tmp_path / "c", tmp_path / "real.json"
-    assert runner.invoke(app, ["simulate", "-o", str(corpus), "--runs", "8", "--budgets", "0.5,2",
-                               "--models", "sim-base", "--seed", "5"]).exit_code == 0
-    r = runner.invoke(app, ["calibrate", str(corpus), "-o", str(out), "--from", "outcomes", "--json"])
+    assert (
+        runner.invoke(
+            app,
+            [
+                "simulate",
+                "-o",
+                str(corpus),
+                "--runs",
+                "8",
+                "--budgets",
+                "0.5,2",
+                "--models",
+                "sim-base",
+                "--seed",
+                "5",
+            ],
+        ).exit_code
+        == 0
+    )
+    r = runner.invoke(
+        app, ["calibrate", str(corpus), "-o", str(out), "--from", "outcomes", "--json"]
+    )
     assert r.exit_code == 0, r.output
     doc = json.loads(out.read_text())
     schema = json.loads((REPO / "efc_tui" / "schemas" / "efc-estimator-1.schema.json").read_text())
     jsonschema.validate(doc, schema)
     dem = doc["demand"]
-    assert dem["kind"] == "task-table" and len(dem["tasks"]) == 24 and doc["provenance"]["kind"] == "real"
+    assert (
+        dem["kind"] == "task-table"
+        and len(dem["tasks"]) == 24
+        and doc["provenance"]["kind"] == "real"
+    )
     assert json.loads(r.stdout)["runs"] == 24 * 7 * 2
     runs = [run for p in expand_paths([corpus]) for run in load(p)]
     rate: dict[str, list[bool]] = {}
@@ -192,7 +277,9 @@ def test_outcome_calibration_gives_harder_tasks_a_larger_demand(tmp_path: Path) 
     assert score_run(run, est).demand.source == "prior"
     run.run_id = f"{run.run_id}-new"  # a new run of the same task: the task's demand
     led = score_run(run, est)
-    assert led.demand.source == "task" and led.demand.hand == pytest.approx(dem["tasks"][run.task_id]["D"])
+    assert led.demand.source == "task" and led.demand.hand == pytest.approx(
+        dem["tasks"][run.task_id]["D"]
+    )
     run.task_id = "never-seen"  # an unknown task of a known benchmark
     led = score_run(run, est)
     assert led.demand.source == "benchmark"
@@ -212,8 +299,20 @@ def test_shipped_real_estimator_is_what_make_estimator_real_produces(tmp_path: P
     schema = json.loads((REPO / "efc_tui" / "schemas" / "efc-estimator-1.schema.json").read_text())
     jsonschema.validate(shipped, schema)
     out = tmp_path / "real.json"
-    r = runner.invoke(app, ["calibrate", str(real_runs), "--from", "outcomes", "--quiet", "-o", str(out),
-                            "--note", shipped["provenance"]["command"]])
+    r = runner.invoke(
+        app,
+        [
+            "calibrate",
+            str(real_runs),
+            "--from",
+            "outcomes",
+            "--quiet",
+            "-o",
+            str(out),
+            "--note",
+            shipped["provenance"]["command"],
+        ],
+    )
     assert r.exit_code == 0, r.output
     fresh = json.loads(out.read_text())
     for doc in (shipped, fresh):
@@ -221,12 +320,18 @@ def test_shipped_real_estimator_is_what_make_estimator_real_produces(tmp_path: P
         doc["provenance"]["corpus"] = {}  # the path the corpus was named by
         doc["provenance"]["base_estimator"].pop("source")
     diffs = _diff(shipped, fresh, rel=2e-3)
-    assert not diffs, ("the shipped real estimator is stale: run `make estimator-real` and commit "
-                       "efc_tui/data/estimator_real.json\n" + "\n".join(diffs[:20]))
-    assert shipped["full"] == json.loads((REPO / "efc_tui" / "data" / "estimator.json").read_text())["full"]
+    assert not diffs, (
+        "the shipped real estimator is stale: run `make estimator-real` and commit "
+        "efc_tui/data/estimator_real.json\n" + "\n".join(diffs[:20])
+    )
+    assert (
+        shipped["full"]
+        == json.loads((REPO / "efc_tui" / "data" / "estimator.json").read_text())["full"]
+    )
 
 
 # -- the default corpus: held-out quality and the shipped file -----------------------------
+
 
 @pytest.fixture(scope="module")
 def regenerated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
@@ -235,22 +340,38 @@ def regenerated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     seed = shipped["provenance"]["seed"]
     folder = tmp_path_factory.mktemp("estimator-corpus")
     out = folder / "estimator.json"
-    r = runner.invoke(app, ["simulate", "-o", str(folder / "corpus"), "--seed", str(seed), "--quiet"])
+    r = runner.invoke(
+        app, ["simulate", "-o", str(folder / "corpus"), "--seed", str(seed), "--quiet"]
+    )
     assert r.exit_code == 0, r.output
-    r = runner.invoke(app, ["calibrate", str(folder / "corpus"), "-o", str(out), "--quiet",
-                            "--note", shipped["provenance"]["command"]])
+    r = runner.invoke(
+        app,
+        [
+            "calibrate",
+            str(folder / "corpus"),
+            "-o",
+            str(out),
+            "--quiet",
+            "--note",
+            shipped["provenance"]["command"],
+        ],
+    )
     assert r.exit_code == 0, r.output
     return dict(json.loads(out.read_text()))
 
 
-def test_estimated_efc_explains_oracle_efc_on_held_out_template_families(regenerated: dict[str, Any]) -> None:
+def test_estimated_efc_explains_oracle_efc_on_held_out_template_families(
+    regenerated: dict[str, Any],
+) -> None:
     figs = regenerated["provenance"]["figures"]
     held = figs["full"][HELDOUT_TEMPLATE]
     pre = figs["prefix"][HELDOUT_TEMPLATE]
-    print(f"\nheld-out templates {regenerated['provenance']['split']['holdout_templates']}: "
-          f"{held['runs']} runs; run-level R² Estimated vs Oracle EFC = {held['run_r2']:.3f} "
-          f"(corr² {held['run_corr2']:.3f}; prefix θ {pre['run_r2']:.3f}); "
-          f"event-level R² of log1p(y) = {held['event_r2_log1p']:.3f}")
+    print(
+        f"\nheld-out templates {regenerated['provenance']['split']['holdout_templates']}: "
+        f"{held['runs']} runs; run-level R² Estimated vs Oracle EFC = {held['run_r2']:.3f} "
+        f"(corr² {held['run_corr2']:.3f}; prefix θ {pre['run_r2']:.3f}); "
+        f"event-level R² of log1p(y) = {held['event_r2_log1p']:.3f}"
+    )
     assert held["runs"] >= 1500
     assert held["run_r2"] >= 0.8
     # without z the prefix score cannot tell a call to an irrelevant tool from a miss
@@ -292,7 +413,9 @@ def test_scoring_uses_the_calibrated_theta_and_demand_on_fresh_runs() -> None:
     for run in generate(CorpusSpec(runs=6, budgets=(0.5, 2.0), seed=99)):  # a seed never fitted
         f = score_run(run).figures
         assert f.oracle_efc is not None and f.d_task_fitted is not None
-        assert f.est_efc == pytest.approx(float(est.full.predict(compute_features(run).matrix()).sum()))
+        assert f.est_efc == pytest.approx(
+            float(est.full.predict(compute_features(run).matrix()).sum())
+        )
         oracle.append(f.oracle_efc)
         estimated.append(f.est_efc)
     assert r_squared(np.array(oracle), np.array(estimated)) > 0.6
@@ -310,7 +433,11 @@ def _diff(a: Any, b: Any, path: str = "", rel: float = 1e-6) -> list[str]:
     if isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
             return [f"{path}: {len(a)} vs {len(b)} items"]
-        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in _diff(x, y, f"{path}[{i}]", rel)]
+        return [
+            d
+            for i, (x, y) in enumerate(zip(a, b, strict=True))
+            for d in _diff(x, y, f"{path}[{i}]", rel)
+        ]
     if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
         return [] if math.isclose(a, b, rel_tol=rel, abs_tol=1e-9) else [f"{path}: {a} vs {b}"]
     return [] if a == b else [f"{path}: {a!r} vs {b!r}"]
@@ -319,6 +446,9 @@ def _diff(a: Any, b: Any, path: str = "", rel: float = 1e-6) -> list[str]:
 def test_events_without_oracle_blocks_are_left_out() -> None:
     from efc_tui.scoring.calibrate import record
 
-    run = Run(run_id="r", events=[Event(index=0, step=0, kind=EventKind.TOOL)],
-              task_demand=TaskDemand(L=1, H_tool=1, S_state=1, N_obs=0, V_ver=0.5))
+    run = Run(
+        run_id="r",
+        events=[Event(index=0, step=0, kind=EventKind.TOOL)],
+        task_demand=TaskDemand(L=1, H_tool=1, S_state=1, N_obs=0, V_ver=0.5),
+    )
     assert record(run, CALIBRATION) is None

@@ -113,7 +113,10 @@ def test_github_annotations_follow_the_workflow_command_format() -> None:
     assert lines and all(COMMAND.match(line) for line in lines), lines
     errors = [line for line in lines if line.startswith("::error ")]
     assert len(errors) == 1  # the lowest run is the one under the limit
-    assert errors[0].startswith("::error file=") and str(rows[lowest]["source_path"]).split("/")[-1] in errors[0]
+    assert (
+        errors[0].startswith("::error file=")
+        and str(rows[lowest]["source_path"]).split("/")[-1] in errors[0]
+    )
     assert f"title=efc-tui%3A {lowest}::run {lowest}: NRS-EFC " in errors[0]
     assert lines[-1] == "::notice title=efc-tui score::3 of 4 runs met the thresholds"
 

@@ -39,8 +39,16 @@ def test_version_and_help_on_every_command() -> None:
 
     commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
     # every command the app registers, and the SPEC's command surface is all there
-    assert {"open", "score", "export", "fit", "simulate", "calibrate", "formats",
-            "validate"} <= set(commands)
+    assert {
+        "open",
+        "score",
+        "export",
+        "fit",
+        "simulate",
+        "calibrate",
+        "formats",
+        "validate",
+    } <= set(commands)
     for cmd, command in commands.items():
         r = invoke(cmd, "--help")
         assert r.exit_code == 0, cmd
@@ -119,11 +127,17 @@ def test_export_validates_and_never_touches_inputs(tmp_path: Path) -> None:
     jsonschema.validate(doc, LEDGER_SCHEMA)
     assert doc["schema"] == "efc-ledger/1" and len(doc["events"]) == 12
     # every event carries the adapter's would-be decision, with a reason
-    assert all(e["adapter"]["memory_reason"] and e["adapter"]["control_reason"] for e in doc["events"])
+    assert all(
+        e["adapter"]["memory_reason"] and e["adapter"]["control_reason"] for e in doc["events"]
+    )
     assert doc["adapter"]["run_id"] == "repair-loop"
     # a log without oracle blocks is scored with the real-runs estimator, as `score` does
-    assert doc["estimator"]["sha256"] == hashlib.sha256(
-        (REPO / "efc_tui" / "data" / "estimator_real.json").read_bytes()).hexdigest()
+    assert (
+        doc["estimator"]["sha256"]
+        == hashlib.sha256(
+            (REPO / "efc_tui" / "data" / "estimator_real.json").read_bytes()
+        ).hexdigest()
+    )
     # several runs: an array; .jsonl: a line each; a folder: one file per run
     many = tmp_path / "many.json"
     assert invoke("export", SAMPLES, "-o", many).exit_code == 0
@@ -136,8 +150,11 @@ def test_export_validates_and_never_touches_inputs(tmp_path: Path) -> None:
     folder.mkdir()
     assert invoke("export", SAMPLES, "-o", folder).exit_code == 0
     assert sorted(p.name for p in folder.iterdir()) == [
-        "clean-pass.ledger.json", "memory-writes.ledger.json",
-        "noisy-high-budget.ledger.json", "repair-loop.ledger.json"]
+        "clean-pass.ledger.json",
+        "memory-writes.ledger.json",
+        "noisy-high-budget.ledger.json",
+        "repair-loop.ledger.json",
+    ]
     assert not list(tmp_path.glob(".*.tmp"))  # no temp files left behind
     assert {p: digest(p) for p in SAMPLES.glob("*.jsonl")} == before
 
@@ -165,7 +182,9 @@ def test_subprocess_console_script(tmp_path: Path) -> None:
     exe = Path(sys.executable).with_name("efc-tui")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "efc_tui"]
     env = {**os.environ, "COLUMNS": "200"}
-    r = subprocess.run([*cmd, "score", str(SAMPLE), "--jsonl"], capture_output=True, text=True, env=env)
+    r = subprocess.run(
+        [*cmd, "score", str(SAMPLE), "--jsonl"], capture_output=True, text=True, env=env
+    )
     assert r.returncode == 0 and json.loads(r.stdout)["run_id"] == "repair-loop"
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"type": "run"}\n{"type": "step", "action": 5}\n')
@@ -211,8 +230,12 @@ def test_shell_completion() -> None:
     options (what `--install-completion` wires into the shell)."""
     r = invoke("--show-completion", "bash")
     assert r.exit_code == 0 and "_efc_tui_completion" in r.stdout
-    env = {**os.environ, "_EFC_TUI_COMPLETE": "complete_bash", "COMP_WORDS": "efc-tui score --ad",
-           "COMP_CWORD": "2"}
+    env = {
+        **os.environ,
+        "_EFC_TUI_COMPLETE": "complete_bash",
+        "COMP_WORDS": "efc-tui score --ad",
+        "COMP_CWORD": "2",
+    }
     script = Path(sys.executable).parent / "efc-tui"  # the console script the shell calls
     if not script.exists():
         pytest.skip("the efc-tui console script is not installed beside this python")
@@ -228,8 +251,9 @@ def test_dollars_beside_c_raw_only_where_the_log_records_them(tmp_path: Path) ->
     doc = json.loads(header)
     doc.update(run_id="priced", cost_usd=0.0421)
     priced.write_text(json.dumps(doc) + "\n" + "".join(rest))
-    r = runner.invoke(app, ["score", str(priced), str(SAMPLES / "clean_pass.jsonl"), "-q"],
-                      env={"COLUMNS": "200"})
+    r = runner.invoke(
+        app, ["score", str(priced), str(SAMPLES / "clean_pass.jsonl"), "-q"], env={"COLUMNS": "200"}
+    )
     assert r.exit_code == 0
     lines = r.stdout.splitlines()
     head = next(line for line in lines if "C_raw" in line)

@@ -18,10 +18,12 @@ def test_c_raw_totals() -> None:
 
 
 def test_c_raw_per_event_sums_to_run() -> None:
-    run = make_run([
-        ev(0, tokens_in=1000, tokens_out=500, tool_calls=1, wall_s=2.0, ops=2),
-        ev(1, tokens_in=800, tokens_out=200, tool_calls=0, wall_s=0.5, ops=1),
-    ])
+    run = make_run(
+        [
+            ev(0, tokens_in=1000, tokens_out=500, tool_calls=1, wall_s=2.0, ops=2),
+            ev(1, tokens_in=800, tokens_out=200, tool_calls=0, wall_s=0.5, ops=1),
+        ]
+    )
     rc = raw_cost(run)
     # event 0: 1.5 + 0.35 + 0.2 + 0.08 = 2.13; event 1: 1.0 + 0 + 0.05 + 0.04 = 1.09
     assert rc.delta.tolist() == pytest.approx([2.13, 1.09])
@@ -46,8 +48,10 @@ def test_d_task_hand() -> None:
 
 def test_d_task_fitted_is_identity_at_medians() -> None:
     beta = [0.0, 1.0, 1.0, 1.0, 1.0, 1.0]
-    spec = {"beta": beta,
-            "medians": {"L": 6, "H_tool": 1.6, "S_state": 2.0, "N_obs": 1.1, "V_ver": 0.4}}
+    spec = {
+        "beta": beta,
+        "medians": {"L": 6, "H_tool": 1.6, "S_state": 2.0, "N_obs": 1.1, "V_ver": 0.4},
+    }
     comps = {"L": 6, "H_tool": 1.6, "S_state": 2.0, "N_obs": 0.1, "V_ver": 0.6}
     assert d_task_fitted(comps, spec) == pytest.approx(1.0)
     beta[1] = 2.0  # L twice the median with β1 = 2: ×4
@@ -59,7 +63,9 @@ def test_demand_comes_from_the_task_never_from_the_run() -> None:
     """D_task: metadata when complete; else the estimator's task and benchmark tables; else
     metadata plus the documented prior. The trace estimates are kept for comparison only."""
     events = [ev(0, action="ls src/a.py"), ev(1, "check", "passed", tool="pytest")]
-    run = make_run(events, task_demand=TaskDemand(L=6, H_tool=1.6, S_state=2.0, N_obs=0.1, V_ver=0.6))
+    run = make_run(
+        events, task_demand=TaskDemand(L=6, H_tool=1.6, S_state=2.0, N_obs=0.1, V_ver=0.6)
+    )
     d = task_demand(run, compute_features(run), None)
     assert d.hand == pytest.approx(8.448) and d.source == "metadata"
     assert not d.flags or all("fitted" in f for f in d.flags)
@@ -74,15 +80,22 @@ def test_demand_comes_from_the_task_never_from_the_run() -> None:
     # V_ver 1 of 2 events with a verdict = 0.5
     assert d.trace == pytest.approx(2 * 2.0 * 1.0 * (1 + 1.0) * (1 - 0.5))
     # a longer run of the same task has the same D_task
-    longer = make_run([*events, *(ev(i, action=f"cat f{i}.py") for i in range(2, 40))], task_demand=TaskDemand(L=3))
+    longer = make_run(
+        [*events, *(ev(i, action=f"cat f{i}.py") for i in range(2, 40))],
+        task_demand=TaskDemand(L=3),
+    )
     assert task_demand(longer, compute_features(longer), None).hand == d.hand
     # the estimator's tables: task, then benchmark, then prior
-    spec = {"tasks": {"t1": {"D": 5.0, "runs": 4}}, "families": {"bench": {"D": 3.0, "tasks": 9}},
-            "prior": {"D": 2.0}}
-    for task_id, family, want, source in (("t1", "bench", 5.0, "task"), ("t2", "bench", 3.0, "benchmark"),
-                                          ("t2", "other", 2.0, "prior")):
+    spec = {
+        "tasks": {"t1": {"D": 5.0, "runs": 4}},
+        "families": {"bench": {"D": 3.0, "tasks": 9}},
+        "prior": {"D": 2.0},
+    }
+    for task_id, family, want, source in (
+        ("t1", "bench", 5.0, "task"),
+        ("t2", "bench", 3.0, "benchmark"),
+        ("t2", "other", 2.0, "prior"),
+    ):
         r = make_run(events, task_id=task_id, task_family=family)
         d = task_demand(r, compute_features(r), spec)
         assert (d.hand, d.fitted, d.source) == (want, want, source)
-
-

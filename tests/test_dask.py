@@ -101,7 +101,6 @@ def test_score_on_dask_is_byte_identical_to_the_local_path(scheduler: str, corpu
     assert len(local.stdout.splitlines()) == 1 + 48  # the CSV: a header and every run
 
 
-
 def test_score_fit_default_on_dask_matches_the_local_path(scheduler: str, corpus: Path) -> None:
     """--fit default: each worker places its runs on the package fit that matches them; the
     rows, the fit objects and the command's fit warnings are the local path's."""
@@ -111,9 +110,13 @@ def test_score_fit_default_on_dask_matches_the_local_path(scheduler: str, corpus
         assert local.exit_code == on_dask.exit_code == 0, on_dask.output
         assert on_dask.stdout == local.stdout
         assert dask_note(on_dask.stderr) == local.stderr
-    rows = [orjson.loads(line) for line in invoke("score", corpus, "--jsonl", "--fit", "default").stdout.splitlines()]
+    rows = [
+        orjson.loads(line)
+        for line in invoke("score", corpus, "--jsonl", "--fit", "default").stdout.splitlines()
+    ]
     assert rows and all("fit_success" in r for r in rows)
     assert any(r["fit_success"] is not None for r in rows)  # the synthetic fit predicts
+
 
 def test_outcomes_labels_and_warnings_match_the_local_path(scheduler: str) -> None:
     """Trials (one run each), sidecar outcomes, a labels file, unreadable logs skipped with
@@ -153,7 +156,17 @@ def test_fit_on_dask_is_byte_identical_to_the_local_path(
 ) -> None:
     """Rows scored on the workers, the bootstrap's 300 resamples fitted there in 3 pieces:
     the same fit file, byte for byte, and the same tables, for either failure curve."""
-    args = ("--bootstrap", "300", "--seed", "5", "--holdout", "harness", "--no-terminal-plot", "--curve", curve)
+    args = (
+        "--bootstrap",
+        "300",
+        "--seed",
+        "5",
+        "--holdout",
+        "harness",
+        "--no-terminal-plot",
+        "--curve",
+        curve,
+    )
     local = invoke("fit", corpus, "-o", tmp_path / "local.json", *args)
     on_dask = invoke("fit", corpus, "-o", tmp_path / "dask.json", *args, "--scheduler", scheduler)
     assert local.exit_code == 0 and on_dask.exit_code == 0, on_dask.output
@@ -366,7 +379,9 @@ class _FakeClient:
     def scheduler_info(self) -> dict[str, Any]:
         return {"workers": {"w1": {}, "w2": {}}}
 
-    def _send(self, fn: Any, item: Any, extra: tuple[Any, ...], kwargs: dict[str, Any]) -> _FakeFuture:
+    def _send(
+        self, fn: Any, item: Any, extra: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> _FakeFuture:
         fate = self.fates.pop(0) if self.fates else "ok"
         self.sent.append(item)
         if fate == "error":
@@ -375,9 +390,14 @@ class _FakeClient:
             value = fn(item, *map(_value, extra), **{k: _value(v) for k, v in kwargs.items()})
         return _FakeFuture(self, f"task-{len(self.sent)}", value, fate)
 
-    def map(self, fn: Any, items: list[Any], *columns: list[Any], pure: bool, **kwargs: Any) -> list[_FakeFuture]:
+    def map(
+        self, fn: Any, items: list[Any], *columns: list[Any], pure: bool, **kwargs: Any
+    ) -> list[_FakeFuture]:
         assert pure is False
-        return [self._send(fn, item, tuple(c[i] for c in columns), kwargs) for i, item in enumerate(items)]
+        return [
+            self._send(fn, item, tuple(c[i] for c in columns), kwargs)
+            for i, item in enumerate(items)
+        ]
 
     def submit(
         self, fn: Any, item: Any, *extra: Any, pure: bool, priority: int = 0, **kwargs: Any
@@ -450,7 +470,9 @@ def test_a_bootstrap_piece_that_fails_or_is_never_answered_ends_the_fit() -> Non
         _bootstrap(client, [1, 2])
     assert client.sent == [1, 2]
     client = _FakeClient(["never"] * ATTEMPTS)
-    with pytest.raises(ClusterError, match=f"got no result from the cluster after {ATTEMPTS} attempts"):
+    with pytest.raises(
+        ClusterError, match=f"got no result from the cluster after {ATTEMPTS} attempts"
+    ):
         _bootstrap(client, [1])
     assert client.sent == [1] * ATTEMPTS
 
@@ -478,7 +500,9 @@ def test_run_sources_sends_lost_sources_again_and_keeps_their_order(corpus: Path
     client = _FakeClient(["error", "ok", "ok", "ok", "ok", *["never"] * ATTEMPTS])
     there = list(run_sources(client, sources, job))  # type: ignore[arg-type]
     assert [r.error_kind for r in there] == ["lost", None, None, None, None, "lost"]
-    assert there[0].error == f"{sources[0].path}: lost on the cluster (ZeroDivisionError: in the task)"
+    assert (
+        there[0].error == f"{sources[0].path}: lost on the cluster (ZeroDivisionError: in the task)"
+    )
     assert there[5].error == (
         f"{sources[5].path}: lost on the cluster "
         f"(_Lost: got no result from the cluster after {ATTEMPTS} attempts)"
@@ -551,7 +575,9 @@ def test_run_sources_drives_its_own_client_not_the_process_default(
             m.setattr(dclient, "_get_global_client", no_default)
             there = list(run_sources(mine, sources, job))
             pieces = bootstrap_map(mine)(pow, 2, iter([3, 4]))  # type: ignore[arg-type, list-item]
-    assert [[i.row for i in r.items] for r in there] == [[i.row for i in read_source(s, job).items] for s in sources]
+    assert [[i.row for i in r.items] for r in there] == [
+        [i.row for i in read_source(s, job).items] for s in sources
+    ]
     assert pieces == [9, 16]
 
 
@@ -568,4 +594,7 @@ def test_a_cluster_that_stops_answering_is_one_error_line(
     monkeypatch.setattr(client, "run_sources", gone)
     r = invoke("score", corpus, "--jsonl", "--scheduler", scheduler)
     assert r.exit_code == 2 and r.stdout == ""
-    assert dask_note(r.stderr) == "efc-tui: error: Dask: the cluster stopped answering (CommClosedError: in test)\n"
+    assert (
+        dask_note(r.stderr)
+        == "efc-tui: error: Dask: the cluster stopped answering (CommClosedError: in test)\n"
+    )

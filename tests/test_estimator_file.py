@@ -30,9 +30,18 @@ def test_shipped_estimator_matches_schema() -> None:
     ("doc", "reason"),
     [
         ({"schema": "other"}, 'must have "schema": "efc-estimator/1"'),
-        ({"schema": "efc-estimator/1", "full": {"theta0": 0}, "prefix": {}}, "full needs theta0 and theta"),
-        ({"schema": "efc-estimator/1", "full": {"theta0": 0, "theta": [1, 2]},
-          "prefix": {"theta0": 0, "theta": [0] * 9}}, "full.theta needs 9 weights"),
+        (
+            {"schema": "efc-estimator/1", "full": {"theta0": 0}, "prefix": {}},
+            "full needs theta0 and theta",
+        ),
+        (
+            {
+                "schema": "efc-estimator/1",
+                "full": {"theta0": 0, "theta": [1, 2]},
+                "prefix": {"theta0": 0, "theta": [0] * 9},
+            },
+            "full.theta needs 9 weights",
+        ),
     ],
 )
 def test_bad_estimator_files(doc: dict, reason: str) -> None:
@@ -60,8 +69,12 @@ def test_predict_gives_each_row_its_own_value_however_many_rows_come_with_it(row
     for theta in (est.full, est.prefix):
         got = theta.predict(phi)
         assert got.shape == (rows,)
-        alone = [float(theta.predict(phi[i : i + 1])[0]) for i in range(0, rows, max(1, rows // 97))]
+        alone = [
+            float(theta.predict(phi[i : i + 1])[0]) for i in range(0, rows, max(1, rows // 97))
+        ]
         assert alone == [float(v) for v in got[:: max(1, rows // 97)]]
         assert np.array_equal(theta.predict(phi[: rows // 2]), got[: rows // 2])
-        product = np.maximum(0.0, np.expm1(np.minimum(theta.theta0 + phi @ np.asarray(theta.theta), 50.0)))
+        product = np.maximum(
+            0.0, np.expm1(np.minimum(theta.theta0 + phi @ np.asarray(theta.theta), 50.0))
+        )
         assert np.allclose(got, product, rtol=1e-12, atol=0.0)

@@ -31,7 +31,9 @@ def test_matched_budget_pairs_spend_the_same_and_better_feedback_wins() -> None:
     for k in ("I", "R", "M"):
         assert high["factors"][k] > low["factors"][k], k
     assert high["eta"] > 2 * low["eta"]
-    assert r["discordant"]["high_only"] > r["discordant"]["low_only"] and r["p_value_mcnemar"] < 0.05
+    assert (
+        r["discordant"]["high_only"] > r["discordant"]["low_only"] and r["p_value_mcnemar"] < 0.05
+    )
 
 
 def test_removing_routing_costs_the_most_efficiency() -> None:

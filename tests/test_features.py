@@ -18,16 +18,43 @@ from tests.helpers import ev, make_run
 
 
 def tiny_run():
-    return make_run([
-        ev(0, "tool", tool="bash", action="cat src/app.py",
-           obs="def main():\n    return compute_total(items)\n"),
-        ev(1, "check", "assertion_error", tool="pytest", action="pytest tests",
-           obs="FAILED tests/test_app.py::test_total\n1 failed, 1 passed in 0.1s", checks=(1, 1, 2)),
-        ev(2, "repair", tool="edit", action="src/app.py: fix compute_total", obs="edited",
-           memory="compute_total was wrong"),
-        ev(3, "check", "passed", tool="pytest", action="pytest tests", obs="2 passed in 0.1s",
-           checks=(2, 0, 2)),
-    ])
+    return make_run(
+        [
+            ev(
+                0,
+                "tool",
+                tool="bash",
+                action="cat src/app.py",
+                obs="def main():\n    return compute_total(items)\n",
+            ),
+            ev(
+                1,
+                "check",
+                "assertion_error",
+                tool="pytest",
+                action="pytest tests",
+                obs="FAILED tests/test_app.py::test_total\n1 failed, 1 passed in 0.1s",
+                checks=(1, 1, 2),
+            ),
+            ev(
+                2,
+                "repair",
+                tool="edit",
+                action="src/app.py: fix compute_total",
+                obs="edited",
+                memory="compute_total was wrong",
+            ),
+            ev(
+                3,
+                "check",
+                "passed",
+                tool="pytest",
+                action="pytest tests",
+                obs="2 passed in 0.1s",
+                checks=(2, 0, 2),
+            ),
+        ]
+    )
 
 
 def test_phi_features_by_hand() -> None:
@@ -54,14 +81,16 @@ def test_phi_features_by_hand() -> None:
 
 def test_repeated_error_and_inconsistent_observation() -> None:
     err = "Traceback (most recent call last):\n  File \"a.py\", line 3\nKeyError: 'user_42'"
-    run = make_run([
-        ev(0, "tool", "runtime_error", action="python a.py", obs=err),
-        ev(1, "tool", "runtime_error", action="python a.py", obs=err.replace("42", "43")),
-        ev(2, "tool", "none", action="date", obs="Mon"),
-        ev(3, "tool", "none", action="date", obs="Tue"),
-        ev(4, "tool", "none", action="cat big.log", obs="partial", truncated=True),
-        ev(5, "tool", "none", action="true", obs=""),
-    ])
+    run = make_run(
+        [
+            ev(0, "tool", "runtime_error", action="python a.py", obs=err),
+            ev(1, "tool", "runtime_error", action="python a.py", obs=err.replace("42", "43")),
+            ev(2, "tool", "none", action="date", obs="Mon"),
+            ev(3, "tool", "none", action="date", obs="Tue"),
+            ev(4, "tool", "none", action="cat big.log", obs="partial", truncated=True),
+            ev(5, "tool", "none", action="true", obs=""),
+        ]
+    )
     f = compute_features(run)
     # the same error signature with numbers normalized: a = 0 the second time
     assert f.a.tolist() == [1, 0, 1, 1, 1, 1]
@@ -72,13 +101,36 @@ def test_repeated_error_and_inconsistent_observation() -> None:
 
 
 def test_repeated_edit_is_a_repeat_but_rerun_after_edit_is_not() -> None:
-    run = make_run([
-        ev(0, "check", "assertion_error", tool="pytest", action="pytest", obs="1 failed in 0.1s"),
-        ev(1, "repair", tool="edit", action="a.py: x = 1", obs="edited"),
-        ev(2, "check", "assertion_error", tool="pytest", action="pytest", obs="2 failed in 0.1s"),
-        ev(3, "repair", tool="edit", action="a.py: x = 1", obs="edited"),
-        ev(4, "check", "assertion_error", tool="pytest", action="pytest", obs="2 failed in 0.1s"),
-    ])
+    run = make_run(
+        [
+            ev(
+                0,
+                "check",
+                "assertion_error",
+                tool="pytest",
+                action="pytest",
+                obs="1 failed in 0.1s",
+            ),
+            ev(1, "repair", tool="edit", action="a.py: x = 1", obs="edited"),
+            ev(
+                2,
+                "check",
+                "assertion_error",
+                tool="pytest",
+                action="pytest",
+                obs="2 failed in 0.1s",
+            ),
+            ev(3, "repair", tool="edit", action="a.py: x = 1", obs="edited"),
+            ev(
+                4,
+                "check",
+                "assertion_error",
+                tool="pytest",
+                action="pytest",
+                obs="2 failed in 0.1s",
+            ),
+        ]
+    )
     f = compute_features(run)
     assert f.repeat_action.tolist() == [False, False, False, True, False]
     assert f.q.tolist() == [1, 1, 1, 1, 1]
@@ -109,9 +161,16 @@ def test_shingles_and_tokens() -> None:
 
 
 def test_factors_and_efc_by_hand() -> None:
-    led = score_run(tiny_run(), Estimator(
-        full=Theta(0.0, (0, 0, 0, 0, 0, 0, 0, 1.0, 0)),  # ÊFC_t = e^Δ − 1
-        prefix=Theta(0.0, (0,) * 9), demand=None, window=6, epsilon=0.02))
+    led = score_run(
+        tiny_run(),
+        Estimator(
+            full=Theta(0.0, (0, 0, 0, 0, 0, 0, 0, 1.0, 0)),  # ÊFC_t = e^Δ − 1
+            prefix=Theta(0.0, (0,) * 9),
+            demand=None,
+            window=6,
+            epsilon=0.02,
+        ),
+    )
     hq = led.harness
     assert hq.B_router == pytest.approx(1 / 3)  # tool events 0, 1, 3; only 0 referenced
     assert hq.B_verify == 1.0  # the repair is checked before any next generation
@@ -145,14 +204,33 @@ def test_empty_run_scores_to_zero() -> None:
 
 
 # last_exception_line: the last match of _EXC_LINE, as a scan of the whole text finds it
-_EXC_PIECES = ["E", "  E  ", "", " ", "\t", "KeyError: 'k'", "E   AssertionError: 1 != 2",
-               "  File \"x.py\", line 3", "ValueErrors", "x.FooException", "TestFailure ok",
-               "Error", "ErrorLog", "élan Error", "E\tTypeError", "\x85", "\u2028", "1 failed"]
+_EXC_PIECES = [
+    "E",
+    "  E  ",
+    "",
+    " ",
+    "\t",
+    "KeyError: 'k'",
+    "E   AssertionError: 1 != 2",
+    '  File "x.py", line 3',
+    "ValueErrors",
+    "x.FooException",
+    "TestFailure ok",
+    "Error",
+    "ErrorLog",
+    "élan Error",
+    "E\tTypeError",
+    "\x85",
+    "\u2028",
+    "1 failed",
+]
 
 
 @settings(max_examples=500)
-@given(st.lists(st.one_of(st.sampled_from(_EXC_PIECES), st.text(max_size=12)), max_size=14),
-       st.sampled_from(["\n", "\r\n", "\n\n"]))
+@given(
+    st.lists(st.one_of(st.sampled_from(_EXC_PIECES), st.text(max_size=12)), max_size=14),
+    st.sampled_from(["\n", "\r\n", "\n\n"]),
+)
 def test_last_exception_line_matches_a_full_scan(pieces: list[str], sep: str) -> None:
     from efc_tui.scoring.features import _EXC_LINE, last_exception_line
 

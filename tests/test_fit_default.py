@@ -32,15 +32,21 @@ def shipped() -> dict[str, Any]:
     return json.loads(DEFAULT_FIT_PATH.read_bytes())
 
 
-def test_default_fit_is_valid_and_its_primary_is_predictive_or_absent_with_a_reason(shipped: dict[str, Any]) -> None:
+def test_default_fit_is_valid_and_its_primary_is_predictive_or_absent_with_a_reason(
+    shipped: dict[str, Any],
+) -> None:
     jsonschema.validate(shipped, FIT_SCHEMA)
     fit = load_fit()
     curve = fit.predictive_curve()
     if fit.primary is None:  # no curve beat the base rate held-out: the file says why
-        assert curve is None and fit.primary_reason and fit.no_prediction_reason == fit.primary_reason
+        assert (
+            curve is None and fit.primary_reason and fit.no_prediction_reason == fit.primary_reason
+        )
         return
     assert curve is not None and curve.name == fit.primary and curve.points and curve.predictive
-    assert fit.primary_description and fit.primary_description.startswith(f"{curve.name}: {curve.label}, ")
+    assert fit.primary_description and fit.primary_description.startswith(
+        f"{curve.name}: {curve.label}, "
+    )
     held = curve.heldout
     assert held is not None and held.brier is not None and held.brier_base is not None
     assert held.brier < held.brier_base

@@ -47,17 +47,32 @@ def rows_for(groups: dict[tuple[str, str], list[tuple[float, bool]]]) -> list[di
     out = []
     for (fam, h), runs in groups.items():
         for i, (x, ok) in enumerate(runs):
-            out.append({"run_id": f"{fam}-{h}-{i}", "task_id": f"{fam}-t{i}", "task_family": fam,
-                        "harness": h, "model": "m", "budget": {"tokens": 1000}, "success": ok,
-                        "nrs_efc": x, "d_task": 1.0, "tokens": 100.0 * (1 + i)})
+            out.append(
+                {
+                    "run_id": f"{fam}-{h}-{i}",
+                    "task_id": f"{fam}-t{i}",
+                    "task_family": fam,
+                    "harness": h,
+                    "model": "m",
+                    "budget": {"tokens": 1000},
+                    "success": ok,
+                    "nrs_efc": x,
+                    "d_task": 1.0,
+                    "tokens": 100.0 * (1 + i),
+                }
+            )
     return out
 
 
 # ---------------------------------------------------------------- the curve
 
 
-@pytest.mark.parametrize("e_inf,a,alpha", [(0.1, 0.5, 0.8), (0.0, 0.3, 2.0), (0.3, 0.2, 0.3), (0.05, 0.4, 3.5)])
-def test_fit_recovers_known_parameters_from_noisy_points(e_inf: float, a: float, alpha: float) -> None:
+@pytest.mark.parametrize(
+    "e_inf,a,alpha", [(0.1, 0.5, 0.8), (0.0, 0.3, 2.0), (0.3, 0.2, 0.3), (0.05, 0.4, 3.5)]
+)
+def test_fit_recovers_known_parameters_from_noisy_points(
+    e_inf: float, a: float, alpha: float
+) -> None:
     rng = np.random.default_rng(7)
     z = np.geomspace(0.1, 10.0, 80)
     truth = np.minimum(1.0, e_inf + a * z**-alpha)  # a failure rate: the model is capped at 1
@@ -106,8 +121,11 @@ def test_capped_fit_recovers_a_curve_with_a_near_zero_z_group() -> None:
     assert (e[0], a[0], al[0]) == pytest.approx((law.e_inf, law.a, law.alpha), abs=1e-3)
     assert sse[0] == pytest.approx(res.sse, rel=1e-3)
     # what minimising the uncapped curve's error gives on the same points: flattened
-    u = least_squares(lambda p: p[0] + p[1] * z ** -p[2] - y, [0.1, 0.3, 0.8],
-                      bounds=([0.0, 0.0, ALPHA_MIN], [1.0, np.inf, ALPHA_MAX])).x
+    u = least_squares(
+        lambda p: p[0] + p[1] * z ** -p[2] - y,
+        [0.1, 0.3, 0.8],
+        bounds=([0.0, 0.0, ALPHA_MIN], [1.0, np.inf, ALPHA_MAX]),
+    ).x
     r2_u, _ = r2_mae(y, np.minimum(1.0, u[0] + u[1] * z ** -u[2]))
     assert u[2] < 0.4 and r2_u is not None and r2_u < 0.8
 
@@ -115,11 +133,15 @@ def test_capped_fit_recovers_a_curve_with_a_near_zero_z_group() -> None:
 def test_batch_fit_matches_single_fits() -> None:
     rng = np.random.default_rng(1)
     z = np.geomspace(0.2, 5.0, 30)
-    ys = np.vstack([np.minimum(1.0, 0.1 + 0.4 * z**-0.9) + rng.normal(0, 0.02, z.size) for _ in range(5)])
+    ys = np.vstack(
+        [np.minimum(1.0, 0.1 + 0.4 * z**-0.9) + rng.normal(0, 0.02, z.size) for _ in range(5)]
+    )
     e, a, al, _ = fit_batch(np.broadcast_to(z, ys.shape), ys)
     for i in range(5):
         single = fit_power_law(z, ys[i]).law
-        assert (e[i], a[i], al[i]) == pytest.approx((single.e_inf, single.a, single.alpha), abs=1e-4)
+        assert (e[i], a[i], al[i]) == pytest.approx(
+            (single.e_inf, single.a, single.alpha), abs=1e-4
+        )
 
 
 def test_r2_and_mae_match_hand_computed_values() -> None:
@@ -135,10 +157,12 @@ def test_r2_and_mae_match_hand_computed_values() -> None:
 
 
 def test_corpus_r2_is_the_spec_formula_over_the_groups() -> None:
-    groups = {("F", "H0"): [(0.5, False)] * 4 + [(0.5, True)],
-              ("F", "H1"): [(1.0, False)] * 2 + [(1.0, True)] * 3,
-              ("F", "H2"): [(2.0, False)] + [(2.0, True)] * 4,
-              ("F", "H3"): [(4.0, True)] * 5}
+    groups = {
+        ("F", "H0"): [(0.5, False)] * 4 + [(0.5, True)],
+        ("F", "H1"): [(1.0, False)] * 2 + [(1.0, True)] * 3,
+        ("F", "H2"): [(2.0, False)] + [(2.0, True)] * 4,
+        ("F", "H3"): [(4.0, True)] * 5,
+    }
     fit = fit_corpus(RunTable.from_rows(rows_for(groups)), predictors=["x_nrs"]).get("x_nrs")
     assert fit.ok and fit.points is not None and fit.law is not None and fit.median is not None
     obs = fit.points.failure[fit.fitted]
@@ -167,15 +191,18 @@ def test_median_normalization_makes_the_fit_scale_free() -> None:
     b = fit_corpus(RunTable.from_rows(big), predictors=["nrs_efc"], curve="power").get("nrs_efc")
     assert a.law is not None and b.law is not None and a.median is not None
     assert b.median == pytest.approx(1000.0 * a.median)
-    assert (b.law.e_inf, b.law.a, b.law.alpha) == pytest.approx((a.law.e_inf, a.law.a, a.law.alpha), abs=1e-6)
+    assert (b.law.e_inf, b.law.a, b.law.alpha) == pytest.approx(
+        (a.law.e_inf, a.law.a, a.law.alpha), abs=1e-6
+    )
     assert b.r2 == pytest.approx(a.r2, abs=1e-9)
 
 
 def test_fit_over_runs_recovers_the_generating_law() -> None:
     truth = PowerLaw(0.1, 0.3, 0.7)
     rows = toy_rows(truth, runs_per_group=400, noise=0.05, seed=3)
-    fit = fit_corpus(RunTable.from_rows(rows), predictors=["oracle_x"], bootstrap=200, seed=1,
-                     curve="power").get("oracle_x")
+    fit = fit_corpus(
+        RunTable.from_rows(rows), predictors=["oracle_x"], bootstrap=200, seed=1, curve="power"
+    ).get("oracle_x")
     assert fit.law is not None and fit.bootstrap is not None and fit.r2 is not None
     assert fit.law.e_inf == pytest.approx(0.1, abs=0.04)
     assert fit.law.a == pytest.approx(0.3, abs=0.04)
@@ -190,11 +217,19 @@ def test_fit_over_runs_recovers_the_generating_law() -> None:
 
 
 def test_grouping_default_axes_and_missing_labels() -> None:
-    rows = [{"run_id": "a", "task_family": "F", "harness": "H0", "model": "m", "success": True},
-            {"run_id": "b", "task_family": "F", "harness": "H1", "model": "m", "success": True},
-            {"run_id": "c", "task_family": "F", "harness": "H1", "model": "m", "success": False,
-             "budget": {"tools": 5, "tokens": 100.0}},
-            {"run_id": "d", "harness": "H1", "model": "m", "success": False}]
+    rows = [
+        {"run_id": "a", "task_family": "F", "harness": "H0", "model": "m", "success": True},
+        {"run_id": "b", "task_family": "F", "harness": "H1", "model": "m", "success": True},
+        {
+            "run_id": "c",
+            "task_family": "F",
+            "harness": "H1",
+            "model": "m",
+            "success": False,
+            "budget": {"tools": 5, "tokens": 100.0},
+        },
+        {"run_id": "d", "harness": "H1", "model": "m", "success": False},
+    ]
     table = RunTable.from_rows(rows)
     assert table.labels["budget"] == ["?", "?", "tokens=100 tools=5", "?"]
     assert table.labels["task_id"][0] == "run:a"  # no task id: each run its own task
@@ -204,23 +239,60 @@ def test_grouping_default_axes_and_missing_labels() -> None:
     assert g2.keys == [("H0",), ("H1",)] and g2.codes.tolist() == [0, 1, 1, 1]
     with pytest.raises(InputError, match="unknown grouping axis"):
         make_grouping(table, ("family",))
-    odd = RunTable.from_rows([{"run_id": "x", "harness": "a\x1fb", "model": "m", "success": True},
-                              {"run_id": "y", "harness": "a", "model": "m\x1f", "success": True}])
+    odd = RunTable.from_rows(
+        [
+            {"run_id": "x", "harness": "a\x1fb", "model": "m", "success": True},
+            {"run_id": "y", "harness": "a", "model": "m\x1f", "success": True},
+        ]
+    )
     assert make_grouping(odd, ("harness", "model")).keys == [("a", "m\x1f"), ("a\x1fb", "m")]
 
 
 def test_run_rows_from_scored_runs_keep_figures_and_sas_quantities() -> None:
     events = [
         ev(0, "tool", tool="bash", action="ls src", obs="a.py b.py", tokens_in=100, tokens_out=10),
-        ev(1, "check", "assertion_error", tool="pytest", action="pytest", obs="E AssertionError: 1 != 2",
-           tokens_in=200, tokens_out=20),
+        ev(
+            1,
+            "check",
+            "assertion_error",
+            tool="pytest",
+            action="pytest",
+            obs="E AssertionError: 1 != 2",
+            tokens_in=200,
+            tokens_out=20,
+        ),
         ev(2, "repair", tool="edit", action="edit a.py", obs="ok", tokens_in=50, tokens_out=5),
-        ev(3, "check", "assertion_error", tool="pytest", action="pytest", obs="E AssertionError: 1 != 2",
-           tokens_in=200, tokens_out=20),
-        ev(4, "check", "passed", tool="pytest", action="pytest -x", obs="3 passed", tokens_in=10, tokens_out=1),
+        ev(
+            3,
+            "check",
+            "assertion_error",
+            tool="pytest",
+            action="pytest",
+            obs="E AssertionError: 1 != 2",
+            tokens_in=200,
+            tokens_out=20,
+        ),
+        ev(
+            4,
+            "check",
+            "passed",
+            tool="pytest",
+            action="pytest -x",
+            obs="3 passed",
+            tokens_in=10,
+            tokens_out=1,
+        ),
     ]
-    run = make_run(events, run_id="r1", task_id="t1", task_family="F", harness="H0", model="m",
-                   success=True, budget={"tokens": 4000})
+    run = make_run(
+        events,
+        run_id="r1",
+        task_id="t1",
+        task_family="F",
+        harness="H0",
+        model="m",
+        success=True,
+        budget={"tokens": 4000},
+    )
     table = RunTable.from_runs([run])
     f = table.floats
     assert table.labels["budget"] == ["tokens=4000"] and f["success"][0] == 1.0
@@ -234,7 +306,14 @@ def test_run_rows_from_scored_runs_keep_figures_and_sas_quantities() -> None:
 
 
 def test_predictor_values_from_figures_and_columns_agree() -> None:
-    fig = {"nrs_efc": 3.0, "d_task": 1.5, "d_task_fitted": None, "oracle_efc": None, "c_raw": 0.0, "efc": 2.0}
+    fig = {
+        "nrs_efc": 3.0,
+        "d_task": 1.5,
+        "d_task_fitted": None,
+        "oracle_efc": None,
+        "c_raw": 0.0,
+        "efc": 2.0,
+    }
     assert BY_NAME["x_nrs"].value(fig) == pytest.approx(2.0)
     assert BY_NAME["x_nrs_fitted"].value(fig) is None  # no fitted D_task
     assert BY_NAME["oracle_efc"].value(fig) is None
@@ -243,7 +322,14 @@ def test_predictor_values_from_figures_and_columns_agree() -> None:
     cols = {"nrs_efc": np.array([3.0, 1.0, np.nan]), "d_task": np.array([1.5, 0.0, 1.0])}
     z = BY_NAME["x_nrs"].column(cols)
     assert z[0] == pytest.approx(2.0) and np.isnan(z[1]) and np.isnan(z[2])
-    assert [p.name for p in PREDICTORS][:6] == ["tokens", "tool_calls", "wall_s", "ops", "c_raw", "sas"]
+    assert [p.name for p in PREDICTORS][:6] == [
+        "tokens",
+        "tool_calls",
+        "wall_s",
+        "ops",
+        "c_raw",
+        "sas",
+    ]
 
 
 # ---------------------------------------------------------------- held-out
@@ -253,13 +339,18 @@ def _toy_table(**kw) -> RunTable:
     return RunTable.from_rows(toy_rows(**{"runs_per_group": 12, "seed": 5, **kw}))
 
 
-@pytest.mark.parametrize("spec", ["task_family", "harness", "model", "combined", "task_family+harness"])
+@pytest.mark.parametrize(
+    "spec", ["task_family", "harness", "model", "combined", "task_family+harness"]
+)
 def test_held_out_groups_never_enter_the_fit(spec: str) -> None:
     table = _toy_table()
     result = fit_corpus(table, predictors=["x_nrs", "sas"], holdout=[spec])
     g = result.grouping
     for f in result.fits:
-        assert [h.name for h in f.holdouts] == [spec, "tasks"]  # the task cross-validation always runs
+        assert [h.name for h in f.holdouts] == [
+            spec,
+            "tasks",
+        ]  # the task cross-validation always runs
         h = f.holdouts[0]
         assert h.n_groups > 0 and h.runs.runs > 0
         for sp in h.splits:
@@ -279,28 +370,39 @@ def test_held_out_groups_never_enter_the_fit(spec: str) -> None:
 
 def test_changing_held_out_runs_does_not_change_the_split_fit() -> None:
     rows = toy_rows(runs_per_group=12, seed=5)
-    base = fit_corpus(RunTable.from_rows(rows), predictors=["x_nrs"], holdout=["harness"], curve="power").get("x_nrs")
+    base = fit_corpus(
+        RunTable.from_rows(rows), predictors=["x_nrs"], holdout=["harness"], curve="power"
+    ).get("x_nrs")
     # flip every outcome and scale every predictor of harness H3's runs
-    changed = [dict(r, success=1.0 - r["success"], nrs_efc=r["nrs_efc"] * 7) if r["harness"] == "H3" else r
-               for r in rows]
-    new = fit_corpus(RunTable.from_rows(changed), predictors=["x_nrs"], holdout=["harness"], curve="power").get("x_nrs")
+    changed = [
+        dict(r, success=1.0 - r["success"], nrs_efc=r["nrs_efc"] * 7) if r["harness"] == "H3" else r
+        for r in rows
+    ]
+    new = fit_corpus(
+        RunTable.from_rows(changed), predictors=["x_nrs"], holdout=["harness"], curve="power"
+    ).get("x_nrs")
     b = next(sp for sp in base.holdouts[0].splits if sp.held_out == {"harness": "H3"})
     n = next(sp for sp in new.holdouts[0].splits if sp.held_out == {"harness": "H3"})
     assert n.law is not None and b.law is not None
     assert (n.law.e_inf, n.law.a, n.law.alpha, n.median) == pytest.approx(
-        (b.law.e_inf, b.law.a, b.law.alpha, b.median))
+        (b.law.e_inf, b.law.a, b.law.alpha, b.median)
+    )
     # ... while the fits that train on H3 do change
     b0 = next(sp for sp in base.holdouts[0].splits if sp.held_out == {"harness": "H0"})
     n0 = next(sp for sp in new.holdouts[0].splits if sp.held_out == {"harness": "H0"})
     assert b0.law is not None and n0.law is not None
-    assert (b0.law.e_inf, b0.law.a, b0.law.alpha) != pytest.approx((n0.law.e_inf, n0.law.a, n0.law.alpha))
+    assert (b0.law.e_inf, b0.law.a, b0.law.alpha) != pytest.approx(
+        (n0.law.e_inf, n0.law.a, n0.law.alpha)
+    )
 
 
 def test_held_out_needs_its_axis_in_the_groups_and_reports_too_few_values() -> None:
     table = _toy_table(models=1)
     with pytest.raises(InputError, match="add it to --group-by"):
         fit_corpus(table, group_by=["task_family"], holdout=["harness"])
-    combined = fit_corpus(table, predictors=["x_nrs"], holdout=["combined"]).get("x_nrs").holdouts[0]
+    combined = (
+        fit_corpus(table, predictors=["x_nrs"], holdout=["combined"]).get("x_nrs").holdouts[0]
+    )
     assert combined.axes == ("task_family", "harness")  # one model: it cannot be left out
     assert combined.r2 is not None and len(combined.splits) == 3 * 7
     h = fit_corpus(table, predictors=["x_nrs"], holdout=["model"]).get("x_nrs").holdouts[0]
@@ -330,7 +432,9 @@ def test_bootstrap_is_deterministic_per_seed_and_resamples_tasks() -> None:
 
 def test_bootstrap_with_one_task_per_group_keeps_going() -> None:
     groups = {("F", f"H{i}"): [(0.5 * (i + 1), i % 2 == 0)] for i in range(5)}
-    fit = fit_corpus(RunTable.from_rows(rows_for(groups)), predictors=["x_nrs"], bootstrap=40).get("x_nrs")
+    fit = fit_corpus(RunTable.from_rows(rows_for(groups)), predictors=["x_nrs"], bootstrap=40).get(
+        "x_nrs"
+    )
     assert fit.ok and fit.bootstrap is not None
     assert 0 < fit.bootstrap.n_ok <= 40  # resamples that draw < 3 groups have no curve
 
@@ -344,7 +448,9 @@ def test_sas_ols_drops_constant_and_collinear_columns_and_fits_exactly() -> None
     X = rng.normal(size=(n, len(TERMS)))
     X[:, TERMS.index("log1p_na")] = np.log(2.0)  # single agent: constant
     X[:, TERMS.index("c")] = 0.0
-    X[:, TERMS.index("PSA_x_log1p_na")] = X[:, TERMS.index("P_SA")] * np.log(2.0)  # collinear with P_SA
+    X[:, TERMS.index("PSA_x_log1p_na")] = X[:, TERMS.index("P_SA")] * np.log(
+        2.0
+    )  # collinear with P_SA
     y = 0.4 + 0.1 * X[:, TERMS.index("P_SA")] - 0.05 * X[:, TERMS.index("Ec_x_T")]
     model = fit_sas(X, y)
     assert model.variant == "full"
@@ -353,15 +459,25 @@ def test_sas_ols_drops_constant_and_collinear_columns_and_fits_exactly() -> None
     assert "P_SA" in model.terms and len(model.terms) == len(TERMS) - 3
     assert model.predict(X) == pytest.approx(np.clip(y, 0, 1), abs=1e-9)
     small = fit_sas(X[:10], y[:10])
-    assert small.variant == "core" and set(small.terms) <= {"P_SA", "PSA_x_log1p_na", "log1p_T", "Ec_x_T",
-                                                             "Ae_x_PSA", "Ic"}
+    assert small.variant == "core" and set(small.terms) <= {
+        "P_SA",
+        "PSA_x_log1p_na",
+        "log1p_T",
+        "Ec_x_T",
+        "Ae_x_PSA",
+        "Ic",
+    }
 
 
 def test_sas_on_single_agent_traces_documents_what_traces_lack() -> None:
     fit = fit_corpus(_toy_table(), predictors=["sas"]).get("sas")
     assert fit.ok and fit.sas is not None and fit.r2 is not None
     notes = " ".join(fit.notes)
-    assert "Intelligence Index not in traces" in notes and "n_a = 1" in notes and "harness: H0" in notes
+    assert (
+        "Intelligence Index not in traces" in notes
+        and "n_a = 1" in notes
+        and "harness: H0" in notes
+    )
     for col in ("log1p_na", "c", "R", "R_x_na", "c_x_Ic"):
         assert col in fit.sas.dropped
     assert fit.predicted is not None and all(0.0 <= p <= 1.0 for p in fit.predicted)
@@ -379,27 +495,37 @@ def test_no_success_labels_is_a_clear_input_error() -> None:
 
 
 def test_one_group_all_equal_z_and_zero_efc_are_marked_degenerate() -> None:
-    one = fit_corpus(RunTable.from_rows(rows_for({("F", "H0"): [(1.0, True), (2.0, False)]})),
-                     predictors=["x_nrs", "sas"])
-    assert one.get("x_nrs").status == "degenerate" and "at least 3" in (one.get("x_nrs").reason or "")
+    one = fit_corpus(
+        RunTable.from_rows(rows_for({("F", "H0"): [(1.0, True), (2.0, False)]})),
+        predictors=["x_nrs", "sas"],
+    )
+    assert one.get("x_nrs").status == "degenerate" and "at least 3" in (
+        one.get("x_nrs").reason or ""
+    )
     assert one.get("sas").status == "degenerate"
     same = rows_for({("F", f"H{i}"): [(1.0, i % 2 == 0), (1.0, True)] for i in range(4)})
     f = fit_corpus(RunTable.from_rows(same), predictors=["x_nrs"]).get("x_nrs")
-    assert f.status == "degenerate" and "same z" in (f.reason or "") and f.law is None and f.r2 is None
+    assert (
+        f.status == "degenerate" and "same z" in (f.reason or "") and f.law is None and f.r2 is None
+    )
     zero = rows_for({("F", f"H{i}"): [(0.0, False), (0.0, i > 1)] for i in range(4)})
     z = fit_corpus(RunTable.from_rows(zero), predictors=["x_nrs"]).get("x_nrs")
     assert z.status == "degenerate" and "every group has z ≤ 0" in (z.reason or "")
     # a document of degenerate fits is still valid JSON with no NaN
     for r in zero:
         r["tokens"] = 100.0 * (1 + int(r["harness"][1:]))
-    doc = fit_document(z_fit := fit_corpus(RunTable.from_rows(zero), predictors=["x_nrs", "tokens"]))
+    doc = fit_document(
+        z_fit := fit_corpus(RunTable.from_rows(zero), predictors=["x_nrs", "tokens"])
+    )
     assert z_fit.get("tokens").ok
     json.loads(dumps_fit(doc))
     jsonschema.validate(doc, FIT_SCHEMA)
 
 
 def test_non_finite_values_are_unknown_not_nan_results() -> None:
-    rows = rows_for({("F", f"H{i}"): [(0.5 * (i + 1), True), (0.5 * (i + 1), i < 2)] for i in range(4)})
+    rows = rows_for(
+        {("F", f"H{i}"): [(0.5 * (i + 1), True), (0.5 * (i + 1), i < 2)] for i in range(4)}
+    )
     rows[0]["nrs_efc"] = float("nan")
     rows[1]["nrs_efc"] = float("inf")
     result = fit_corpus(RunTable.from_rows(rows), predictors=["x_nrs"])
@@ -452,7 +578,10 @@ def test_fit_file_round_trip_schema_and_curve_predictions(tmp_path) -> None:
     zs = sorted(p.z for p in curve.points)
     assert pos.percentile == pytest.approx(sum(v < z for v in zs) / len(zs))
     assert pos.reducible == pytest.approx(max(0.0, pos.failure - curve.law.e_inf))
-    assert curve.predict(zs[-1] * 100).extrapolated and not curve.predict(zs[len(zs) // 2]).extrapolated
+    assert (
+        curve.predict(zs[-1] * 100).extrapolated
+        and not curve.predict(zs[len(zs) // 2]).extrapolated
+    )
     assert curve.predict(0.0).failure == 1.0 or curve.law.a == 0.0
     figs = {"nrs_efc": z * 2.0, "d_task": 2.0}
     assert curve.predict_figures(figs) == pos
@@ -518,9 +647,20 @@ def ratio_rows(groups: dict[str, list[tuple[float, float, bool]]], **extra: floa
     out = []
     for h, runs in groups.items():
         for i, (num, den, ok) in enumerate(runs):
-            out.append({"run_id": f"{h}-{i}", "task_id": f"{h}-t{i % 2}", "task_family": "F", "harness": h,
-                        "model": "m", "success": ok, "nrs_efc": num, "d_task": den,
-                        "tokens": 100.0 * (1 + i) * (1 + int(h[1:])), **extra})
+            out.append(
+                {
+                    "run_id": f"{h}-{i}",
+                    "task_id": f"{h}-t{i % 2}",
+                    "task_family": "F",
+                    "harness": h,
+                    "model": "m",
+                    "success": ok,
+                    "nrs_efc": num,
+                    "d_task": den,
+                    "tokens": 100.0 * (1 + i) * (1 + int(h[1:])),
+                    **extra,
+                }
+            )
     return out
 
 
@@ -541,7 +681,9 @@ def test_a_group_z_is_the_ratio_of_its_means_and_a_run_keeps_its_own_ratio() -> 
     x, n = result.get("x_nrs"), result.get("nrs_efc")
     # Σ NRS-EFC / Σ D_task per group
     assert some(x.points).z.tolist() == pytest.approx([20 / 8, 8 / 4, 24 / 8, 8 / 8, 80 / 20])
-    assert some(n.points).z.tolist() == pytest.approx([5.0, 2.0, 6.0, 2.0, 20.0])  # a single figure: the mean
+    assert some(n.points).z.tolist() == pytest.approx(
+        [5.0, 2.0, 6.0, 2.0, 20.0]
+    )  # a single figure: the mean
     assert some(x.points).failure.tolist() == pytest.approx([0.75, 0.5, 0.25, 1.0, 0.0])
     # a run's z is its own ratio; its prediction the curve there
     assert some(x.coord).z[:4].tolist() == pytest.approx([1.0, 3.0, 1.0, 3.0])
@@ -552,7 +694,9 @@ def test_a_group_z_is_the_ratio_of_its_means_and_a_run_keeps_its_own_ratio() -> 
     assert (some(x.runs_in).runs, some(x.runs_in).successes) == (20, 10)
 
 
-def test_the_bootstrap_resamples_sums_of_numerators_and_denominators(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_bootstrap_resamples_sums_of_numerators_and_denominators(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import efc_tui.fitting.bootstrap as bootstrap
 
     # every resample draws each task once: it is the data itself, so the resampled curves
@@ -561,7 +705,9 @@ def test_the_bootstrap_resamples_sums_of_numerators_and_denominators(monkeypatch
     table = RunTable.from_rows(ratio_rows(RATIO_GROUPS))
     x = fit_corpus(table, predictors=["x_nrs"], bootstrap=4, cv_folds=0, curve="power").get("x_nrs")
     iv = some(x.bootstrap).intervals
-    assert iv["r2"].lo == pytest.approx(x.r2, abs=1e-4) and iv["r2"].hi == pytest.approx(x.r2, abs=1e-4)
+    assert iv["r2"].lo == pytest.approx(x.r2, abs=1e-4) and iv["r2"].hi == pytest.approx(
+        x.r2, abs=1e-4
+    )
     assert iv["alpha"].lo == pytest.approx(some(x.law).alpha, rel=1e-3)
 
 
@@ -573,13 +719,17 @@ def test_held_out_groups_and_runs_are_predicted_from_their_own_sums() -> None:
     for sp in h.splits:
         [t] = sp.test_groups
         held = sp.held_out["harness"]
-        assert t.runs == 4 and t.predicted == pytest.approx(float(some(sp.law).failure(max(z_of[held], some(sp.z_floor))
-                                                                                    / some(sp.median))))
+        assert t.runs == 4 and t.predicted == pytest.approx(
+            float(some(sp.law).failure(max(z_of[held], some(sp.z_floor)) / some(sp.median)))
+        )
         # the split's normalization comes from its training groups only
         train_z = [v for k, v in z_of.items() if k != held]
-        assert sp.median == pytest.approx(np.median(train_z)) and sp.z_floor == pytest.approx(min(train_z) / 2)
-        assert sp.base_rate == pytest.approx(np.mean([r[2] for k, rs in RATIO_GROUPS.items() if k != held
-                                                      for r in rs]))
+        assert sp.median == pytest.approx(np.median(train_z)) and sp.z_floor == pytest.approx(
+            min(train_z) / 2
+        )
+        assert sp.base_rate == pytest.approx(
+            np.mean([r[2] for k, rs in RATIO_GROUPS.items() if k != held for r in rs])
+        )
     assert h.runs.runs == 20 and h.groups.groups == 5
     # the task cross-validation: two folds, each run held out once, groups seen in both
     cv = some(x.holdout("tasks"))
@@ -589,18 +739,33 @@ def test_held_out_groups_and_runs_are_predicted_from_their_own_sums() -> None:
 def test_every_predictor_is_fitted_on_the_same_groups() -> None:
     rows = ratio_rows(RATIO_GROUPS)
     for r in rows:
-        r["tool_calls"] = 0.0 if r["harness"] == "H0" else 1.0 + int(r["run_id"][-1])  # H0: a direct answer
-        r["wall_s"] = None if r["harness"] == "H4" else 10.0 * (1 + int(r["harness"][1:]))  # H4's log has no times
-    result = fit_corpus(RunTable.from_rows(rows), predictors=["tokens", "tool_calls", "wall_s", "x_nrs", "sas",
-                                                               "oracle_efc"])
+        r["tool_calls"] = (
+            0.0 if r["harness"] == "H0" else 1.0 + int(r["run_id"][-1])
+        )  # H0: a direct answer
+        r["wall_s"] = (
+            None if r["harness"] == "H4" else 10.0 * (1 + int(r["harness"][1:]))
+        )  # H4's log has no times
+    result = fit_corpus(
+        RunTable.from_rows(rows),
+        predictors=["tokens", "tool_calls", "wall_s", "x_nrs", "sas", "oracle_efc"],
+    )
     curves = [f for f in result.fits if f.ok and f.predictor.curve]
     assert [f.name for f in curves] == ["tokens", "tool_calls", "wall_s", "x_nrs"]
-    assert result.get("oracle_efc").status == "unavailable"  # no run has it: does not shrink the set
+    assert (
+        result.get("oracle_efc").status == "unavailable"
+    )  # no run has it: does not shrink the set
     # H4 has no wall time: left out of every predictor (and of SAS), so all compare the same
     # 16 runs in the same 4 groups
-    assert any("4 of 20 labeled runs lack a value of wall_s (4)" in n and "1 groups lost" in n for n in result.notes)
-    assert result.grouping.keys == [("F", "H0", "m", "?"), ("F", "H1", "m", "?"), ("F", "H2", "m", "?"),
-                                    ("F", "H3", "m", "?")]
+    assert any(
+        "4 of 20 labeled runs lack a value of wall_s (4)" in n and "1 groups lost" in n
+        for n in result.notes
+    )
+    assert result.grouping.keys == [
+        ("F", "H0", "m", "?"),
+        ("F", "H1", "m", "?"),
+        ("F", "H2", "m", "?"),
+        ("F", "H3", "m", "?"),
+    ]
     for f in [*curves, result.get("sas")]:
         assert f.fitted == [0, 1, 2, 3] and f.n_runs == 16, f.name
         assert some(f.groups_in).groups == 4 and some(f.runs_in).runs == 16, f.name
@@ -617,28 +782,42 @@ def test_every_predictor_is_fitted_on_the_same_groups() -> None:
 def test_a_curve_that_predicts_nothing_is_never_primary() -> None:
     rows = toy_rows(runs_per_group=12, seed=5, families=2, harnesses=4, models=1)
     rng = np.random.default_rng(0)
-    shuffled = [dict(r, success=s) for r, s in zip(rows, rng.permutation([r["success"] for r in rows]), strict=True)]
-    result = fit_corpus(RunTable.from_rows(shuffled), predictors=["tokens", "x_nrs", "nrs_efc", "oracle_x"])
+    shuffled = [
+        dict(r, success=s)
+        for r, s in zip(rows, rng.permutation([r["success"] for r in rows]), strict=True)
+    ]
+    result = fit_corpus(
+        RunTable.from_rows(shuffled), predictors=["tokens", "x_nrs", "nrs_efc", "oracle_x"]
+    )
     assert result.primary is None and result.selection == "tasks"
     assert "better than the base rate" in (result.primary_reason or "")
-    for f in result.fits:  # no curve a user's trace can compute beats the base rate the right way round
+    for (
+        f
+    ) in result.fits:  # no curve a user's trace can compute beats the base rate the right way round
         h = some(f.holdout("tasks"))
         if f.name != "oracle_x":  # (an oracle curve is never a candidate: users have no oracle)
             assert f.predictive is False and not h.runs.predictive
     ff = parse_fit(dumps_fit(fit_document(result)), "x.json")
     assert ff.primary is None and ff.predictive_curve() is None
     assert ff.no_prediction_reason == result.primary_reason
-    assert fit_columns(ff.predictive_curve(), {"nrs_efc": 1.0, "d_task": 1.0}) == dict.fromkeys(FIT_COLUMNS)
+    assert fit_columns(ff.predictive_curve(), {"nrs_efc": 1.0, "d_task": 1.0}) == dict.fromkeys(
+        FIT_COLUMNS
+    )
     # with the relation intact the best user-computable curve is chosen, never an oracle one
-    real = fit_corpus(RunTable.from_rows(rows), predictors=["tokens", "x_nrs", "nrs_efc", "oracle_x"])
+    real = fit_corpus(
+        RunTable.from_rows(rows), predictors=["tokens", "x_nrs", "nrs_efc", "oracle_x"]
+    )
     prim = real.primary_fit
     assert prim is not None and prim.name in ("x_nrs", "nrs_efc") and prim.predictive
-    best = max((f for f in real.fits if f.name != "oracle_x"), key=lambda f: some(some(f.held).runs.skill))
+    best = max(
+        (f for f in real.fits if f.name != "oracle_x"), key=lambda f: some(some(f.held).runs.skill)
+    )
     assert prim is best
     doc = fit_document(real)
     jsonschema.validate(doc, FIT_SCHEMA)
-    assert str(doc["primary_description"]).startswith(f"{prim.name}: {prim.predictor.label}, 192 runs, 16 groups, "
-                                                 "held-out (tasks) AUC ")
+    assert str(doc["primary_description"]).startswith(
+        f"{prim.name}: {prim.predictor.label}, 192 runs, 16 groups, held-out (tasks) AUC "
+    )
     curve = parse_fit(dumps_fit(doc), "x.json").predictive_curve()
     assert curve is not None and curve.name == prim.name and some(curve.heldout).axis == "tasks"
     assert some(curve.heldout).brier == pytest.approx(some(prim.held).runs.brier)
@@ -655,18 +834,28 @@ def test_evaluating_a_fit_on_its_own_runs_gives_its_in_sample_figures() -> None:
     ff = parse_fit(dumps_fit(fit_document(result)), "fit.json")
     ev = evaluate_fit(ff, table)
     by = {c.name: c for c in ev.curves}
-    assert by["sas"].status == "not_evaluable" and "training cells' own outcomes" in (by["sas"].reason or "")
+    assert by["sas"].status == "not_evaluable" and "training cells' own outcomes" in (
+        by["sas"].reason or ""
+    )
     for name in ("x_nrs", "tool_calls"):
         f, c = result.get(name), by[name]
-        assert some(c.groups).r2 == pytest.approx(f.r2, abs=1e-9) and some(c.groups).ceiling == pytest.approx(some(f.groups_in).ceiling)
-        assert some(c.runs).brier == pytest.approx(some(f.runs_in).brier) and some(c.runs).auc == pytest.approx(some(f.runs_in).auc)
+        assert some(c.groups).r2 == pytest.approx(f.r2, abs=1e-9) and some(
+            c.groups
+        ).ceiling == pytest.approx(some(f.groups_in).ceiling)
+        assert some(c.runs).brier == pytest.approx(some(f.runs_in).brier) and some(
+            c.runs
+        ).auc == pytest.approx(some(f.runs_in).auc)
         assert some(c.runs).brier_base == pytest.approx(some(f.runs_in).brier_base)
         assert c.brier_fit_base == pytest.approx(some(f.runs_in).brier_base)  # the same rate here
     assert by["tool_calls"].floored == 4  # H0's runs raised to the fit's floor
     # new runs: other outcomes, judged against their own success rate
     flipped = RunTable.from_rows([dict(r, success=not r["success"]) for r in rows])
     c = {x.name: x for x in evaluate_fit(ff, flipped).curves}["x_nrs"]
-    assert some(c.runs).brier_base == pytest.approx(0.25) and c.predictive is False and some(some(c.runs).auc) < 0.5
+    assert (
+        some(c.runs).brier_base == pytest.approx(0.25)
+        and c.predictive is False
+        and some(some(c.runs).auc) < 0.5
+    )
 
 
 def test_per_run_bins_keep_ties_together() -> None:
@@ -698,7 +887,9 @@ def test_task_folds_deal_every_task_into_one_fold_per_seed() -> None:
     other = task_folds(tasks, 12, 5, seed=1)
     assert all((a[2] == b[2]).all() for a, b in zip(plan, again, strict=True))
     assert any((a[2] != b[2]).any() for a, b in zip(plan, other, strict=True))
-    assert task_folds(np.zeros(4, dtype=np.int64), 1, 5, seed=0) == []  # one task: nothing to hold out
+    assert (
+        task_folds(np.zeros(4, dtype=np.int64), 1, 5, seed=0) == []
+    )  # one task: nothing to hold out
 
 
 def test_source_label_is_the_format_and_the_top_level_input_folder(tmp_path) -> None:
@@ -720,14 +911,36 @@ def test_a_tiny_A_that_lifts_floored_groups_to_the_cap_is_kept() -> None:
     # three groups at z = 0 that always fail, one just above them that always succeeds,
     # four far away: the best curve is a step, A ≈ 3e-19 at α = 5, which z^−α ≈ 1e18 at the
     # floor turns into a lift to 1. Treating that A as round-off flattened the curve (R² −0.47)
-    groups = {"H0": (0.0, [0, 0, 0, 0]), "H1": (0.0, [0, 0, 0, 0]), "H2": (0.0, [0, 0, 0, 0]),
-              "H3": (0.02, [1, 1, 1, 1]), "H4": (90.0, [1, 0, 1, 0]), "H5": (100.0, [1, 1, 0, 0]),
-              "H6": (110.0, [0, 1, 0, 1]), "H7": (120.0, [1, 0, 0, 1])}
-    rows = [{"run_id": f"{h}-{i}", "task_id": f"t{i}", "task_family": "F", "harness": h, "model": "m",
-             "success": bool(ok), "wall_s": z} for h, (z, outcomes) in groups.items() for i, ok in enumerate(outcomes)]
-    f = fit_corpus(RunTable.from_rows(rows), predictors=["wall_s"], cv_folds=0, curve="power").get("wall_s")
+    groups = {
+        "H0": (0.0, [0, 0, 0, 0]),
+        "H1": (0.0, [0, 0, 0, 0]),
+        "H2": (0.0, [0, 0, 0, 0]),
+        "H3": (0.02, [1, 1, 1, 1]),
+        "H4": (90.0, [1, 0, 1, 0]),
+        "H5": (100.0, [1, 1, 0, 0]),
+        "H6": (110.0, [0, 1, 0, 1]),
+        "H7": (120.0, [1, 0, 0, 1]),
+    }
+    rows = [
+        {
+            "run_id": f"{h}-{i}",
+            "task_id": f"t{i}",
+            "task_family": "F",
+            "harness": h,
+            "model": "m",
+            "success": bool(ok),
+            "wall_s": z,
+        }
+        for h, (z, outcomes) in groups.items()
+        for i, ok in enumerate(outcomes)
+    ]
+    f = fit_corpus(RunTable.from_rows(rows), predictors=["wall_s"], cv_folds=0, curve="power").get(
+        "wall_s"
+    )
     law = some(f.law)
     assert f.floored == 3 and f.z_floor == pytest.approx(0.01)
     assert 0 < law.a < 1e-15 and law.alpha == pytest.approx(5.0)
-    assert some(f.predicted)[:3] == pytest.approx([0.9957] * 3, abs=1e-3)  # the floored groups: near the cap
+    assert some(f.predicted)[:3] == pytest.approx(
+        [0.9957] * 3, abs=1e-3
+    )  # the floored groups: near the cap
     assert some(f.r2) > 0.7

@@ -44,8 +44,10 @@ def test_status_quality_is_the_specs_table() -> None:
 def test_status_quality_scales_the_stable_and_nrs_efc() -> None:
     """repair_loop's event 1 is its first verdict, a failing check (A = 0, so G = Λ = 1):
     ÊFC_stable = ÊFC_nr = 0.42 · ÊFC; its first passing check would be scaled by 1."""
-    led = score_run(efc_tui.load(SAMPLES / "repair_loop.jsonl"),
-                    load_estimator(FIXTURES / "app" / "estimator.json"))
+    led = score_run(
+        efc_tui.load(SAMPLES / "repair_loop.jsonl"),
+        load_estimator(FIXTURES / "app" / "estimator.json"),
+    )
     assert led.run.events[1].status is S.ASSERTION_ERROR and led.gates.A[1] == 0
     assert led.est[1] > 0
     assert led.stable[1] == pytest.approx(0.42 * led.est[1])

@@ -24,13 +24,26 @@ def write_hostile(tmp_path: Path) -> Path:
     nested: object = "deep"
     for _ in range(200):
         nested = {"n": nested}
-    header = {"type": "run", "schema": "efc-trace/1", "run_id": "[red]hostile[/red]\x1b[31m",
-              "harness": "=cmd|' /C calc'!A0"}
+    header = {
+        "type": "run",
+        "schema": "efc-trace/1",
+        "run_id": "[red]hostile[/red]\x1b[31m",
+        "harness": "=cmd|' /C calc'!A0",
+    }
     steps = [
-        {"type": "step", "t": 0, "action": {"kind": "tool", "tool": "[b]bash[/b]", "input": HOSTILE},
-         "observation": {"text": HOSTILE}, "nested": nested},
-        {"type": "step", "t": 1, "action": {"kind": "tool", "tool": "cat", "input": "cat big"},
-         "observation": {"text": "x" * 2_000_000}},
+        {
+            "type": "step",
+            "t": 0,
+            "action": {"kind": "tool", "tool": "[b]bash[/b]", "input": HOSTILE},
+            "observation": {"text": HOSTILE},
+            "nested": nested,
+        },
+        {
+            "type": "step",
+            "t": 1,
+            "action": {"kind": "tool", "tool": "cat", "input": "cat big"},
+            "observation": {"text": "x" * 2_000_000},
+        },
     ]
     p = tmp_path / "hostile.jsonl"
     data = b"\n".join(json.dumps(x).encode() for x in [header, *steps]) + b"\n"
@@ -64,7 +77,9 @@ def test_score_and_export_show_it_literally(tmp_path: Path) -> None:
 
 def test_invalid_utf8_is_an_error_naming_the_line(tmp_path: Path) -> None:
     p = tmp_path / "latin1.jsonl"
-    p.write_bytes(b'{"type": "run", "schema": "efc-trace/1"}\n{"type": "step", "observation": {"text": "caf\xe9"}}\n')
+    p.write_bytes(
+        b'{"type": "run", "schema": "efc-trace/1"}\n{"type": "step", "observation": {"text": "caf\xe9"}}\n'
+    )
     r = CliRunner().invoke(app, ["score", str(p)])
     assert r.exit_code == 2 and f"{p}:2:" in r.stderr
 

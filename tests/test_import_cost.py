@@ -95,8 +95,14 @@ def test_help_lists_the_commands_without_importing_them() -> None:
     mods = cli_modules("--help")
     assert heavy(mods) == []
     # _lazy_re: the option parser's patterns are compiled when an option needs one
-    assert ours(mods, "efc_tui") == ["efc_tui", "efc_tui._lazy_re", "efc_tui.cli", "efc_tui.cli._app",
-                                     "efc_tui.cli._coerce", "efc_tui.cli._exits"]
+    assert ours(mods, "efc_tui") == [
+        "efc_tui",
+        "efc_tui._lazy_re",
+        "efc_tui.cli",
+        "efc_tui.cli._app",
+        "efc_tui.cli._coerce",
+        "efc_tui.cli._exits",
+    ]
 
 
 def test_building_every_command_imports_no_core() -> None:
@@ -122,7 +128,9 @@ def test_building_every_command_imports_no_core() -> None:
 
 def test_help_and_local_scoring_never_import_dask() -> None:
     """The Dask options are on score and fit, but Dask loads only when a cluster is asked for."""
-    scored = cli_modules("score", str(REPO / "sample_traces" / "repair_loop.jsonl"), "--jsonl", "-q")
+    scored = cli_modules(
+        "score", str(REPO / "sample_traces" / "repair_loop.jsonl"), "--jsonl", "-q"
+    )
     assert "efc_tui.scoring.ledger" in scored  # it did score
     for mods in (cli_modules("--help"), cli_modules("fit", "--help"), scored):
         assert sorted(m for m in mods if m.split(".")[0] in DASK) == []
@@ -175,10 +183,24 @@ def test_unknown_names_still_raise_attribute_error(pkg: str, name: str) -> None:
 
 def test_a_command_builds_alone() -> None:
     """`efc-tui score ...` imports the score command's module and no other command's."""
-    commands = {f"efc_tui.cli.{m}" for m in ("calibrate", "diff", "experiment", "export", "fit",
-                                             "formats", "open", "score", "simulate")}
+    commands = {
+        f"efc_tui.cli.{m}"
+        for m in (
+            "calibrate",
+            "diff",
+            "experiment",
+            "export",
+            "fit",
+            "formats",
+            "open",
+            "score",
+            "simulate",
+        )
+    }
     # "--": Typer reads the command line (plain options skip Typer and every command module)
-    scored = cli_modules("score", "--jsonl", "-q", "--", str(REPO / "sample_traces" / "repair_loop.jsonl"))
+    scored = cli_modules(
+        "score", "--jsonl", "-q", "--", str(REPO / "sample_traces" / "repair_loop.jsonl")
+    )
     assert "efc_tui.scoring.ledger" in scored  # it did score
     assert sorted(commands & scored) == ["efc_tui.cli.score"]
     assert "efc_tui.adapter.calibrate" not in scored  # the adapter's calibration hooks
@@ -196,11 +218,18 @@ def test_score_with_plain_options_runs_without_typer(args: list[str]) -> None:
     arrays need it (the ledger's columns, the gates, the adapter's window sums)."""
     mods = cli_modules("score", str(REPO / "sample_traces" / "repair_loop.jsonl"), *args)
     assert "efc_tui.scoring.ledger" in mods  # it did score
-    assert sorted(m for m in mods if m.split(".")[0] in ("typer", "click", "pydantic", "rich")) == []
-    assert ours(mods, "efc_tui.cli") == ["efc_tui.cli", "efc_tui.cli._coerce", "efc_tui.cli._col",
-                                         "efc_tui.cli._common",
-                                         "efc_tui.cli._exits", "efc_tui.cli._score_argv",
-                                         "efc_tui.cli._score_run"]
+    assert (
+        sorted(m for m in mods if m.split(".")[0] in ("typer", "click", "pydantic", "rich")) == []
+    )
+    assert ours(mods, "efc_tui.cli") == [
+        "efc_tui.cli",
+        "efc_tui.cli._coerce",
+        "efc_tui.cli._col",
+        "efc_tui.cli._common",
+        "efc_tui.cli._exits",
+        "efc_tui.cli._score_argv",
+        "efc_tui.cli._score_run",
+    ]
     assert sorted({m.split(".")[0] for m in heavy(mods)}) == ["numpy", "orjson"]
     # nor what only writing files needs (tempfile brings shutil, random and the compression
     # modules; importlib.resources brings tempfile): the shipped estimator is read directly
@@ -213,8 +242,9 @@ def test_command_table_names_every_command_and_its_module() -> None:
     in the order `--help` lists them, so a new command cannot be left out of it."""
     from efc_tui.cli import COMMANDS, app
 
-    registered = [(c.name or c.callback.__name__, c.callback.__module__)
-                  for c in app.registered_commands]
+    registered = [
+        (c.name or c.callback.__name__, c.callback.__module__) for c in app.registered_commands
+    ]
     assert registered == [(name, f"efc_tui.cli.{m}") for name, m in COMMANDS.items()]
 
 
@@ -224,10 +254,17 @@ def test_a_command_built_alone_has_the_same_help(command: str) -> None:
     whole app (every command registered first)."""
 
     def help_text(setup: str) -> str:
-        code = (f"import sys\nsys.argv = ['efc-tui', {command!r}, '--help']\n"
-                f"import efc_tui.cli as cli\n{setup}\ncli.main()")
-        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                           env={**os.environ, "COLUMNS": "100"})
+        code = (
+            f"import sys\nsys.argv = ['efc-tui', {command!r}, '--help']\n"
+            f"import efc_tui.cli as cli\n{setup}\ncli.main()"
+        )
+        r = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "COLUMNS": "100"},
+        )
         assert r.returncode == 0, r.stderr
         return r.stdout
 
@@ -246,13 +283,20 @@ def test_the_root_help_lists_what_the_commands_say(args: list[str]) -> None:
 
     def root_help(run: str, columns: int) -> tuple[int, str]:
         code = f"import sys\nsys.argv = ['efc-tui', *{args!r}]\nimport efc_tui.cli as cli\n{run}"
-        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                           env={**os.environ, "COLUMNS": str(columns)})
+        r = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "COLUMNS": str(columns)},
+        )
         return r.returncode, r.stdout + r.stderr
 
     for columns in (60, 100, 250):
         listed = root_help("cli.main()", columns)
-        built = root_help("cli._registered_app()\nfrom efc_tui.cli._app import main\nmain()", columns)
+        built = root_help(
+            "cli._registered_app()\nfrom efc_tui.cli._app import main\nmain()", columns
+        )
         assert "Commands:" in listed[1] and "Score runs headless" in listed[1]
         assert listed == built
 
@@ -267,9 +311,13 @@ def test_the_console_script_runs_blas_on_one_thread_unless_told(preset: str | No
         "assert 'numpy' not in sys.modules\n"
         "print(os.environ['OPENBLAS_NUM_THREADS'], os.environ['MKL_NUM_THREADS'])"
     )
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+    }
     if preset is not None:
         env["OPENBLAS_NUM_THREADS"] = preset
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.split()[-2:] == [preset or "1", "1"]

@@ -19,8 +19,12 @@ from tests.helpers import write_trace
 
 SCHEMA = json.loads((REPO / "efc_tui" / "schemas" / "efc-trace-1.schema.json").read_text())
 HEADER = {"run_id": "r", "task_id": "t"}
-STEP = {"t": 0, "action": {"kind": "tool", "tool": "bash", "input": "ls"},
-        "observation": {"text": "a.py\nb.py"}, "usage": {"tokens_in": 10, "tokens_out": 2, "wall_s": 0.5}}
+STEP = {
+    "t": 0,
+    "action": {"kind": "tool", "tool": "bash", "input": "ls"},
+    "observation": {"text": "a.py\nb.py"},
+    "usage": {"tokens_in": 10, "tokens_out": 2, "wall_s": 0.5},
+}
 
 
 def test_sample_traces_match_the_published_schema() -> None:
@@ -31,11 +35,23 @@ def test_sample_traces_match_the_published_schema() -> None:
 
 
 def test_reads_fields(tmp_path: Path) -> None:
-    p = write_trace(tmp_path / "a.jsonl", {**HEADER, "success": True, "custom": {"x": 1}}, [
-        {**STEP, "mystery": 7, "observation": {"text": "ok", "status": "passed", "color": "red"}},
-        {"t": 1, "action": {"tool": "pytest", "input": "pytest -q"},
-         "observation": {"text": "1 failed, 2 passed in 0.1s", "exit_code": 1}, "refs": [0]},
-    ])
+    p = write_trace(
+        tmp_path / "a.jsonl",
+        {**HEADER, "success": True, "custom": {"x": 1}},
+        [
+            {
+                **STEP,
+                "mystery": 7,
+                "observation": {"text": "ok", "status": "passed", "color": "red"},
+            },
+            {
+                "t": 1,
+                "action": {"tool": "pytest", "input": "pytest -q"},
+                "observation": {"text": "1 failed, 2 passed in 0.1s", "exit_code": 1},
+                "refs": [0],
+            },
+        ],
+    )
     assert detect(p).name == "native"
     [run] = list(load(p))
     assert run.run_id == "r" and run.success is True and run.source_format == "native"
@@ -66,7 +82,14 @@ def test_reads_fields(tmp_path: Path) -> None:
 )
 def test_malformed_line_names_file_and_line(tmp_path: Path, line: str, reason: str) -> None:
     p = tmp_path / "bad.jsonl"
-    p.write_text(json.dumps({"type": "run", **HEADER}) + "\n" + json.dumps({"type": "step", **STEP}) + "\n" + line + "\n")
+    p.write_text(
+        json.dumps({"type": "run", **HEADER})
+        + "\n"
+        + json.dumps({"type": "step", **STEP})
+        + "\n"
+        + line
+        + "\n"
+    )
     with pytest.raises(InputError) as info:
         list(load(p))
     assert str(info.value).startswith(f"{p}:3: ")
@@ -94,8 +117,13 @@ def test_truncated_last_line_is_a_warning(tmp_path: Path) -> None:
 
 def test_lenient_skips_and_counts(tmp_path: Path) -> None:
     p = tmp_path / "some-bad.jsonl"
-    lines = [json.dumps({"type": "run", **HEADER}), json.dumps({"type": "step", **STEP}), "{oops",
-             json.dumps({"type": "step", **STEP}), '{"type": "step", "refs": "x"}']
+    lines = [
+        json.dumps({"type": "run", **HEADER}),
+        json.dumps({"type": "step", **STEP}),
+        "{oops",
+        json.dumps({"type": "step", **STEP}),
+        '{"type": "step", "refs": "x"}',
+    ]
     p.write_text("\n".join(lines) + "\n")
     with pytest.raises(InputError, match=":3:"):
         list(load(p))
@@ -106,13 +134,18 @@ def test_lenient_skips_and_counts(tmp_path: Path) -> None:
 
 
 def test_gzip_and_several_runs_per_file(tmp_path: Path) -> None:
-    body = "\n".join([
-        json.dumps({"type": "run", "schema": "efc-trace/1", "run_id": "a"}),
-        json.dumps({"type": "step", **STEP}),
-        json.dumps({"type": "run", "schema": "efc-trace/1", "run_id": "b"}),
-        json.dumps({"type": "step", **STEP}),
-        json.dumps({"type": "step", **STEP}),
-    ]) + "\n"
+    body = (
+        "\n".join(
+            [
+                json.dumps({"type": "run", "schema": "efc-trace/1", "run_id": "a"}),
+                json.dumps({"type": "step", **STEP}),
+                json.dumps({"type": "run", "schema": "efc-trace/1", "run_id": "b"}),
+                json.dumps({"type": "step", **STEP}),
+                json.dumps({"type": "step", **STEP}),
+            ]
+        )
+        + "\n"
+    )
     p = tmp_path / "corpus.jsonl.gz"
     p.write_bytes(gzip.compress(body.encode()))
     runs = list(load(p))
@@ -145,7 +178,10 @@ def _read_all(p: Path, lenient: bool) -> Any:
     from dataclasses import astuple
 
     try:
-        return [(r.run_id, r.warnings, r.flags, [astuple(e) for e in r.events]) for r in load(p, lenient=lenient)]
+        return [
+            (r.run_id, r.warnings, r.flags, [astuple(e) for e in r.events])
+            for r in load(p, lenient=lenient)
+        ]
     except InputError as exc:
         return f"InputError: {exc}"
 
@@ -160,18 +196,36 @@ def test_block_reads_give_the_same_runs(tmp_path: Path, monkeypatch: pytest.Monk
 
     head = json.dumps({"type": "run", "schema": "efc-trace/1", **HEADER})
     step = {"type": "step", **STEP}
-    failing = {**step, "observation": {"text": "E   KeyError: 'x'\n1 failed", "status": "assertion_error"}}
+    failing = {
+        **step,
+        "observation": {"text": "E   KeyError: 'x'\n1 failed", "status": "assertion_error"},
+    }
     unusual = {**step, "mystery": 1}  # an unknown field: the Python step builds it
-    inferred = {"type": "step", "t": 3, "action": {"tool": "bash", "input": "pytest -q"}, "observation": {"text": "1 failed"}}
-    lines = [head, json.dumps(step), "", "  \t", json.dumps(failing), json.dumps(unusual), json.dumps(inferred),
-             json.dumps({**step, "observation": {"text": "x" * 300}}),
-             json.dumps({"type": "run", "schema": "efc-trace/1", "run_id": "second"}), json.dumps(step)]
+    inferred = {
+        "type": "step",
+        "t": 3,
+        "action": {"tool": "bash", "input": "pytest -q"},
+        "observation": {"text": "1 failed"},
+    }
+    lines = [
+        head,
+        json.dumps(step),
+        "",
+        "  \t",
+        json.dumps(failing),
+        json.dumps(unusual),
+        json.dumps(inferred),
+        json.dumps({**step, "observation": {"text": "x" * 300}}),
+        json.dumps({"type": "run", "schema": "efc-trace/1", "run_id": "second"}),
+        json.dumps(step),
+    ]
     cases = {
         "clean": "\n".join(lines) + "\n",
         "crlf": "\r\n".join(lines) + "\r\n",
         "truncated": "\n".join(lines) + "\n" + '{"type": "step", "t": 9, "obs',
         "no final newline": "\n".join(lines),
-        "malformed": "\n".join([*lines[:3], '{"type": "step", "refs": "x"}', "{oops", *lines[3:]]) + "\n",
+        "malformed": "\n".join([*lines[:3], '{"type": "step", "refs": "x"}', "{oops", *lines[3:]])
+        + "\n",
     }
     for name, text in cases.items():
         p = tmp_path / f"{name}.jsonl"
@@ -185,9 +239,13 @@ def test_block_reads_give_the_same_runs(tmp_path: Path, monkeypatch: pytest.Monk
                     seen.append(_read_all(p, lenient))
             assert all(s == seen[0] for s in seen), (name, lenient)
             if name == "malformed" and not lenient:
-                assert isinstance(seen[0], str) and seen[0].startswith(f"InputError: {p}:4: refs must be a list")
+                assert isinstance(seen[0], str) and seen[0].startswith(
+                    f"InputError: {p}:4: refs must be a list"
+                )
             elif name != "truncated":
                 assert isinstance(seen[0], list) and [len(r[3]) for r in seen[0]] == [5, 1], name
     [first, second] = _read_all(tmp_path / "truncated.jsonl", False)
     assert len(first[3]) == 5 and len(second[3]) == 1
-    assert second[1] == [f"{tmp_path / 'truncated.jsonl'}:11: truncated last line ignored (a log still being written?)"]
+    assert second[1] == [
+        f"{tmp_path / 'truncated.jsonl'}:11: truncated last line ignored (a log still being written?)"
+    ]

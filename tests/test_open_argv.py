@@ -43,20 +43,49 @@ LINES: list[list[str]] = [
 
 
 @pytest.mark.parametrize("argv", LINES, ids=[" ".join(a)[-60:] or "none" for a in LINES])
-def test_a_command_line_means_what_it_means_to_typer(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_command_line_means_what_it_means_to_typer(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     OPEN.check_line(argv, monkeypatch)
 
 
 def test_the_common_command_lines_skip_typer() -> None:
-    for argv in ([SAMPLE], [SAMPLE, "--follow"], [SAMPLE, SAMPLE], [SAMPLE, "--select", "4"],
-                 [SAMPLE, "--screenshot", "o.svg", "--size", "80x24"], [SAMPLE, "-f", "native"]):
+    for argv in (
+        [SAMPLE],
+        [SAMPLE, "--follow"],
+        [SAMPLE, SAMPLE],
+        [SAMPLE, "--select", "4"],
+        [SAMPLE, "--screenshot", "o.svg", "--size", "80x24"],
+        [SAMPLE, "-f", "native"],
+    ):
         assert _open_argv.parse(argv) is not None, argv
 
 
 TOKENS = [
-    SAMPLE, README, "missing.jsonl", "-", "--", "-h", "-f", "--help", *_open_argv.FLAGS,
-    *_open_argv.VALUED, "--select=2", "--size=80x24", "--labels=", "native", "0", "3", "-1",
-    "0.5", "+3", "1_0", "abc", "", "80x24", "o.svg",
+    SAMPLE,
+    README,
+    "missing.jsonl",
+    "-",
+    "--",
+    "-h",
+    "-f",
+    "--help",
+    *_open_argv.FLAGS,
+    *_open_argv.VALUED,
+    "--select=2",
+    "--size=80x24",
+    "--labels=",
+    "native",
+    "0",
+    "3",
+    "-1",
+    "0.5",
+    "+3",
+    "1_0",
+    "abc",
+    "",
+    "80x24",
+    "o.svg",
 ]
 
 
@@ -67,14 +96,27 @@ def test_random_command_lines_mean_what_they_mean_to_typer(argv: list[str]) -> N
         OPEN.check_line(argv, mp)
 
 
-@pytest.mark.parametrize("argv", [
-    [str(FIXTURES / "app" / "small.jsonl"), "--screenshot", "shot.svg", "--select", "3",
-     "--size", "100x30", "--fit", str(FIXTURES / "app" / "fit.json"),
-     "--estimator", str(FIXTURES / "app" / "estimator.json")],
-    ["no-such-file.jsonl"],  # exit 2
-    [README],  # no reader: exit 2
-    [SAMPLE, "--size", "10x10"],  # out of range: exit 2
-    [SAMPLE, "--follow", str(SAMPLES / "repair_loop.jsonl")],  # --follow tails one file: exit 2
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [
+            str(FIXTURES / "app" / "small.jsonl"),
+            "--screenshot",
+            "shot.svg",
+            "--select",
+            "3",
+            "--size",
+            "100x30",
+            "--fit",
+            str(FIXTURES / "app" / "fit.json"),
+            "--estimator",
+            str(FIXTURES / "app" / "estimator.json"),
+        ],
+        ["no-such-file.jsonl"],  # exit 2
+        [README],  # no reader: exit 2
+        [SAMPLE, "--size", "10x10"],  # out of range: exit 2
+        [SAMPLE, "--follow", str(SAMPLES / "repair_loop.jsonl")],  # --follow tails one file: exit 2
+    ],
+)
 def test_the_console_script_gives_what_typer_gives(argv: list[str], tmp_path: Path) -> None:
     OPEN.check_console(argv, tmp_path)  # --screenshot: the same picture

@@ -58,9 +58,16 @@ def test_a_job_folder_gives_one_run_per_trial_with_the_preferred_log() -> None:
     fa1 = Path("job_mixed/fix-build__Fa1/agent/trajectory.json")
     assert {p.name for p in found.alternatives[fa1]} == {"sess-a1.jsonl", "claude-code.txt"}
     side = {p.relative_to("job_mixed").as_posix() for p in found.sidecars}
-    assert {"config.json", "result.json", "fix-build__Fa1/result.json", "fix-build__Fa1/config.json",
-            "fix-build__Fa1/trial.log", "fix-build__Fa1/verifier/reward.txt",
-            "fix-build__Fa1/verifier/ctrf.json", "fix-build__Fa1/verifier/test-stdout.txt"} <= side
+    assert {
+        "config.json",
+        "result.json",
+        "fix-build__Fa1/result.json",
+        "fix-build__Fa1/config.json",
+        "fix-build__Fa1/trial.log",
+        "fix-build__Fa1/verifier/reward.txt",
+        "fix-build__Fa1/verifier/ctrf.json",
+        "fix-build__Fa1/verifier/test-stdout.txt",
+    } <= side
     # the same one run per trial whether pointed at the job, a trial, its agent/ or the parent
     assert discover(["job_mixed/fix-build__Fa1"]).sources == [fa1]
     assert discover(["job_mixed/fix-build__Fa1/agent"]).sources == [fa1]
@@ -72,14 +79,32 @@ def test_a_named_file_is_always_read_and_keeps_its_trial() -> None:
     found = discover([session])
     assert found.sources == [session] and found.named == {session}
     (run,) = list(load(session))
-    assert (run.run_id, run.success, run.reward, run.source_format) == ("fix-build__Fa1", True, 1.0, "claude-code")
-    assert find_trial(session) is not None and find_trial(HERE / "atif_meta" / "t1" / "trajectory.json") is None
+    assert (run.run_id, run.success, run.reward, run.source_format) == (
+        "fix-build__Fa1",
+        True,
+        1.0,
+        "claude-code",
+    )
+    assert (
+        find_trial(session) is not None
+        and find_trial(HERE / "atif_meta" / "t1" / "trajectory.json") is None
+    )
 
 
 def test_what_counts_as_a_sidecar_or_a_trajectory() -> None:
-    for name in ("result.json", "results.json", "config.json", "metadata.json", "verifier/reward.txt",
-                 "verifier/ctrf.json", "swebench_report.x.json", "all_preds.jsonl", "preds.json",
-                 "patches/a.patch", "logs/run_evaluation/r/m/i/test_output.txt"):
+    for name in (
+        "result.json",
+        "results.json",
+        "config.json",
+        "metadata.json",
+        "verifier/reward.txt",
+        "verifier/ctrf.json",
+        "swebench_report.x.json",
+        "all_preds.jsonl",
+        "preds.json",
+        "patches/a.patch",
+        "logs/run_evaluation/r/m/i/test_output.txt",
+    ):
         assert is_sidecar(Path("x") / name), name
     for name in ("trajectory.json", "a.traj", "output.jsonl", "session.jsonl", "claude-code.txt"):
         assert not is_sidecar(Path("x") / name), name
@@ -97,19 +122,40 @@ def test_what_counts_as_a_sidecar_or_a_trajectory() -> None:
 
 def test_harbor_trial_outcomes_and_metadata() -> None:
     runs = runs_of("job_mixed")
-    assert sorted(runs) == ["fix-build__Fa1", "fix-build__Fb2", "fix-build__Fc3", "fix-build__Fd4",
-                            "fix-build__Fe5"]
+    assert sorted(runs) == [
+        "fix-build__Fa1",
+        "fix-build__Fb2",
+        "fix-build__Fc3",
+        "fix-build__Fd4",
+        "fix-build__Fe5",
+    ]
     a1 = runs["fix-build__Fa1"]
-    assert (a1.task_id, a1.task_family, a1.harness) == ("fix-build", "terminal-bench", "claude-code")
+    assert (a1.task_id, a1.task_family, a1.harness) == (
+        "fix-build",
+        "terminal-bench",
+        "claude-code",
+    )
     # the trial's record of the model wins; the log's spelling is kept
     assert (a1.model, a1.extra["log_model"]) == ("claude-sonnet-4-5", "claude-sonnet-4-5-20250929")
     assert (a1.success, a1.reward) == (True, 1.0)
     assert a1.success_from == "harbor reward: job_mixed/fix-build__Fa1/result.json"
     assert a1.extra["log_run_id"] == "sess-a1" and a1.extra["trial"]["job"] == "job_mixed"
-    assert a1.extra["tests"] == {"tests": 3, "passed": 3, "failed": 0, "skipped": 0, "pending": 0, "other": 0}
+    assert a1.extra["tests"] == {
+        "tests": 3,
+        "passed": 3,
+        "failed": 0,
+        "skipped": 0,
+        "pending": 0,
+        "other": 0,
+    }
     # the trial's totals in the one source-totals structure (parsers/_totals.py)
-    assert a1.extra["source_totals"] == {"tokens_in": 1200, "tokens_out": 90, "cache_tokens": 300,
-                                         "cost_usd": 0.04, "from": "fix-build__Fa1/result.json agent_result"}
+    assert a1.extra["source_totals"] == {
+        "tokens_in": 1200,
+        "tokens_out": 90,
+        "cache_tokens": 300,
+        "cost_usd": 0.04,
+        "from": "fix-build__Fa1/result.json agent_result",
+    }
     # a reward of 0.5 is kept as a number and is not a success at the default threshold
     b2 = runs["fix-build__Fb2"]
     assert (b2.success, b2.reward, b2.source_format) == (False, 0.5, "claude-code")
@@ -139,10 +185,24 @@ def test_success_threshold_applies_to_numeric_rewards() -> None:
 
 def test_no_secret_from_a_harbor_config_reaches_a_run(tmp_path: Path) -> None:
     runs = list(runs_of("job_mixed").values())
-    text = json.dumps([{"extra": r.extra, "flags": r.flags, "warnings": r.warnings, "model": r.model,
-                        "harness": r.harness} for r in runs], default=str)
-    assert SECRET not in text and "OPENAI_API_KEY" not in text and "env" not in json.dumps(
-        [r.extra.get("trial") for r in runs])
+    text = json.dumps(
+        [
+            {
+                "extra": r.extra,
+                "flags": r.flags,
+                "warnings": r.warnings,
+                "model": r.model,
+                "harness": r.harness,
+            }
+            for r in runs
+        ],
+        default=str,
+    )
+    assert (
+        SECRET not in text
+        and "OPENAI_API_KEY" not in text
+        and "env" not in json.dumps([r.extra.get("trial") for r in runs])
+    )
     out = tmp_path / "runs.jsonl"
     write_runs(out, runs)
     assert SECRET not in out.read_text()
@@ -160,7 +220,9 @@ def test_swebench_experiments_submission_model_and_a_report_listing_runs_twice()
     assert one.success_from is not None and one.success_from.endswith("results/results.json")
     assert (two.success, two.reward) == (False, 0.0)
     # resolved and unresolved at once: the report contradicts itself, the outcome is unknown
-    assert three.success is None and any("as resolved and as not resolved" in w for w in three.warnings)
+    assert three.success is None and any(
+        "as resolved and as not resolved" in w for w in three.warnings
+    )
 
 
 def test_mini_swe_agent_predictions_and_evaluation_reports() -> None:
@@ -168,7 +230,10 @@ def test_mini_swe_agent_predictions_and_evaluation_reports() -> None:
     assert set(runs) == {"demo__calc-1", "demo__calc-2", "demo__calc-4"}  # the summary is a sidecar
     # the harness summary is named after the model in preds.json: <model>.<run_id>.json
     assert runs["demo__calc-1"].success is True
-    assert runs["demo__calc-1"].success_from == "swe-bench report: mini_eval/openai__gpt-4o-mini.eval1.json"
+    assert (
+        runs["demo__calc-1"].success_from
+        == "swe-bench report: mini_eval/openai__gpt-4o-mini.eval1.json"
+    )
     assert runs["demo__calc-2"].success is False  # error_ids count as not resolved
     # a per-instance report under logs/run_evaluation/<run>/<model>/<id>/
     assert runs["demo__calc-4"].success is True
@@ -178,15 +243,24 @@ def test_mini_swe_agent_predictions_and_evaluation_reports() -> None:
 def test_evaluation_reports_are_the_files_named_like_reports(tmp_path: Path) -> None:
     """A folder's reports: ``*report*.json`` and ``results.json`` beside the logs, any
     ``*result*.json`` under ``results/``; never a trajectory, another file or a folder."""
-    for name in ("b.report.json", "results.json", "a_report.json", "x.traj.json", "notes.txt",
-                 "result.json", "report.jsonl"):
+    for name in (
+        "b.report.json",
+        "results.json",
+        "a_report.json",
+        "x.traj.json",
+        "notes.txt",
+        "result.json",
+        "report.jsonl",
+    ):
         (tmp_path / name).write_text("{}")
     (tmp_path / "folder_report.json").mkdir()
     (tmp_path / "results").mkdir()
     (tmp_path / "results" / "run_result.json").write_text("{}")
     (tmp_path / "results" / "other.json").write_text("{}")
     assert _report_files(tmp_path) == [
-        tmp_path / "a_report.json", tmp_path / "b.report.json", tmp_path / "results.json",
+        tmp_path / "a_report.json",
+        tmp_path / "b.report.json",
+        tmp_path / "results.json",
         tmp_path / "results" / "run_result.json",
     ]
 
@@ -194,7 +268,12 @@ def test_evaluation_reports_are_the_files_named_like_reports(tmp_path: Path) -> 
 def test_atif_metadata_json_beside_the_trajectory() -> None:
     runs = runs_of("atif_meta")
     one, two = runs["meta-1"], runs["meta-2"]
-    assert (one.success, one.reward, one.task_family, one.harness) == (False, 0.5, "sdlc_debug", "claude-code")
+    assert (one.success, one.reward, one.task_family, one.harness) == (
+        False,
+        0.5,
+        "sdlc_debug",
+        "claude-code",
+    )
     assert one.success_from == "metadata.json: atif_meta/t1/metadata.json"
     # passed: false with no reward; the model the log left empty comes from the metadata
     assert (two.success, two.reward, two.model) == (False, None, "claude-sonnet-4-6")
@@ -213,11 +292,25 @@ def test_terminal_bench_1_trials() -> None:
 @pytest.mark.parametrize(
     ("doc", "expected"),
     [
-        ({"a": {"resolved": True}, "b": {"resolved": False}, "c": {"x": 1}}, {"a": True, "b": False}),
-        ({"resolved_ids": ["a", "a"], "unresolved_ids": ["b"], "error_ids": ["c"], "empty_patch_ids": ["d"],
-          "incomplete_ids": ["e"], "completed_ids": ["a", "b", "f"]},
-         {"a": True, "b": False, "c": False, "d": False, "f": False}),
-        ({"resolved": ["a"], "no_generation": ["b"], "applied": ["a", "c"]}, {"a": True, "b": False, "c": False}),
+        (
+            {"a": {"resolved": True}, "b": {"resolved": False}, "c": {"x": 1}},
+            {"a": True, "b": False},
+        ),
+        (
+            {
+                "resolved_ids": ["a", "a"],
+                "unresolved_ids": ["b"],
+                "error_ids": ["c"],
+                "empty_patch_ids": ["d"],
+                "incomplete_ids": ["e"],
+                "completed_ids": ["a", "b", "f"],
+            },
+            {"a": True, "b": False, "c": False, "d": False, "f": False},
+        ),
+        (
+            {"resolved": ["a"], "no_generation": ["b"], "applied": ["a", "c"]},
+            {"a": True, "b": False, "c": False},
+        ),
         ({"resolved_ids": ["a"], "unresolved_ids": ["a"]}, {"a": None}),
         ({"accuracy": 0.5}, {}),
         ([1, 2], {}),
@@ -232,8 +325,10 @@ def test_read_submission_yaml_both_layouts(tmp_path: Path) -> None:
     old.write_text("name: SWE-agent + GPT 4\noss: true\nsite: https://x\n")
     assert read_submission_yaml(old) == {"name": "SWE-agent + GPT 4"}
     new = tmp_path / "new.yaml"
-    new.write_text("info:\n  name: 'Agent X'\n  site: y\ntags:\n  model:\n  - claude-3-5\n  - gpt-4o\n"
-                   "  org:\n  - Acme\n")
+    new.write_text(
+        "info:\n  name: 'Agent X'\n  site: y\ntags:\n  model:\n  - claude-3-5\n  - gpt-4o\n"
+        "  org:\n  - Acme\n"
+    )
     assert read_submission_yaml(new) == {"name": "Agent X", "models": ["claude-3-5", "gpt-4o"]}
     inline = tmp_path / "inline.yaml"
     inline.write_text("tags:\n  model: [m1, 'm2']\n")
@@ -243,8 +338,12 @@ def test_read_submission_yaml_both_layouts(tmp_path: Path) -> None:
 def test_a_broken_sidecar_is_a_warning_not_an_error(tmp_path: Path) -> None:
     trial = tmp_path / "t__1"
     (trial / "agent").mkdir(parents=True)
-    (trial / "agent" / "trajectory.json").write_bytes((JOB / "fix-build__Fe5/agent/trajectory.json").read_bytes())
-    (trial / "config.json").write_text(json.dumps({"trial_name": "t__1", "agent": {"name": "x"}, "task": {}}))
+    (trial / "agent" / "trajectory.json").write_bytes(
+        (JOB / "fix-build__Fe5/agent/trajectory.json").read_bytes()
+    )
+    (trial / "config.json").write_text(
+        json.dumps({"trial_name": "t__1", "agent": {"name": "x"}, "task": {}})
+    )
     (trial / "result.json").write_text('{"trial_name": "t__1", ')
     (trial / "verifier").mkdir()
     (trial / "verifier" / "reward.txt").write_text("high\n")
@@ -268,7 +367,9 @@ def test_labels_csv_win_over_sidecars_and_say_so() -> None:
     b2 = runs["fix-build__Fb2"]  # by path (relative to the labels file), reward only
     assert (b2.success, b2.reward, b2.success_from) == (False, 0.25, "labels labels/labels.csv:4")
     assert [(r.line, r.run_id) for r in labels.unmatched()] == [(5, "no-such-run")]
-    assert runs["fix-build__Fa1"].success_from == "harbor reward: job_mixed/fix-build__Fa1/result.json"
+    assert (
+        runs["fix-build__Fa1"].success_from == "harbor reward: job_mixed/fix-build__Fa1/result.json"
+    )
 
 
 def test_labels_json_mapping_and_jsonl() -> None:
@@ -293,7 +394,9 @@ def test_labels_by_path_and_task_pick_one_run_of_a_many_run_file(tmp_path: Path)
     write_runs(log, runs)
     labels_file = tmp_path / "l.csv"
     labels_file.write_text("path,task_id,success\nmany.jsonl,1,true\nmany.jsonl,,false\n")
-    got = {r.task_id: r.success for r in load(log, outcomes=Outcomes(labels=load_labels(labels_file)))}
+    got = {
+        r.task_id: r.success for r in load(log, outcomes=Outcomes(labels=load_labels(labels_file)))
+    }
     assert got == {"0": False, "1": True, "2": False}  # the more specific row wins
 
 
@@ -302,7 +405,11 @@ def test_labels_that_disagree_label_nothing(tmp_path: Path) -> None:
     labels_file.write_text("run_id,success\nfix-build__Fa1,1\nfix-build__Fa1,0\n")
     runs = runs_of("job_mixed/fix-build__Fa1", outcomes=Outcomes(labels=load_labels(labels_file)))
     run = runs["fix-build__Fa1"]
-    assert run.success is True and run.success_from is not None and run.success_from.startswith("harbor")
+    assert (
+        run.success is True
+        and run.success_from is not None
+        and run.success_from.startswith("harbor")
+    )
     assert any("lines 2, 3 disagree" in w for w in run.warnings)
 
 
@@ -349,7 +456,9 @@ def test_labels_file_edge_cases(tmp_path: Path) -> None:
 
 def test_paths_in_labels_resolve_from_the_labels_folder_or_the_cwd(tmp_path: Path) -> None:
     labels_file = tmp_path / "l.csv"
-    target = os.path.relpath(JOB / "fix-build__Fd4/agent/mini-swe-agent.trajectory.json", Path.cwd())
+    target = os.path.relpath(
+        JOB / "fix-build__Fd4/agent/mini-swe-agent.trajectory.json", Path.cwd()
+    )
     labels_file.write_text(f"path,success\n{target},1\n")
     runs = runs_of("job_mixed/fix-build__Fd4", outcomes=Outcomes(labels=load_labels(labels_file)))
     assert runs["fix-build__Fd4"].success is True
@@ -358,15 +467,21 @@ def test_paths_in_labels_resolve_from_the_labels_folder_or_the_cwd(tmp_path: Pat
 def test_a_label_the_log_derived_from_a_reward_follows_the_threshold(tmp_path: Path) -> None:
     from tests.helpers import write_trace
 
-    log = write_trace(tmp_path / "r.jsonl", {"run_id": "r", "success": False, "reward": 0.5,
-                                             "success_from": "tau-bench reward"}, [])
+    log = write_trace(
+        tmp_path / "r.jsonl",
+        {"run_id": "r", "success": False, "reward": 0.5, "success_from": "tau-bench reward"},
+        [],
+    )
     (default,) = load(log)
     assert (default.success, default.reward) == (False, 0.5)
     (run,) = load(log, outcomes=Outcomes(success_threshold=0.5))
     assert (run.success, run.success_from) == (True, "tau-bench reward")
     # a verdict the log states (not from a reward) is kept whatever the threshold
-    log = write_trace(tmp_path / "v.jsonl", {"run_id": "v", "success": False, "reward": 0.5,
-                                             "success_from": "openhands resolved"}, [])
+    log = write_trace(
+        tmp_path / "v.jsonl",
+        {"run_id": "v", "success": False, "reward": 0.5, "success_from": "openhands resolved"},
+        [],
+    )
     (run,) = load(log, outcomes=Outcomes(success_threshold=0.5))
     assert run.success is False
 
@@ -376,5 +491,7 @@ def test_the_python_api_reads_outcomes_and_labels() -> None:
 
     runs = {r.run_id: r for r in efc_tui.load_all("job_mixed", success_threshold=0.5)}
     assert len(runs) == 5 and runs["fix-build__Fb2"].success is True
-    run = efc_tui.load("job_mixed/fix-build__Fa1/agent/trajectory.json", labels="labels/labels.json")
+    run = efc_tui.load(
+        "job_mixed/fix-build__Fa1/agent/trajectory.json", labels="labels/labels.json"
+    )
     assert (run.success, run.success_from) == (False, "labels labels/labels.json:2")

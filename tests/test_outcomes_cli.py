@@ -41,7 +41,12 @@ def test_score_jsonl_and_csv_carry_the_outcome_and_how_the_run_ended() -> None:
     rows = jsonl(r.stdout)
     assert len(rows) == 5 and SECRET not in r.stdout + r.stderr
     a1, c3 = rows["fix-build__Fa1"], rows["fix-build__Fc3"]
-    assert (a1["success"], a1["reward"], a1["harness"], a1["task_id"]) == (True, 1.0, "claude-code", "fix-build")
+    assert (a1["success"], a1["reward"], a1["harness"], a1["task_id"]) == (
+        True,
+        1.0,
+        "claude-code",
+        "fix-build",
+    )
     assert a1["success_from"] == "harbor reward: job_mixed/fix-build__Fa1/result.json"
     assert (c3["success"], c3["reward"], c3["exit_status"]) == (None, None, "AgentTimeoutError")
     assert rows["fix-build__Fd4"]["cost_usd"] == pytest.approx(0.01)
@@ -74,9 +79,14 @@ def test_labels_option_wins_and_names_labels_for_runs_that_do_not_exist() -> Non
     assert r.exit_code == 0, r.output
     rows = jsonl(r.stdout)
     assert (rows["fix-build__Fc3"]["success"], rows["fix-build__Fc3"]["success_from"]) == (
-        True, "labels labels/labels.csv:2")
+        True,
+        "labels labels/labels.csv:2",
+    )
     assert rows["demo__calc-2"]["success"] is True
-    assert "labels/labels.csv: 1 label(s) name no run that was read: line 5 (run_id no-such-run)" in r.stderr
+    assert (
+        "labels/labels.csv: 1 label(s) name no run that was read: line 5 (run_id no-such-run)"
+        in r.stderr
+    )
 
 
 def test_success_threshold_option() -> None:
@@ -92,12 +102,16 @@ def test_every_command_that_uses_labels_takes_them_and_rejects_a_malformed_file(
 ) -> None:
     r = invoke(command, "--help")
     assert "--labels" in r.stdout and "--success-threshold" in r.stdout
-    extra = {"fit": ["-o", tmp_path / "f.json"], "calibrate": ["-o", tmp_path / "e.json"],
-             "export": ["-o", tmp_path / "x.json"]}.get(command, [])
+    extra = {
+        "fit": ["-o", tmp_path / "f.json"],
+        "calibrate": ["-o", tmp_path / "e.json"],
+        "export": ["-o", tmp_path / "x.json"],
+    }.get(command, [])
     r = invoke(command, "job_mixed", *extra, "--labels", "labels/bad_success.csv")
     assert r.exit_code == 2
     assert r.stderr.strip() == (
-        "efc-tui: error: labels/bad_success.csv:3: success 'maybe' is not true/false, 1/0, yes/no or blank")
+        "efc-tui: error: labels/bad_success.csv:3: success 'maybe' is not true/false, 1/0, yes/no or blank"
+    )
 
 
 def test_open_reads_runs_with_their_outcome_and_labels() -> None:
@@ -108,7 +122,11 @@ def test_open_reads_runs_with_their_outcome_and_labels() -> None:
     tui = EfcApp([Path("job_mixed")], outcomes=Outcomes(labels=load_labels("labels/labels.json")))
     assert len(tui.paths) == 5 and tui.use_picker
     (run,) = list(tui.read_runs(tui.paths[0]))
-    assert (run.run_id, run.success, run.success_from) == ("fix-build__Fa1", False, "labels labels/labels.json:2")
+    assert (run.run_id, run.success, run.success_from) == (
+        "fix-build__Fa1",
+        False,
+        "labels labels/labels.json:2",
+    )
 
 
 # --------------------------------------------------------------------------- issue 17 item 4
@@ -119,8 +137,12 @@ def test_a_folder_of_unreadable_logs_exits_2_naming_them() -> None:
     assert r.exit_code == 2 and r.stdout == ""
     for name in ("session-001.jsonl", "run_trajectory.json", "dump.json"):
         assert f"{name}: looks like an agent log, but no reader recognizes it" in r.stderr
-    assert "efc-tui: error: no runs in unreadable_logs: 3 agent log(s) could not be read" in r.stderr
-    assert "notes.txt: looks like" not in r.stderr and "skipped: unreadable_logs/notes.txt" in r.stderr
+    assert (
+        "efc-tui: error: no runs in unreadable_logs: 3 agent log(s) could not be read" in r.stderr
+    )
+    assert (
+        "notes.txt: looks like" not in r.stderr and "skipped: unreadable_logs/notes.txt" in r.stderr
+    )
     r = invoke("validate", "unreadable_logs")
     assert r.exit_code == 2 and "dump.json: looks like an agent log" in r.stderr
     assert "notes.txt: skipped" in r.stdout
@@ -129,13 +151,22 @@ def test_a_folder_of_unreadable_logs_exits_2_naming_them() -> None:
 def test_a_trial_whose_logs_no_reader_knows_is_named() -> None:
     r = invoke("score", "job_unreadable")
     assert r.exit_code == 2
-    assert "no runs in job_unreadable: 1 trial(s) hold logs no reader recognizes: job_unreadable/fix-build__X1" in r.stderr
+    assert (
+        "no runs in job_unreadable: 1 trial(s) hold logs no reader recognizes: job_unreadable/fix-build__X1"
+        in r.stderr
+    )
     r = invoke("validate", "job_unreadable", "job_mixed")
-    assert r.exit_code == 2 and "fix-build__X1: a trial whose logs no reader recognizes (openclaw-output.txt)" in r.stderr
+    assert (
+        r.exit_code == 2
+        and "fix-build__X1: a trial whose logs no reader recognizes (openclaw-output.txt)"
+        in r.stderr
+    )
     # with readable runs beside it, the trial is a warning and counted in the summary
     r = invoke("score", "job_unreadable", "job_mixed", "--jsonl")
     assert r.exit_code == 0 and len(r.stdout.splitlines()) == 5
-    assert "5 run(s) read; 1 agent log(s) could not be read: job_unreadable/fix-build__X1" in r.stderr
+    assert (
+        "5 run(s) read; 1 agent log(s) could not be read: job_unreadable/fix-build__X1" in r.stderr
+    )
 
 
 def test_readable_runs_beside_unreadable_logs_exit_0_with_a_count(tmp_path: Path) -> None:
@@ -154,7 +185,9 @@ def test_readable_runs_beside_unreadable_logs_exit_0_with_a_count(tmp_path: Path
 def test_validate_lists_sidecars_and_the_logs_of_a_trial_it_did_not_read() -> None:
     r = invoke("validate", "job_mixed")
     assert r.exit_code == 0, r.output
-    assert "job_mixed/fix-build__Fa1/agent/trajectory.json: ok: atif, 1 run(s), 4 event(s)" in r.stdout
+    assert (
+        "job_mixed/fix-build__Fa1/agent/trajectory.json: ok: atif, 1 run(s), 4 event(s)" in r.stdout
+    )
     assert "  same trial, not read: job_mixed/fix-build__Fa1/agent/claude-code.txt" in r.stdout
     assert "job_mixed/fix-build__Fa1/verifier/reward.txt: sidecar" in r.stdout
     assert "skipped" not in r.stdout
@@ -175,8 +208,16 @@ def test_the_replay_loader_applies_labels_both_ways_it_reads(tmp_path: Path) -> 
     assert native.progressive
     first, head = [u for u in native.updates() if isinstance(u, Header)]
     assert first.run.success_from is None  # the trace's own label, False
-    assert (head.run.success, head.run.reward, head.run.success_from) == (True, 0.9, f"labels {labels}:2")
+    assert (head.run.success, head.run.reward, head.run.success_from) == (
+        True,
+        0.9,
+        f"labels {labels}:2",
+    )
     # any other log is read whole, through parsers.load
     trial = RunLoader(Path("job_mixed/fix-build__Fc3/agent/trajectory.json"), outcomes=outcomes)
     (head,) = [u for u in trial.updates() if isinstance(u, Header)]
-    assert (head.run.run_id, head.run.success, head.run.exit_status) == ("fix-build__Fc3", True, "AgentTimeoutError")
+    assert (head.run.run_id, head.run.success, head.run.exit_status) == (
+        "fix-build__Fc3",
+        True,
+        "AgentTimeoutError",
+    )

@@ -28,14 +28,26 @@ from efc_tui.parsers._values import (
 # --------------------------------------------------------------------------- values
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    ("-5", -5),  # _messages said None: exit codes are negative (killed by a signal: -9)
-    (-9, -9),
-    ("1200", 1200), (" 7 ", 7), ("3.0", 3), (3.0, 3),
-    (12.5, None),  # _messages truncated to 12: a non-integer is not an integer field
-    ("12.5", None), ("1e3", None), ("", None), ("x", None),
-    (True, None), (None, None), (float("nan"), None), (float("inf"), None),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("-5", -5),  # _messages said None: exit codes are negative (killed by a signal: -9)
+        (-9, -9),
+        ("1200", 1200),
+        (" 7 ", 7),
+        ("3.0", 3),
+        (3.0, 3),
+        (12.5, None),  # _messages truncated to 12: a non-integer is not an integer field
+        ("12.5", None),
+        ("1e3", None),
+        ("", None),
+        ("x", None),
+        (True, None),
+        (None, None),
+        (float("nan"), None),
+        (float("inf"), None),
+    ],
+)
 def test_as_int(value: object, expected: int | None) -> None:
     assert as_int(value) == expected
 
@@ -50,7 +62,13 @@ def test_strings_have_one_meaning_each() -> None:
     assert (as_str("a"), as_str(5), as_str(None), as_str("")) == ("a", "", "", "")
     assert (opt_str("a"), opt_str(""), opt_str(5)) == ("a", None, None)
     # identifiers some formats write as numbers (tau-bench task ids, Inspect sample ids)
-    assert (id_str(42), id_str("t-1"), id_str(""), id_str(True), id_str(1.5)) == ("42", "t-1", None, None, None)
+    assert (id_str(42), id_str("t-1"), id_str(""), id_str(True), id_str(1.5)) == (
+        "42",
+        "t-1",
+        None,
+        None,
+        None,
+    )
 
 
 def test_as_float_reads_numeric_strings() -> None:
@@ -70,19 +88,22 @@ def test_parse_json_text() -> None:
 T = 1756860439.293123  # 2025-09-03T00:47:19.293123Z
 
 
-@pytest.mark.parametrize("value", [
-    T,                      # seconds
-    1756860439293.123,      # milliseconds
-    1756860439293123,       # microseconds: _chat read this 1000x too large (as ms)
-    1756860439293123000,    # nanoseconds
-    "1756860439293123000",  # OTLP startTimeUnixNano, a decimal string
-    "2025-09-03T00:47:19.293123Z",
-    "2025-09-03T00:47:19.293123z",
-    "2025-09-03T02:47:19.293123+02:00",
-    "2025-09-03T00:47:19.293123",  # naive: UTC
-    "2025-09-03T00:47:19.293123456Z",  # nanosecond fraction (Go)
-    [1756860439, 293123000],  # JS [seconds, nanos]
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        T,  # seconds
+        1756860439293.123,  # milliseconds
+        1756860439293123,  # microseconds: _chat read this 1000x too large (as ms)
+        1756860439293123000,  # nanoseconds
+        "1756860439293123000",  # OTLP startTimeUnixNano, a decimal string
+        "2025-09-03T00:47:19.293123Z",
+        "2025-09-03T00:47:19.293123z",
+        "2025-09-03T02:47:19.293123+02:00",
+        "2025-09-03T00:47:19.293123",  # naive: UTC
+        "2025-09-03T00:47:19.293123456Z",  # nanosecond fraction (Go)
+        [1756860439, 293123000],  # JS [seconds, nanos]
+    ],
+)
 def test_parse_time_units(value: object) -> None:
     assert parse_time(value) == pytest.approx(T, abs=1e-6)
 
@@ -97,31 +118,41 @@ def test_parse_time_rejects() -> None:
 
 def test_refusal_is_kept_from_its_refusal_field() -> None:
     # OpenAI writes {"type": "refusal", "refusal": ...}: _chat read its "text" and dropped it
-    assert text_of([{"type": "refusal", "refusal": "I can't help with that."}]) == "I can't help with that."
+    assert (
+        text_of([{"type": "refusal", "refusal": "I can't help with that."}])
+        == "I can't help with that."
+    )
     assert text_of({"type": "refusal", "text": "no"}) == "no"
 
 
 def test_reasoning_is_not_message_text() -> None:
-    blocks = [{"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": "done"},
-              {"type": "redacted_thinking", "data": "xx"}]
+    blocks = [
+        {"type": "thinking", "thinking": "hmm"},
+        {"type": "text", "text": "done"},
+        {"type": "redacted_thinking", "data": "xx"},
+    ]
     # _chat put thinking into the text; reasoning has its own place (extra["reasoning"])
     assert text_of(blocks) == "done"
     assert reasoning_of(blocks) == "hmm\n[redacted thinking]"
 
 
 def test_content_text_shapes() -> None:
-    text, images = content_text([
-        "plain",
-        {"type": "text", "text": {"value": "assistants"}},
-        {"type": "image_url", "image_url": {"url": "data:image/png;base64,QUJDRA=="}},
-        {"inlineData": {"mimeType": "audio/wav", "data": "QUJD"}},
-        {"type": "document", "source": {"data": "QUJDRA=="}},
-        {"type": "tool_use", "name": "bash", "input": {}},
-        {"type": "custom", "text": "kept"},
-    ])
+    text, images = content_text(
+        [
+            "plain",
+            {"type": "text", "text": {"value": "assistants"}},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,QUJDRA=="}},
+            {"inlineData": {"mimeType": "audio/wav", "data": "QUJD"}},
+            {"type": "document", "source": {"data": "QUJDRA=="}},
+            {"type": "tool_use", "name": "bash", "input": {}},
+            {"type": "custom", "text": "kept"},
+        ]
+    )
     # 8 base64 chars with 2 '=' -> 8*3/4 - 2 = 4 bytes; "QUJD" -> 3 bytes
-    assert text == ("plain\nassistants\n[image: image/png, 4 bytes]\n[audio: 3 bytes]\n"
-                    "[document: 4 bytes]\nkept")
+    assert text == (
+        "plain\nassistants\n[image: image/png, 4 bytes]\n[audio: 3 bytes]\n"
+        "[document: 4 bytes]\nkept"
+    )
     assert images == 1
 
 
@@ -129,9 +160,23 @@ def test_content_text_shapes() -> None:
 
 
 def test_finalize_flags_inferred_kind_and_classified_status() -> None:
-    fin = finalize([Draft(tool="bash", action="pytest -q", is_call=True, has_result=True,
-                          observation="FAILED t.py::a - assert 1 == 2\n=== 1 failed, 2 passed in 0.1s ===", exit_code=1, t_start=10, t_end=12,
-                          model_call=True, tokens_in=100, tokens_out=5)])
+    fin = finalize(
+        [
+            Draft(
+                tool="bash",
+                action="pytest -q",
+                is_call=True,
+                has_result=True,
+                observation="FAILED t.py::a - assert 1 == 2\n=== 1 failed, 2 passed in 0.1s ===",
+                exit_code=1,
+                t_start=10,
+                t_end=12,
+                model_call=True,
+                tokens_in=100,
+                tokens_out=5,
+            )
+        ]
+    )
     [e] = fin.events
     assert (e.kind, e.status) == (K.CHECK, S.ASSERTION_ERROR)
     assert e.flags == ("kind", "status")
@@ -139,14 +184,36 @@ def test_finalize_flags_inferred_kind_and_classified_status() -> None:
 
 def test_finalize_siblings_share_one_estimate() -> None:
     # one model response without usage, two parallel calls; the run has usage elsewhere
-    first = Draft(tool="bash", action="ls", is_call=True, has_result=True, observation="a" * 40,
-                  model_call=True, gen_text="think" + "\n" + "ls" + "\n" + "cat f")
-    sib = Draft(tool="bash", action="cat f", is_call=True, has_result=True, observation="b" * 20,
-                sibling=True)
-    other = Draft(tool="bash", action="x", is_call=True, has_result=True, observation="c",
-                  model_call=True, tokens_in=500, tokens_out=9)
-    sib2 = Draft(tool="bash", action="y", is_call=True, has_result=True, observation="d" * 80,
-                 sibling=True)
+    first = Draft(
+        tool="bash",
+        action="ls",
+        is_call=True,
+        has_result=True,
+        observation="a" * 40,
+        model_call=True,
+        gen_text="think" + "\n" + "ls" + "\n" + "cat f",
+    )
+    sib = Draft(
+        tool="bash",
+        action="cat f",
+        is_call=True,
+        has_result=True,
+        observation="b" * 20,
+        sibling=True,
+    )
+    other = Draft(
+        tool="bash",
+        action="x",
+        is_call=True,
+        has_result=True,
+        observation="c",
+        model_call=True,
+        tokens_in=500,
+        tokens_out=9,
+    )
+    sib2 = Draft(
+        tool="bash", action="y", is_call=True, has_result=True, observation="d" * 80, sibling=True
+    )
     fin = finalize([first, sib, other, sib2])
     # first: out = len("think\nls\ncat f") = 14 -> 3; in = 40 // 4 = 10
     # sibling of the estimated call: no output (it is in the first's), input 20 // 4 = 5
@@ -154,23 +221,60 @@ def test_finalize_siblings_share_one_estimate() -> None:
     assert [(e.tokens_in, e.tokens_out) for e in fin.events] == [(10, 3), (5, 0), (500, 9), (0, 0)]
     assert ["tokens" in e.flags for e in fin.events] == [True, True, False, False]
     assert (fin.tokens_in, fin.tokens_out) == (515, 12)
-    assert fin.flags == ["tokens: 1 model call(s) have no usage in the log; estimated at 4 chars/token",
-                         "wall time: the log records no timestamps or durations; counted as 0 s"]
+    assert fin.flags == [
+        "tokens: 1 model call(s) have no usage in the log; estimated at 4 chars/token",
+        "wall time: the log records no timestamps or durations; counted as 0 s",
+    ]
 
 
 def test_finalize_wall_time() -> None:
     drafts = [
         # the first event counts from its own start (its model call began at t=100)
-        Draft(tool="bash", action="ls", is_call=True, has_result=True, t_model=100, t_start=103,
-              t_end=104, model_call=True, tokens_in=1, tokens_out=1),
+        Draft(
+            tool="bash",
+            action="ls",
+            is_call=True,
+            has_result=True,
+            t_model=100,
+            t_start=103,
+            t_end=104,
+            model_call=True,
+            tokens_in=1,
+            tokens_out=1,
+        ),
         # a human answered at t=200: the wait is not the agent's
         Draft(observation="go on", t_start=200, idle=True),
-        Draft(tool="bash", action="make", is_call=True, has_result=True, t_start=202, t_end=210,
-              model_call=True, tokens_in=1, tokens_out=1),
+        Draft(
+            tool="bash",
+            action="make",
+            is_call=True,
+            has_result=True,
+            t_start=202,
+            t_end=210,
+            model_call=True,
+            tokens_in=1,
+            tokens_out=1,
+        ),
         # a parallel call that ended earlier adds nothing (running maximum)
-        Draft(tool="bash", action="pwd", is_call=True, has_result=True, t_start=202, t_end=205, sibling=True),
+        Draft(
+            tool="bash",
+            action="pwd",
+            is_call=True,
+            has_result=True,
+            t_start=202,
+            t_end=205,
+            sibling=True,
+        ),
         # a call with no time: 0 s and flagged; a message with no time is not flagged
-        Draft(tool="bash", action="x", is_call=True, has_result=True, model_call=True, tokens_in=1, tokens_out=1),
+        Draft(
+            tool="bash",
+            action="x",
+            is_call=True,
+            has_result=True,
+            model_call=True,
+            tokens_in=1,
+            tokens_out=1,
+        ),
         Draft(observation="note"),
     ]
     fin = finalize(drafts)
@@ -181,10 +285,25 @@ def test_finalize_wall_time() -> None:
 
 
 def test_finalize_no_result_spares_a_final_submission_and_sums_cost() -> None:
-    d1 = Draft(tool="bash", action="ls", is_call=True, model_call=True, tokens_in=3, tokens_out=1,
-               cost_usd=0.25)
-    d2 = Draft(tool="submit", action="done", is_call=True, kind=K.GENERATION, model_call=True,
-               tokens_in=3, tokens_out=1, cost_usd=0.5)
+    d1 = Draft(
+        tool="bash",
+        action="ls",
+        is_call=True,
+        model_call=True,
+        tokens_in=3,
+        tokens_out=1,
+        cost_usd=0.25,
+    )
+    d2 = Draft(
+        tool="submit",
+        action="done",
+        is_call=True,
+        kind=K.GENERATION,
+        model_call=True,
+        tokens_in=3,
+        tokens_out=1,
+        cost_usd=0.5,
+    )
     fin = finalize([d1, d2])
     assert [e.extra.get("no_result") for e in fin.events] == [True, None]
     assert fin.cost_usd == 0.75 and fin.events[1].extra["cost_usd"] == 0.5
@@ -194,9 +313,16 @@ def test_finalize_no_result_spares_a_final_submission_and_sums_cost() -> None:
 def test_builder_pairs_results_and_uses_the_command_hint() -> None:
     b = RunBuilder(Run(run_id="r", source_format="x"))
     b.message("find the bug", role="user", ts=1.0)
-    b.assistant("look first", [ToolCall("c1", "bash", {"command": "grep -n bug a.py"}),
-                               ToolCall("c2", "bash", {"command": "cat a.py"})],
-                usage=Usage(120, 30, cache_read=100, cost=0.01), t_start=2.0, t_end=3.0)
+    b.assistant(
+        "look first",
+        [
+            ToolCall("c1", "bash", {"command": "grep -n bug a.py"}),
+            ToolCall("c2", "bash", {"command": "cat a.py"}),
+        ],
+        usage=Usage(120, 30, cache_read=100, cost=0.01),
+        t_start=2.0,
+        t_end=3.0,
+    )
     b.result("c2", "x = 1", exit_code=0, ts=4.0)
     b.result("c1", "", exit_code=1, ts=5.0)
     b.result(None, "stray output", ts=6.0)

@@ -26,44 +26,63 @@ from tests.pilot import pilot_test, settle
 
 # -------------------------------------------------------------------------- close_prefix
 
-CompiledOrPython = pytest.mark.parametrize("impl", [
-    pytest.param(close_prefix, id="compiled", marks=pytest.mark.skipif(
-        _fast.speedups() is None, reason=f"compiled fast path: {_fast.STATUS}")),
-    pytest.param(_close_prefix, id="python"),
-])
+CompiledOrPython = pytest.mark.parametrize(
+    "impl",
+    [
+        pytest.param(
+            close_prefix,
+            id="compiled",
+            marks=pytest.mark.skipif(
+                _fast.speedups() is None, reason=f"compiled fast path: {_fast.STATUS}"
+            ),
+        ),
+        pytest.param(_close_prefix, id="python"),
+    ],
+)
 
 
-@pytest.mark.parametrize(("prefix", "closed"), [
-    # cut before the last comma of the longest open list; every open bracket closed
-    (b'{"a": 1, "ev": [{"x": 1}, {"x": 2}, {"x"', b'{"a": 1, "ev": [{"x": 1}, {"x": 2}]}'),
-    # brackets, commas, quotes and backslashes inside strings are text
-    (b'[{"a": "x\\"y,]"}, {"b": "[{"}, {"c', b'[{"a": "x\\"y,]"}, {"b": "[{"}]'),
-    # a prefix ending inside a string, or after a backslash in one
-    (b'{"m": [1, 2, 3, "abc', b'{"m": [1, 2, 3]}'),
-    (b'{"m": [1, 2, 3, "a\\', b'{"m": [1, 2, 3]}'),
-    # lists before objects: the list of events, not the object around it
-    (b'{"a": 1, "b": {"c": [1, 2, 3], "d": [4, 5, 6, 7', b'{"a": 1, "b": {"c": [1, 2, 3], "d": [4, 5, 6]}}'),
-    # the longest list: whole elements of it, not of a shorter list inside the last one
-    (b'[[1], [2], [3], [4, 5, 6', b'[[1], [2], [3]]'),
-    # no list of two elements yet: the outermost object's whole members
-    (b'{"info": {"k": 1}, "messages": [{"role": "user", "n": [1', b'{"info": {"k": 1}}'),
-    # the whole document fits: returned as it is (trailing bytes dropped)
-    (b'{"a": [1, 2]}  \n', b'{"a": [1, 2]}'),
-])
+@pytest.mark.parametrize(
+    ("prefix", "closed"),
+    [
+        # cut before the last comma of the longest open list; every open bracket closed
+        (b'{"a": 1, "ev": [{"x": 1}, {"x": 2}, {"x"', b'{"a": 1, "ev": [{"x": 1}, {"x": 2}]}'),
+        # brackets, commas, quotes and backslashes inside strings are text
+        (b'[{"a": "x\\"y,]"}, {"b": "[{"}, {"c', b'[{"a": "x\\"y,]"}, {"b": "[{"}]'),
+        # a prefix ending inside a string, or after a backslash in one
+        (b'{"m": [1, 2, 3, "abc', b'{"m": [1, 2, 3]}'),
+        (b'{"m": [1, 2, 3, "a\\', b'{"m": [1, 2, 3]}'),
+        # lists before objects: the list of events, not the object around it
+        (
+            b'{"a": 1, "b": {"c": [1, 2, 3], "d": [4, 5, 6, 7',
+            b'{"a": 1, "b": {"c": [1, 2, 3], "d": [4, 5, 6]}}',
+        ),
+        # the longest list: whole elements of it, not of a shorter list inside the last one
+        (b"[[1], [2], [3], [4, 5, 6", b"[[1], [2], [3]]"),
+        # no list of two elements yet: the outermost object's whole members
+        (b'{"info": {"k": 1}, "messages": [{"role": "user", "n": [1', b'{"info": {"k": 1}}'),
+        # the whole document fits: returned as it is (trailing bytes dropped)
+        (b'{"a": [1, 2]}  \n', b'{"a": [1, 2]}'),
+    ],
+)
 @CompiledOrPython
-def test_close_prefix_cuts_at_the_last_element_boundary(prefix: bytes, closed: bytes, impl: Any) -> None:
+def test_close_prefix_cuts_at_the_last_element_boundary(
+    prefix: bytes, closed: bytes, impl: Any
+) -> None:
     out = impl(prefix)
     assert out == closed
     orjson.loads(out)  # valid JSON
 
 
-@pytest.mark.parametrize("prefix", [
-    b'{"a": {"b": 1',  # no separator anywhere: nothing complete to keep
-    b"]",  # closes what was never opened
-    b'[1, 2}',  # closes with the wrong bracket
-    b'"just a string',
-    b"",
-])
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        b'{"a": {"b": 1',  # no separator anywhere: nothing complete to keep
+        b"]",  # closes what was never opened
+        b"[1, 2}",  # closes with the wrong bracket
+        b'"just a string',
+        b"",
+    ],
+)
 @CompiledOrPython
 def test_close_prefix_gives_up_on_what_it_cannot_cut(prefix: bytes, impl: Any) -> None:
     assert impl(prefix) is None
@@ -71,10 +90,14 @@ def test_close_prefix_gives_up_on_what_it_cannot_cut(prefix: bytes, impl: Any) -
 
 @CompiledOrPython
 def test_every_cut_of_a_document_closes_into_valid_json(impl: Any) -> None:
-    doc: dict[str, Any] = {"info": {"k": [1, {"z": "a,b]}"}]}, "messages": [
-        {"role": "user", "content": f"line {i} \\ \"quoted\" [x] {{y}}", "n": [i, i + 1]}
-        for i in range(20)
-    ], "tail": "end"}
+    doc: dict[str, Any] = {
+        "info": {"k": [1, {"z": "a,b]}"}]},
+        "messages": [
+            {"role": "user", "content": f'line {i} \\ "quoted" [x] {{y}}', "n": [i, i + 1]}
+            for i in range(20)
+        ],
+        "tail": "end",
+    }
     data = json.dumps(doc).encode()
     kept = 0
     for n in range(1, len(data)):
@@ -101,18 +124,36 @@ def _trajectory(path: Path, steps: int) -> Path:
     ]
     for t in range(steps):
         cmd = "python -m pytest tests/test_parser.py" if t % 3 == 0 else f"cat src/mod{t % 7}.py"
-        messages.append({
-            "role": "assistant",
-            "content": f"THOUGHT: step {t}, looking at the code.\n\n```bash\n{cmd}\n```",
-            "extra": {"response": {"usage": {"prompt_tokens": 100 + t, "completion_tokens": 20}}},
-        })
-        out = ("=== 1 failed, 3 passed in 0.1s ===" if t % 6 == 0 else "=== 4 passed in 0.1s ===") \
-            if t % 3 == 0 else f"def f{t}():\n    return {t}\n" * 5
-        messages.append({"role": "user", "content": f"<returncode>{int(t % 6 == 0)}</returncode>\n"
-                                                    f"<output>\n{out}\n</output>"})
-    doc = {"info": {"exit_status": "Submitted", "mini_version": "1.13.4",
-                    "config": {"model": {"model_name": "test-model"}}},
-           "messages": messages, "trajectory_format": "mini-swe-agent-1"}
+        messages.append(
+            {
+                "role": "assistant",
+                "content": f"THOUGHT: step {t}, looking at the code.\n\n```bash\n{cmd}\n```",
+                "extra": {
+                    "response": {"usage": {"prompt_tokens": 100 + t, "completion_tokens": 20}}
+                },
+            }
+        )
+        out = (
+            ("=== 1 failed, 3 passed in 0.1s ===" if t % 6 == 0 else "=== 4 passed in 0.1s ===")
+            if t % 3 == 0
+            else f"def f{t}():\n    return {t}\n" * 5
+        )
+        messages.append(
+            {
+                "role": "user",
+                "content": f"<returncode>{int(t % 6 == 0)}</returncode>\n"
+                f"<output>\n{out}\n</output>",
+            }
+        )
+    doc = {
+        "info": {
+            "exit_status": "Submitted",
+            "mini_version": "1.13.4",
+            "config": {"model": {"model_name": "test-model"}},
+        },
+        "messages": messages,
+        "trajectory_format": "mini-swe-agent-1",
+    }
     path.write_bytes(orjson.dumps(doc))
     return path
 
@@ -127,7 +168,11 @@ def test_a_preview_reads_the_first_elements_as_the_whole_read_does(tmp_path: Pat
     assert 10 < n < len(full.events)
     # every event but the last (whose result may be past the cut) is the whole read's
     assert run.events[: n - 1] == full.events[: n - 1]
-    assert (run.model, run.task_id, run.source_format) == (full.model, full.task_id, full.source_format)
+    assert (run.model, run.task_id, run.source_format) == (
+        full.model,
+        full.task_id,
+        full.source_format,
+    )
 
 
 def test_a_preview_of_a_short_file_or_a_line_format_is_the_whole_read(tmp_path: Path) -> None:
@@ -186,7 +231,7 @@ def _replay(updates: Sequence[object]) -> tuple[list[Event], list[Header]]:
             headers.append(u)
         elif isinstance(u, Events):
             if u.start is not None:
-                del shown[u.start:]
+                del shown[u.start :]
             shown.extend(u.events)
     return shown, headers
 
@@ -212,7 +257,8 @@ def _logs() -> list[Path]:
 
 @pytest.mark.parametrize("path", _logs(), ids=lambda p: p.name)
 def test_whatever_the_previews_show_the_load_ends_with_the_whole_read(
-    path: Path, monkeypatch: pytest.MonkeyPatch,
+    path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     size = path.stat().st_size
     monkeypatch.setattr(loading, "PREVIEW_BYTES", (max(64, size // 6), max(128, size // 2)))
@@ -233,18 +279,29 @@ def test_whatever_the_previews_show_the_load_ends_with_the_whole_read(
     assert updates[-1].flags == runs[0].flags
 
 
-def test_a_large_trajectory_is_shown_from_its_first_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_large_trajectory_is_shown_from_its_first_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = _trajectory(tmp_path / "run.traj.json", 2000)
     monkeypatch.setattr(loading, "PREVIEW_BYTES", (16 << 10, 128 << 10))
     [full] = load(path)
     updates = list(_unpainted(RunLoader(path)).updates())
-    kinds = [type(u).__name__ + ("(preview)" if getattr(u, "preview", False) else "") for u in updates]
+    kinds = [
+        type(u).__name__ + ("(preview)" if getattr(u, "preview", False) else "") for u in updates
+    ]
     # the header again once the first rows are painted, with the run's outcome (the preview
     # is read without: sidecars wait for the first frame), here the exit status the reader
     # keeps in ``extra``; and again after the whole read: the end of the document holds
     # trajectory_format
-    assert kinds == ["Header", "Events(preview)", "Header", "Events(preview)", "Header", "Events",
-                     "Loaded"]
+    assert kinds == [
+        "Header",
+        "Events(preview)",
+        "Header",
+        "Events(preview)",
+        "Header",
+        "Events",
+        "Loaded",
+    ]
     assert updates[0].run.exit_status is None  # type: ignore[union-attr]
     assert updates[2].run.exit_status == full.exit_status == "Submitted"  # type: ignore[union-attr]
     assert updates[4].run.extra["trajectory_format"] == "mini-swe-agent-1"  # type: ignore[union-attr]
@@ -263,7 +320,12 @@ def test_a_preview_holding_two_runs_opens_the_picker(monkeypatch: pytest.MonkeyP
     """A tau-bench results list of three tasks: the picker opens as soon as a preview shows
     a second run, without reading the rest; from the picker, run #1 ends as the whole
     read's run #1."""
-    src = FIXTURES / "formats" / "tau_bench" / "tool-calling-gpt-4o-0.0_range_0-3_user-gpt-4o-llm_0612073827.json"
+    src = (
+        FIXTURES
+        / "formats"
+        / "tau_bench"
+        / "tool-calling-gpt-4o-0.0_range_0-3_user-gpt-4o-llm_0612073827.json"
+    )
     runs = list(load(src))
     assert len(runs) == 3
     size = src.stat().st_size
@@ -280,7 +342,8 @@ def test_a_preview_holding_two_runs_opens_the_picker(monkeypatch: pytest.MonkeyP
 
 @pilot_test
 async def test_the_first_frame_already_shows_rows(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """One run: the replay screen is the app's first screen, and it takes the load's first
     rows before it is drawn, so the first frame Textual writes shows rows (not an empty
@@ -313,7 +376,8 @@ async def test_the_first_frame_already_shows_rows(
 
 @pilot_test
 async def test_work_after_the_first_frame_starts_even_if_no_frame_is_seen(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The fit and the preview's scoring start once a frame showing rows is written (the
     ledger says so). Should that never be seen (Textual drawing the rows from its cache),
@@ -354,7 +418,8 @@ async def test_work_after_the_first_frame_starts_even_if_no_frame_is_seen(
 
 @pilot_test
 async def test_the_app_shows_a_large_trajectory_before_reading_it_all(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from efc_tui.app.app import EfcApp
     from efc_tui.app.screens.replay import ReplayScreen

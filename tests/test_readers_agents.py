@@ -50,10 +50,13 @@ def calls(run: Run) -> int:
 
 # --------------------------------------------------------------------------- real files
 
+
 def test_every_real_file_of_our_formats_parses(real_fixtures: Path) -> None:
     expected = {
-        "mini-swe-agent": "mini-swe-agent", "swe-agent": "swe-agent",
-        "claude-code": "claude-code", "codex-rollout": "codex",
+        "mini-swe-agent": "mini-swe-agent",
+        "swe-agent": "swe-agent",
+        "claude-code": "claude-code",
+        "codex-rollout": "codex",
     }
     seen = 0
     for folder, reader in expected.items():
@@ -76,7 +79,9 @@ def test_mini_v1_text_mode(real_fixtures: Path) -> None:
     # system (no event), task (message), 3 x (assistant bash block + <returncode> reply)
     assert kinds(run) == ["message", "generation", "tool", "generation"]
     assert [e.action_text for e in run.events[1:]] == [
-        'echo "Hello, world!" > hello.txt', "cat hello.txt", "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT",
+        'echo "Hello, world!" > hello.txt',
+        "cat hello.txt",
+        "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT",
     ]
     assert calls(run) == 3
     assert statuses(run) == ["none"] * 4
@@ -118,7 +123,11 @@ def test_mini_v2_tool_calls_with_report(real_fixtures: Path) -> None:
     # the last command submits; the exit message carries the patch
     assert ev[41].kind is EventKind.GENERATION and ev[41].observation_text.startswith("diff --git")
     assert sum(e.tokens_in for e in ev) == 332906 and sum(e.tokens_out for e in ev) == 5196
-    assert ev[1].tokens_in == 1540 and ev[1].tokens_out == 85 and ev[1].extra["cache_read_tokens"] == 320
+    assert (
+        ev[1].tokens_in == 1540
+        and ev[1].tokens_out == 85
+        and ev[1].extra["cache_read_tokens"] == 320
+    )
     assert ev[1].extra["cost_usd"] == pytest.approx(0.00038626)
     # wall time: first timestamp to last, no event counted twice
     assert sum(e.wall_s for e in ev) == pytest.approx(256.2453827857971)
@@ -175,7 +184,10 @@ def test_claude_code_dedupes_usage_by_message_id(real_fixtures: Path) -> None:
     write = run.events[12]
     assert write.tool == "Write" and write.status is Status.OTHER
     assert run.events[14].kind is EventKind.REFLECT
-    assert run.model == "claude-sonnet-4-20250514" and run.task_id == "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
+    assert (
+        run.model == "claude-sonnet-4-20250514"
+        and run.task_id == "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
+    )
 
 
 def test_claude_code_inline_sidechains(real_fixtures: Path) -> None:
@@ -198,7 +210,9 @@ def test_claude_code_inline_sidechains(real_fixtures: Path) -> None:
 
 
 def test_claude_code_truncated_copy_and_summary_line(real_fixtures: Path) -> None:
-    run = one(real_fixtures / "claude-code" / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.first107lines.jsonl")
+    run = one(
+        real_fixtures / "claude-code" / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.first107lines.jsonl"
+    )
     assert run.extra["titles"] == ["Empty Repo Setup: CLAUDE.md Foundation Created"]
     assert not any(e.extra.get("compaction") for e in run.events)  # a title, not a compaction
     # the copy stops before two Task results and the last Bash result
@@ -207,16 +221,25 @@ def test_claude_code_truncated_copy_and_summary_line(real_fixtures: Path) -> Non
 
 
 def test_claude_code_semisynthetic_new_line_types(real_fixtures: Path) -> None:
-    run = one(real_fixtures / "claude-code" / "semisynthetic" / "agent-sessions_stage0_claude_small.jsonl")
+    run = one(
+        real_fixtures / "claude-code" / "semisynthetic" / "agent-sessions_stage0_claude_small.jsonl"
+    )
     errors = [e for e in run.events if e.kind is EventKind.ERROR]
     assert errors and all(e.status is Status.API_ERROR for e in errors)
-    assert [e.extra.get("http_status") for e in errors if e.extra.get("subtype") == "error"] == [429]
+    assert [e.extra.get("http_status") for e in errors if e.extra.get("subtype") == "error"] == [
+        429
+    ]
     assert sum(1 for e in run.events if e.extra.get("compaction")) == 3
     assert any(e.extra.get("images") == 1 for e in run.events)
 
 
 def test_codex_semisynthetic(real_fixtures: Path) -> None:
-    run = one(real_fixtures / "codex-rollout" / "semisynthetic" / "agent-sessions_stage0_codex_small.jsonl")
+    run = one(
+        real_fixtures
+        / "codex-rollout"
+        / "semisynthetic"
+        / "agent-sessions_stage0_codex_small.jsonl"
+    )
     assert run.task_id == "019fc8be-3658-7ca3-9e29-000000000000"
     assert run.model == "gpt-5.6-luna"
     # token_count: input 16341 (3584 cached), output 81, on the first call of the response
@@ -229,26 +252,55 @@ def test_codex_semisynthetic(real_fixtures: Path) -> None:
 
 # --------------------------------------------------------------------------- own fixtures
 
+
 def test_claude_interrupted_session() -> None:
     run = one(AGENTS / "claude_interrupted.jsonl")
     assert kinds(run) == [
-        "message", "check", "tool", "repair", "check", "message", "reflect", "message", "message",
-        "memory", "tool", "error",
+        "message",
+        "check",
+        "tool",
+        "repair",
+        "check",
+        "message",
+        "reflect",
+        "message",
+        "message",
+        "memory",
+        "tool",
+        "error",
     ]
     assert statuses(run) == [
-        "none", "assertion_error", "none", "none", "passed", "none", "none", "none", "none",
-        "none", "none", "api_error",
+        "none",
+        "assertion_error",
+        "none",
+        "none",
+        "passed",
+        "none",
+        "none",
+        "none",
+        "none",
+        "none",
+        "none",
+        "api_error",
     ]
     ev = run.events
     assert ev[1].checks is not None and (ev[1].checks.passed, ev[1].checks.failed) == (1, 1)
     assert ev[1].extra["thought"] == "I'll run the tests first."
     # parallel calls of one message: usage once, on the first
-    assert (ev[1].tokens_in, ev[1].tokens_out, ev[2].tokens_in, ev[2].tokens_out) == (1110, 40, 0, 0)
+    assert (ev[1].tokens_in, ev[1].tokens_out, ev[2].tokens_in, ev[2].tokens_out) == (
+        1110,
+        40,
+        0,
+        0,
+    )
     assert sum(e.tokens_in for e in ev) == 5341 and sum(e.tokens_out for e in ev) == 255
     assert ev[5].extra["images"] == 1 and "[image: image/png" in ev[5].observation_text
     assert "iVBOR" not in ev[5].observation_text  # base64 stays out of the text
     assert ev[7].extra["compaction"] and ev[8].extra["compaction"]
-    assert ev[9].memory_write is not None and "[in_progress] Add a subtraction test" in ev[9].memory_write
+    assert (
+        ev[9].memory_write is not None
+        and "[in_progress] Add a subtraction test" in ev[9].memory_write
+    )
     assert ev[10].extra["no_result"] is True
     # the truncated last line is a warning, not an error
     assert len(run.warnings) == 1 and "truncated last line" in run.warnings[0]
@@ -293,15 +345,38 @@ def test_non_utf8_in_json_documents(tmp_path: Path) -> None:
 def test_codex_session() -> None:
     run = one(AGENTS / "codex_session.jsonl")
     assert kinds(run) == [
-        "message", "message", "check", "tool", "plan", "repair", "check", "error", "reflect",
-        "message", "message", "tool",
+        "message",
+        "message",
+        "check",
+        "tool",
+        "plan",
+        "repair",
+        "check",
+        "error",
+        "reflect",
+        "message",
+        "message",
+        "tool",
     ]
     assert statuses(run) == [
-        "none", "none", "assertion_error", "none", "none", "none", "passed", "api_error", "none",
-        "none", "none", "none",
+        "none",
+        "none",
+        "assertion_error",
+        "none",
+        "none",
+        "none",
+        "passed",
+        "api_error",
+        "none",
+        "none",
+        "none",
+        "none",
     ]
     ev = run.events
-    assert ev[0].extra["context"] is True and ev[1].observation_text == "Fix the failing test in calc.py"
+    assert (
+        ev[0].extra["context"] is True
+        and ev[1].observation_text == "Fix the failing test in calc.py"
+    )
     assert ev[2].extra["thought"] == "**Running tests**"
     assert ev[2].extra["exit_code"] == 1 and ev[3].extra["exit_code"] == 0
     assert ev[4].plan == "Fix add()\n- [in_progress] Fix add()\n- [pending] Run the tests"
@@ -328,17 +403,32 @@ def test_codex_interrupted_session() -> None:
 def test_mini_v2_text_mode_format_error_timeout_and_report() -> None:
     run = one(AGENTS / "mini_with_report" / "demo__calc-1.traj.json")
     assert kinds(run) == ["message", "check", "error", "repair", "tool", "check", "generation"]
-    assert statuses(run) == ["none", "assertion_error", "static_reject", "none", "timeout", "passed", "none"]
+    assert statuses(run) == [
+        "none",
+        "assertion_error",
+        "static_reject",
+        "none",
+        "timeout",
+        "passed",
+        "none",
+    ]
     assert run.events[2].extra["format_error"] is True
     assert run.success is False and (run.success_from or "").endswith("report.json")
-    assert sum(e.tokens_in for e in run.events) == 7500 and sum(e.tokens_out for e in run.events) == 195
+    assert (
+        sum(e.tokens_in for e in run.events) == 7500
+        and sum(e.tokens_out for e in run.events) == 195
+    )
     assert run.model == "openai/gpt-4o-mini"
 
 
 def test_mini_parallel_tool_calls_and_missing_result() -> None:
     run = one(AGENTS / "mini_v2_parallel.traj.json")
     ev = run.events
-    assert [e.action_text for e in ev[1:]] == ["grep -rn 'def add' .", "ls -la", "python -c 'import calc'"]
+    assert [e.action_text for e in ev[1:]] == [
+        "grep -rn 'def add' .",
+        "ls -la",
+        "python -c 'import calc'",
+    ]
     # results arrive in the other order and are joined by tool_call_id
     assert ev[1].observation_text.endswith("./calc.py:1:def add(a, b):\n</output>")
     assert ev[2].observation_text.startswith("<returncode>0</returncode>\n<output>\ncalc.py")
@@ -354,7 +444,10 @@ def test_swe_agent_1x_fixture() -> None:
     assert statuses(run) == ["none", "none", "assertion_error", "none", "other"]
     assert run.model == "claude-3-7-sonnet-20250219"  # replay_config is a JSON string here
     assert run.task_id == "demo__calc-2"
-    assert sum(e.tokens_in for e in run.events) == 9000 and sum(e.tokens_out for e in run.events) == 300
+    assert (
+        sum(e.tokens_in for e in run.events) == 9000
+        and sum(e.tokens_out for e in run.events) == 300
+    )
     assert [e.wall_s for e in run.events] == [0.0, 0.5, 2.0, 0.3, 0.0]
 
 
@@ -424,13 +517,43 @@ def test_ten_megabyte_lines(tmp_path: Path) -> None:
     big = "x" * (10 * 1024 * 1024)
     base = {"sessionId": "s", "isSidechain": False, "timestamp": "2025-09-03T10:00:00Z"}
     lines = [
-        {**base, "type": "user", "uuid": "u1", "parentUuid": None, "message": {"role": "user", "content": "go"}},
-        {**base, "type": "assistant", "uuid": "a1", "parentUuid": "u1", "message": {
-            "id": "m1", "role": "assistant", "model": "claude-x",
-            "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "cat big"}}],
-            "usage": {"input_tokens": 1, "output_tokens": 2}}},
-        {**base, "type": "user", "uuid": "u2", "parentUuid": "a1", "message": {
-            "role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": big}]}},
+        {
+            **base,
+            "type": "user",
+            "uuid": "u1",
+            "parentUuid": None,
+            "message": {"role": "user", "content": "go"},
+        },
+        {
+            **base,
+            "type": "assistant",
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "model": "claude-x",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "t1",
+                        "name": "Bash",
+                        "input": {"command": "cat big"},
+                    }
+                ],
+                "usage": {"input_tokens": 1, "output_tokens": 2},
+            },
+        },
+        {
+            **base,
+            "type": "user",
+            "uuid": "u2",
+            "parentUuid": "a1",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t1", "content": big}],
+            },
+        },
     ]
     path = tmp_path / "big.jsonl"
     path.write_bytes(b"".join(_claude_line(o) for o in lines))
@@ -438,17 +561,38 @@ def test_ten_megabyte_lines(tmp_path: Path) -> None:
     assert len(run.events[1].observation_text) == len(big)
     # a 10 MB FIRST line: detection cannot parse it from the head and reads its text instead
     first = tmp_path / "first.jsonl"
-    first.write_bytes(b"".join(_claude_line(o) for o in [
-        {"parentUuid": None, **base, "type": "user", "uuid": "u0", "message": {"role": "user", "content": big}},
-        *lines[1:],
-    ]))
+    first.write_bytes(
+        b"".join(
+            _claude_line(o)
+            for o in [
+                {
+                    "parentUuid": None,
+                    **base,
+                    "type": "user",
+                    "uuid": "u0",
+                    "message": {"role": "user", "content": big},
+                },
+                *lines[1:],
+            ]
+        )
+    )
     assert detect(first).name == "claude-code"
     assert len(one(first).events[0].observation_text) == len(big)
     codex = tmp_path / "rollout.jsonl"
-    meta = {"timestamp": "2025-10-01T10:00:00.000Z", "type": "session_meta",
-            "payload": {"id": "abc", "base_instructions": {"text": big}}}
-    item = {"timestamp": "2025-10-01T10:00:01.000Z", "type": "response_item",
-            "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}}
+    meta = {
+        "timestamp": "2025-10-01T10:00:00.000Z",
+        "type": "session_meta",
+        "payload": {"id": "abc", "base_instructions": {"text": big}},
+    }
+    item = {
+        "timestamp": "2025-10-01T10:00:01.000Z",
+        "type": "response_item",
+        "payload": {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "hi"}],
+        },
+    }
     codex.write_bytes(orjson.dumps(meta) + b"\n" + orjson.dumps(item) + b"\n")
     assert detect(codex).name == "codex"
     assert one(codex).task_id == "abc"
@@ -478,6 +622,7 @@ def test_gzipped_session(tmp_path: Path) -> None:
 
 # --------------------------------------------------------------------------- helpers
 
+
 def test_parse_time() -> None:
     assert parse_time("2025-09-03T00:47:19.293Z") == pytest.approx(1756860439.293)
     assert parse_time("2025-09-03T00:47:19.2931234Z") == pytest.approx(1756860439.293123)
@@ -498,26 +643,43 @@ def test_apportion_is_exact() -> None:
 
 
 def test_content_text_blocks() -> None:
-    text, images = content_text([
-        {"type": "text", "text": "a"},
-        {"type": "image", "source": {"type": "base64", "media_type": "image/jpeg", "data": "QUJD"}},
-        {"type": "tool_result", "content": [{"type": "text", "text": "b"}]},
-        {"type": "weird"}, 3, None,
-    ])
+    text, images = content_text(
+        [
+            {"type": "text", "text": "a"},
+            {
+                "type": "image",
+                "source": {"type": "base64", "media_type": "image/jpeg", "data": "QUJD"},
+            },
+            {"type": "tool_result", "content": [{"type": "text", "text": "b"}]},
+            {"type": "weird"},
+            3,
+            None,
+        ]
+    )
     assert text == "a\n[image: image/jpeg, 3 bytes]\nb" and images == 1
     assert content_text(None) == ("", 0) and content_text("s") == ("s", 0)
 
 
 # --------------------------------------------------------------------------- shared classifier
 
+
 def test_classifier_grep_no_match_is_no_verdict() -> None:
     # exit 1 from grep / diff / test means "no", not "failed" (when the text shows no failure)
     assert classify_observation("", exit_code=1, command="grep -n foo bar.py")[0] is Status.NONE
-    assert classify_observation("", exit_code=1, command="cd src && grep -r x . 2>&1")[0] is Status.NONE
-    assert classify_observation("1c1\n< a\n---\n> b", exit_code=1, command="diff a b")[0] is Status.NONE
+    assert (
+        classify_observation("", exit_code=1, command="cd src && grep -r x . 2>&1")[0]
+        is Status.NONE
+    )
+    assert (
+        classify_observation("1c1\n< a\n---\n> b", exit_code=1, command="diff a b")[0]
+        is Status.NONE
+    )
     # a failure shown through the pipe still counts
-    tb = "Traceback (most recent call last):\n  File \"x.py\", line 1\nValueError: bad\n"
-    assert classify_observation(tb, exit_code=1, command="python x.py | grep -v warn")[0] is Status.RUNTIME_ERROR
+    tb = 'Traceback (most recent call last):\n  File "x.py", line 1\nValueError: bad\n'
+    assert (
+        classify_observation(tb, exit_code=1, command="python x.py | grep -v warn")[0]
+        is Status.RUNTIME_ERROR
+    )
     # other commands, exit 2 from grep, and no command: unchanged behaviour
     assert classify_observation("", exit_code=1, command="python x.py")[0] is Status.RUNTIME_ERROR
     assert classify_observation("", exit_code=2, command="grep x nofile")[0] is Status.RUNTIME_ERROR
@@ -535,6 +697,7 @@ def test_classifier_swe_agent_lint_rejection() -> None:
 
 # --------------------------------------------------------------------------- CLI
 
+
 def _real_or_own(real: Path | None) -> list[tuple[str, Path]]:
     own = [
         ("mini-swe-agent", AGENTS / "mini_v2_parallel.traj.json"),
@@ -548,7 +711,10 @@ def _real_or_own(real: Path | None) -> list[tuple[str, Path]]:
         ("mini-swe-agent", real / "mini-swe-agent" / "sqlfluff__sqlfluff-2419.traj.json"),
         ("swe-agent", real / "swe-agent" / "pydicom__pydicom-1458.traj"),
         ("claude-code", real / "claude-code" / "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"),
-        ("codex", real / "codex-rollout" / "semisynthetic" / "agent-sessions_stage0_codex_small.jsonl"),
+        (
+            "codex",
+            real / "codex-rollout" / "semisynthetic" / "agent-sessions_stage0_codex_small.jsonl",
+        ),
         *own,
     ]
 

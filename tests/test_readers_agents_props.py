@@ -72,8 +72,12 @@ def test_corruption_only_raises_input_error(fmt: str, edits: list[tuple[float, b
 
 # JSON that parses but has the wrong shapes: every field a reader touches replaced by junk.
 _JUNK = st.one_of(
-    st.none(), st.booleans(), st.integers(-5, 10**12), st.floats(allow_nan=True),
-    st.text(max_size=8), st.lists(st.integers(-5, 10**12), max_size=2),
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 10**12),
+    st.floats(allow_nan=True),
+    st.text(max_size=8),
+    st.lists(st.integers(-5, 10**12), max_size=2),
     st.dictionaries(st.text(max_size=3), st.integers(-5, 10**12), max_size=2),
 )
 
@@ -90,13 +94,27 @@ def test_wrong_field_types_in_a_line(fmt: str, junk: list[object], line: int) ->
         obj = orjson.loads(lines[i])
     except orjson.JSONDecodeError:
         return  # the truncated last line
-    keys = ["message", "content", "usage", "payload", "type", "timestamp", "toolUseResult", "info",
-            "arguments", "output", "call_id", "id"]
+    keys = [
+        "message",
+        "content",
+        "usage",
+        "payload",
+        "type",
+        "timestamp",
+        "toolUseResult",
+        "info",
+        "arguments",
+        "output",
+        "call_id",
+        "id",
+    ]
 
     def scramble(o: object, depth: int = 0) -> object:
         if isinstance(o, dict):
-            return {k: (junk[keys.index(k)] if k in keys and depth % 2 == 0 else scramble(v, depth + 1))
-                    for k, v in o.items()}
+            return {
+                k: (junk[keys.index(k)] if k in keys and depth % 2 == 0 else scramble(v, depth + 1))
+                for k, v in o.items()
+            }
         if isinstance(o, list):
             return [scramble(v, depth + 1) for v in o]
         return o
@@ -107,7 +125,8 @@ def test_wrong_field_types_in_a_line(fmt: str, junk: list[object], line: int) ->
 
 # SWE-agent's byte-level removal of "query" values equals parsing and then dropping them.
 _LEAF = st.one_of(
-    st.none(), st.integers(-3, 3),
+    st.none(),
+    st.integers(-3, 3),
     st.sampled_from(['a"b\\', "x]", "{[", '\\"query\\": [', "é", "\\", "query", "]}"]),
     st.text(max_size=5),
 )
@@ -123,17 +142,24 @@ _JSON = st.recursive(
 
 @settings(max_examples=200, deadline=None)
 @given(doc=_JSON, ascii_only=st.booleans(), indent=st.booleans())
-def test_swe_agent_query_stripping_matches_parsing(doc: object, ascii_only: bool, indent: bool) -> None:
+def test_swe_agent_query_stripping_matches_parsing(
+    doc: object, ascii_only: bool, indent: bool
+) -> None:
     import json
 
     from efc_tui.parsers.swe_agent import strip_queries
 
-    raw = json.dumps({"trajectory": [{"query": [doc], "x": doc}], "y": doc}, ensure_ascii=ascii_only,
-                     indent=1 if indent else None).encode()
+    raw = json.dumps(
+        {"trajectory": [{"query": [doc], "x": doc}], "y": doc},
+        ensure_ascii=ascii_only,
+        indent=1 if indent else None,
+    ).encode()
 
     def drop(o: object) -> object:
         if isinstance(o, dict):
-            return {k: (None if k == "query" and isinstance(v, list) else drop(v)) for k, v in o.items()}
+            return {
+                k: (None if k == "query" and isinstance(v, list) else drop(v)) for k, v in o.items()
+            }
         if isinstance(o, list):
             return [drop(v) for v in o]
         return o

@@ -22,7 +22,9 @@ F = FIXTURES / "formats"
 K = EventKind
 S = Status
 TAU = F / "tau_bench" / "tool-calling-gpt-4o-0.0_range_0-3_user-gpt-4o-llm_0612073827.json"
-TAU_REACT = F / "tau_bench" / "react-claude-3-5-sonnet-0.0_range_0-1_user-gpt-4o-llm_0101000000.json"
+TAU_REACT = (
+    F / "tau_bench" / "react-claude-3-5-sonnet-0.0_range_0-1_user-gpt-4o-llm_0101000000.json"
+)
 
 
 def runs(path: Path) -> list[Run]:
@@ -49,12 +51,23 @@ def test_tau_bench_one_run_per_entry_with_reward() -> None:
     assert detect(TAU).name == "tau-bench"
     done, half, crashed = runs(TAU)
     stem = TAU.name.removesuffix(".json")
-    assert [r.run_id for r in (done, half, crashed)] == [f"{stem}/0#0", f"{stem}/1#0", f"{stem}/2#1"]
+    assert [r.run_id for r in (done, half, crashed)] == [
+        f"{stem}/0#0",
+        f"{stem}/1#0",
+        f"{stem}/2#1",
+    ]
     assert [(r.task_id, r.reward, r.success) for r in (done, half, crashed)] == [
-        ("0", 1.0, True), ("1", 0.5, False), ("2", 0.0, False)]
+        ("0", 1.0, True),
+        ("1", 0.5, False),
+        ("2", 0.0, False),
+    ]
     assert {r.success_from for r in (done, half, crashed)} == {"tau-bench reward"}
     # tau-bench writes no model inside: run.py's file name says strategy, model, user model
-    assert (done.model, done.harness, done.extra["user_model"]) == ("gpt-4o", "tau-bench tool-calling", "gpt-4o")
+    assert (done.model, done.harness, done.extra["user_model"]) == (
+        "gpt-4o",
+        "tau-bench tool-calling",
+        "gpt-4o",
+    )
     assert any("file's name" in f for f in done.flags)
     # the simulated user's spend is not the agent's
     assert done.cost_usd is None and done.extra["user_cost_usd"] == 0.0021
@@ -72,7 +85,9 @@ def test_tau_bench_events() -> None:
     assert cancel.status is not S.NONE and cancel.status.severity < S.PASSED.severity
     # no usage, no timestamps in tau-bench: estimated and flagged
     assert all("tokens" in e.flags for e in done.events)
-    assert any("no token usage" in f for f in done.flags) and any("no timestamps" in f for f in done.flags)
+    assert any("no token usage" in f for f in done.flags) and any(
+        "no timestamps" in f for f in done.flags
+    )
 
 
 def test_tau_bench_crashed_entry_is_an_error_event() -> None:
@@ -85,7 +100,12 @@ def test_tau_bench_crashed_entry_is_an_error_event() -> None:
 
 def test_tau_bench_react_transcript() -> None:
     run = one(TAU_REACT)
-    assert (run.model, run.harness, run.success, run.task_id) == ("claude-3-5-sonnet", "tau-bench react", True, "7")
+    assert (run.model, run.harness, run.success, run.task_id) == (
+        "claude-3-5-sonnet",
+        "tau-bench react",
+        True,
+        "7",
+    )
     assert [e.kind for e in run.events] == [K.MESSAGE, K.TOOL, K.REFLECT, K.MESSAGE]
     call = run.events[1]
     # "Action: {...}" is the tool call, "API output: ..." its result, the Thought its thought
@@ -109,11 +129,26 @@ def test_cursor_stream_json() -> None:
     path = F / "cursor" / "session.jsonl"
     assert detect(path).name == "cursor-cli"
     run = one(path)
-    assert (run.run_id, run.model, run.exit_status, run.harness) == ("cur-1", "Sonnet 4.5", "success", "cursor-cli")
-    assert [e.kind for e in run.events] == [K.MESSAGE, K.CHECK, K.TOOL, K.REPAIR, K.MEMORY, K.REFLECT]
+    assert (run.run_id, run.model, run.exit_status, run.harness) == (
+        "cur-1",
+        "Sonnet 4.5",
+        "success",
+        "cursor-cli",
+    )
+    assert [e.kind for e in run.events] == [
+        K.MESSAGE,
+        K.CHECK,
+        K.TOOL,
+        K.REPAIR,
+        K.MEMORY,
+        K.REFLECT,
+    ]
     test, read, edit, todo, final = run.events[1:]
     assert (test.tool, test.action_text, test.status) == ("shell", "pytest -q", S.ASSERTION_ERROR)
-    assert test.extra["thought"] == "Running the tests first." and test.extra["reasoning"] == "Let me run the tests."
+    assert (
+        test.extra["thought"] == "Running the tests first."
+        and test.extra["reasoning"] == "Let me run the tests."
+    )
     assert (read.tool, read.observation_text) == ("read", "def add(a, b):\n    return a - b\n")
     assert edit.observation_text == "-    return a - b\n+    return a + b"
     assert todo.memory_write == "- [completed] fix add"
@@ -149,8 +184,13 @@ def test_claude_code_stream_json_console_capture() -> None:
     assert (bash.tokens_in, bash.tokens_out) == (10 + 2000, 40)
     assert totals(run) == (2010 + 2064, 48)
     assert run.cost_usd == 0.0123 and run.extra["num_turns"] == 2
-    assert run.extra["source_totals"] == {"tokens_in": 4074, "tokens_out": 48, "cache_tokens": 2000,
-                                          "cost_usd": 0.0123, "from": "claude-code.txt result line"}
+    assert run.extra["source_totals"] == {
+        "tokens_in": 4074,
+        "tokens_out": 48,
+        "cache_tokens": 2000,
+        "cost_usd": 0.0123,
+        "from": "claude-code.txt result line",
+    }
     assert not source_flags(run)
     assert "1 line(s) of console text (not JSON) skipped" in run.flags
 
@@ -214,7 +254,11 @@ def test_atif_follows_subtrajectories_beside_it() -> None:
 def test_openhands_evaluation_record() -> None:
     run = one(F / "openhands_eval" / "output.jsonl")
     assert (run.run_id, run.model, run.success, run.success_from) == (
-        "acme__widget-12", "openai/example-model", False, "openhands resolved")
+        "acme__widget-12",
+        "openai/example-model",
+        False,
+        "openhands resolved",
+    )
     assert run.extra["agent_class"] == "CodeActAgent"
     assert "sk-secret-not-kept" not in repr(run.extra)  # llm_config holds credentials
     assert totals(run) == (1900, 50) and not source_flags(run)
@@ -235,18 +279,31 @@ def test_openhands_record_longer_than_the_head(tmp_path: Path) -> None:
 
 def test_totals_from_counts_decides_where_the_cache_is() -> None:
     # cached tokens larger than the input cannot be part of it (OpenClaw on Harbor)
-    assert totals_from_counts(input_tokens=153481, cache_tokens=2803421, source="r")["tokens_in"] == 2956902
+    assert (
+        totals_from_counts(input_tokens=153481, cache_tokens=2803421, source="r")["tokens_in"]
+        == 2956902
+    )
     assert totals_from_counts(input_tokens=5000, cache_tokens=4000, source="r")["tokens_in"] == 5000
-    assert totals_from_counts(input_tokens=5000, cache_tokens=4000, source="r", cache_separate=True)[
-        "tokens_in"] == 9000
+    assert (
+        totals_from_counts(input_tokens=5000, cache_tokens=4000, source="r", cache_separate=True)[
+            "tokens_in"
+        ]
+        == 9000
+    )
 
 
 def test_source_totals_check_flags_each_mismatch_once() -> None:
     run = one(F / "claude_stream" / "claude-code.txt")
-    set_source_totals(run, totals_from_counts(input_tokens=3700, output_tokens=48, cost_usd=0.02,
-                                              source="result.json"))
+    set_source_totals(
+        run,
+        totals_from_counts(
+            input_tokens=3700, output_tokens=48, cost_usd=0.02, source="result.json"
+        ),
+    )
     # 4074 / 3700 - 1 = +10.1%; the cost is not compared: no call records one
-    assert source_flags(run) == ["source totals: tokens_in 4074 from the events, 3700 in result.json (+10.1%)"]
+    assert source_flags(run) == [
+        "source totals: tokens_in 4074 from the events, 3700 in result.json (+10.1%)"
+    ]
     # run again (another sidecar filled it): the flags are replaced, not repeated
     assert check_source_totals(run) == source_flags(run) and len(source_flags(run)) == 1
     run.extra["source_totals"] = {"tokens_in": 4074, "from": "result.json"}
@@ -271,7 +328,13 @@ def test_mini_swe_agent_cost_checked_against_instance_cost(tmp_path: Path) -> No
 
 # --------------------------------------------------------------------------- Terminal-Bench 1
 
-TB1_TRIAL = (F / "tb1_run" / "2025-06-01__10-00-00" / "hello-world" / "hello-world.1-of-1.2025-06-01__10-00-00")
+TB1_TRIAL = (
+    F
+    / "tb1_run"
+    / "2025-06-01__10-00-00"
+    / "hello-world"
+    / "hello-world.1-of-1.2025-06-01__10-00-00"
+)
 
 
 def test_terminal_bench_1_trial_recording() -> None:
@@ -279,11 +342,18 @@ def test_terminal_bench_1_trial_recording() -> None:
     assert detect(cast).name == "terminal-bench"
     run = one(cast)
     # the trial's identity, outcome and agent come from its results.json / run_metadata.json
-    assert (run.run_id, run.task_id, run.success) == ("hello-world.1-of-1.2025-06-01__10-00-00", "hello-world", True)
+    assert (run.run_id, run.task_id, run.success) == (
+        "hello-world.1-of-1.2025-06-01__10-00-00",
+        "hello-world",
+        True,
+    )
     assert (run.harness, run.model) == ("terminus", "anthropic/claude-3-7-sonnet-latest")
     assert [e.kind for e in run.events] == [K.MESSAGE, K.GENERATION, K.TOOL, K.TOOL, K.REFLECT]
     first_screen, echo, cat, check, done = run.events
-    assert first_screen.observation_text == "root@c0ffee:/app# " and first_screen.extra["role"] == "environment"
+    assert (
+        first_screen.observation_text == "root@c0ffee:/app# "
+        and first_screen.extra["role"] == "environment"
+    )
     # episode 1: two commands, the screen read once after both: the output is the last one's
     assert (echo.action_text, echo.observation_text) == ("echo 'Hello, world!' > hello.txt\n", "")
     assert echo.extra["thought"] == "Empty prompt in /app.\nCreate the file, then check it."
@@ -311,7 +381,10 @@ def runs_in(folder: Path) -> list[Run]:
 def test_terminal_bench_typed_input_recording() -> None:
     run = one(F / "tb1_typed" / "agent.cast")
     assert [(e.kind, e.action_text) for e in run.events] == [
-        (K.MESSAGE, ""), (K.TOOL, "ls"), (K.TOOL, "grep -r TODO src")]
+        (K.MESSAGE, ""),
+        (K.TOOL, "ls"),
+        (K.TOOL, "grep -r TODO src"),
+    ]
     assert run.events[1].observation_text == "ls\r\nREADME.md  src\r\n$ "
     # nobody's model calls are visible: no usage anywhere, estimated
     assert all(not e.extra.get("model") for e in run.events)
@@ -319,7 +392,9 @@ def test_terminal_bench_typed_input_recording() -> None:
 
 def test_terminal_bench_bad_event_line(tmp_path: Path) -> None:
     p = tmp_path / "agent.cast"
-    p.write_text('{"version": 2, "width": 80, "height": 24}\n[0.1, "o", "$ "]\n{"not": "an event"}\n')
+    p.write_text(
+        '{"version": 2, "width": 80, "height": 24}\n[0.1, "o", "$ "]\n{"not": "an event"}\n'
+    )
     with pytest.raises(InputError, match=r"agent\.cast:3: expected an asciinema event"):
         runs(p)
     assert len(list(load(p, lenient=True))) == 1
@@ -339,10 +414,17 @@ def test_openai_agents_trace_spans() -> None:
     assert [e.kind for e in weather.events] == [K.TOOL, K.TOOL, K.MESSAGE, K.REFLECT, K.ERROR]
     get, forecast, handoff, reply, guard = weather.events
     # the response span's usage goes on the first call it made; the second call is its sibling
-    assert (get.tool, get.action_text, get.observation_text) == ("get_weather", '{"city":"Tokyo"}', "Sunny, 24C")
+    assert (get.tool, get.action_text, get.observation_text) == (
+        "get_weather",
+        '{"city":"Tokyo"}',
+        "Sunny, 24C",
+    )
     assert (get.tokens_in, get.tokens_out, get.extra["cache_read_tokens"]) == (500, 40, 100)
     assert (forecast.tokens_in, forecast.tokens_out) == (0, 0)
-    assert forecast.observation_text == "Error running tool (non-fatal)" and forecast.status is not S.NONE
+    assert (
+        forecast.observation_text == "Error running tool (non-fatal)"
+        and forecast.status is not S.NONE
+    )
     assert handoff.observation_text == "handoff: Weather agent -> Travel agent"
     assert (reply.tokens_in, reply.tokens_out, reply.extra["text_not_exported"]) == (700, 60, True)
     assert guard.status is S.STATIC_REJECT
@@ -351,7 +433,11 @@ def test_openai_agents_trace_spans() -> None:
     assert get.wall_s == pytest.approx(2.9)  # response start 0.1 s -> result 3.0 s
     # a Chat Completions model: generation spans carry the messages and the calls
     assert chat.model == "gpt-4o-mini"
-    assert [(e.kind, e.tool) for e in chat.events] == [(K.MESSAGE, None), (K.TOOL, "multiply"), (K.REFLECT, None)]
+    assert [(e.kind, e.tool) for e in chat.events] == [
+        (K.MESSAGE, None),
+        (K.TOOL, "multiply"),
+        (K.REFLECT, None),
+    ]
     assert chat.events[1].observation_text == "42" and chat.events[2].action_text == "42."
 
 
@@ -359,26 +445,41 @@ def test_openai_agents_input_list() -> None:
     run = one(AGENTS_SDK / "input_list.json")
     assert detect(AGENTS_SDK / "input_list.json").name == "openai-agents"
     assert [(e.kind, e.tool) for e in run.events] == [
-        (K.MESSAGE, None), (K.TOOL, "read_file"), (K.GENERATION, "write_file"), (K.TOOL, "run_tests"),
-        (K.REFLECT, None)]
+        (K.MESSAGE, None),
+        (K.TOOL, "read_file"),
+        (K.GENERATION, "write_file"),
+        (K.TOOL, "run_tests"),
+        (K.REFLECT, None),
+    ]
     read_, write, test, _final = run.events[1:]
     assert read_.extra["reasoning"] == "Read the file first."
     assert write.extra["thought"] == "add subtracts; fixing it."
     # write_file and run_tests are one response: their results joined by call_id
-    assert (write.observation_text, test.observation_text, test.status) == ("ok", "1 passed in 0.01s", S.PASSED)
+    assert (write.observation_text, test.observation_text, test.status) == (
+        "ok",
+        "1 passed in 0.01s",
+        S.PASSED,
+    )
     assert run.extra["shape"] == "to_input_list"
 
 
 def test_openai_agents_run_state() -> None:
     run = one(AGENTS_SDK / "run_state.json")
     assert run.extra["agent"] == "Refund agent" and run.extra["current_turn"] == 2
-    assert [(e.kind, e.tool) for e in run.events] == [(K.MESSAGE, None), (K.TOOL, "lookup_order"),
-                                                      (K.TOOL, "issue_refund")]
+    assert [(e.kind, e.tool) for e in run.events] == [
+        (K.MESSAGE, None),
+        (K.TOOL, "lookup_order"),
+        (K.TOOL, "issue_refund"),
+    ]
     # each model response's usage on its call; their sum is the context's total
     assert [(e.tokens_in, e.tokens_out) for e in run.events] == [(0, 0), (300, 25), (380, 30)]
     assert run.events[2].extra["cache_read_tokens"] == 256
-    assert run.extra["source_totals"] == {"tokens_in": 680, "tokens_out": 55, "cache_tokens": 256,
-                                          "from": "run_state.json context.usage"}
+    assert run.extra["source_totals"] == {
+        "tokens_in": 680,
+        "tokens_out": 55,
+        "cache_tokens": 256,
+        "from": "run_state.json context.usage",
+    }
     assert not source_flags(run)
     # paused for a human's approval of issue_refund: its call has no result yet
     assert run.events[2].extra["no_result"] is True

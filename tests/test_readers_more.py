@@ -25,7 +25,15 @@ from efc_tui.parsers.status import classify_observation, infer_kind
 from tests.conftest import FIXTURES
 
 MORE = FIXTURES / "more"
-MINE = ("inspect-ai", "atif", "openhands", "openai-chat", "anthropic-messages", "otel-genai", "gemini-cli")
+MINE = (
+    "inspect-ai",
+    "atif",
+    "openhands",
+    "openai-chat",
+    "anthropic-messages",
+    "otel-genai",
+    "gemini-cli",
+)
 K = EventKind
 S = Status
 
@@ -77,7 +85,9 @@ def test_inspect_browser_json(real_fixtures: Path) -> None:
     assert tool_calls(run) == 4
     assert set(statuses(run)) == {S.NONE}
     assert run.events[1].action_text == '{"url":"https://www.aisi.gov.uk/"}'
-    assert run.events[1].observation_text.startswith('[132] link "We are now the AI Security Institute"')
+    assert run.events[1].observation_text.startswith(
+        '[132] link "We are now the AI Security Institute"'
+    )
     # the user input is an attachment:// reference, resolved
     assert run.events[0].observation_text.startswith("Use the web browser tool to navigate")
     # stats.model_usage: input 15235 (cache read 9088 included), output 281
@@ -97,7 +107,9 @@ def test_inspect_old_transcript_log(real_fixtures: Path) -> None:
     assert kinds(run) == [K.MESSAGE, K.GENERATION]
     assert run.events[0].extra["role"] == "user"
     # tc:// references into transcript.content are resolved
-    assert run.events[0].observation_text.startswith("Is the following statement something you would say?")
+    assert run.events[0].observation_text.startswith(
+        "Is the following statement something you would say?"
+    )
     assert run.events[1].action_text == "No"
     assert tokens(run) == (66, 2)
 
@@ -123,13 +135,16 @@ def test_inspect_eval_zip(real_fixtures: Path) -> None:
 # --------------------------------------------------------------------------- Inspect AI (own)
 
 
-@pytest.mark.parametrize(("refs", "expected"), [
-    ([[0, 3]], [2, 1, 0]),
-    ([[0, 2], [4, 6]], [5, 4, 1, 0]),  # several ranges: the last one's end first
-    ([[5, 99]], [6, 5]),  # an end past the pool: up to the pool's end, as a slice
-    ([[9, 12], [3, 2], [2, 2]], []),  # past the pool, backwards, empty
-    ([[-1, 3], [1, None], [1], "x", [True, 2], [0, 1]], [0]),  # malformed ranges: skipped
-])
+@pytest.mark.parametrize(
+    ("refs", "expected"),
+    [
+        ([[0, 3]], [2, 1, 0]),
+        ([[0, 2], [4, 6]], [5, 4, 1, 0]),  # several ranges: the last one's end first
+        ([[5, 99]], [6, 5]),  # an end past the pool: up to the pool's end, as a slice
+        ([[9, 12], [3, 2], [2, 2]], []),  # past the pool, backwards, empty
+        ([[-1, 3], [1, None], [1], "x", [True, 2], [0, 1]], [0]),  # malformed ranges: skipped
+    ],
+)
 def test_inspect_input_refs_read_from_the_end(refs: list[object], expected: list[int]) -> None:
     """A model event's ``input_refs`` into the ``message_pool``, last message first, exactly
     as the ranges sliced out would be (without copying them: each event's refs span the
@@ -137,7 +152,9 @@ def test_inspect_input_refs_read_from_the_end(refs: list[object], expected: list
     pool = list(range(7))
     assert list(_model_inputs_reversed({"input_refs": refs}, {"message_pool": pool})) == expected
     # an event with its own ``input`` uses that, not the pool
-    assert list(_model_inputs_reversed({"input": [7, 8], "input_refs": refs}, {"message_pool": pool})) == [8, 7]
+    assert list(
+        _model_inputs_reversed({"input": [7, 8], "input_refs": refs}, {"message_pool": pool})
+    ) == [8, 7]
 
 
 def test_inspect_events_statuses_and_parallel_calls() -> None:
@@ -146,7 +163,15 @@ def test_inspect_events_statuses_and_parallel_calls() -> None:
     assert (first.success, second.success) == (True, False)
     assert first.budget == {"message_limit": 30, "epochs": 2}
     assert kinds(first) == [K.MESSAGE, K.CHECK, K.TOOL, K.MESSAGE, K.TOOL, K.REPAIR, K.GENERATION]
-    assert statuses(first) == [S.NONE, S.ASSERTION_ERROR, S.TIMEOUT, S.NONE, S.STATIC_REJECT, S.NONE, S.NONE]
+    assert statuses(first) == [
+        S.NONE,
+        S.ASSERTION_ERROR,
+        S.TIMEOUT,
+        S.NONE,
+        S.STATIC_REJECT,
+        S.NONE,
+        S.NONE,
+    ]
     pytest_ev, timeout_ev = first.events[1], first.events[2]
     # two parallel calls from one model call: usage on the first, the second carries 0
     assert (pytest_ev.tokens_in, pytest_ev.tokens_out, timeout_ev.tokens_in) == (1050 - 50, 50, 0)
@@ -188,12 +213,48 @@ def _zip_with(members: list[tuple[str, bytes, int, bytes | None]]) -> bytes:
         crc = zlib.crc32(data) & 0xFFFFFFFF
         nb = name.encode()
         off = len(out)
-        out += struct.pack("<IHHHHHIIIHH", 0x04034B50, 63, 0, method, 0, 0x21, crc, len(comp), len(data), len(nb), 0)
+        out += struct.pack(
+            "<IHHHHHIIIHH",
+            0x04034B50,
+            63,
+            0,
+            method,
+            0,
+            0x21,
+            crc,
+            len(comp),
+            len(data),
+            len(nb),
+            0,
+        )
         out += nb + comp
-        central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 63, 63, 0, method, 0, 0x21, crc, len(comp),
-                               len(data), len(nb), 0, 0, 0, 0, 0, off) + nb
+        central += (
+            struct.pack(
+                "<IHHHHHHIIIHHHHHII",
+                0x02014B50,
+                63,
+                63,
+                0,
+                method,
+                0,
+                0x21,
+                crc,
+                len(comp),
+                len(data),
+                len(nb),
+                0,
+                0,
+                0,
+                0,
+                0,
+                off,
+            )
+            + nb
+        )
     cd = len(out)
-    out += central + struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(members), len(members), len(central), cd, 0)
+    out += central + struct.pack(
+        "<IHHHHIIH", 0x06054B50, 0, 0, len(members), len(members), len(central), cd, 0
+    )
     return bytes(out)
 
 
@@ -206,9 +267,18 @@ def test_inspect_eval_bad_members(tmp_path: Path) -> None:
     bad = bytearray(good)
     bad[len(bad) // 2] ^= 0xFF
     cases: dict[str, list[tuple[str, bytes, int, bytes | None]]] = {
-        "corrupt_zstd": [("header.json", header, 0, None), ("samples/1_epoch_1.json", sample, 93, bytes(bad))],
-        "unknown_method": [("header.json", header, 0, None), ("samples/1_epoch_1.json", sample, 99, b"??")],
-        "not_json": [("header.json", header, 0, None), ("samples/1_epoch_1.json", b"{nope", 0, None)],
+        "corrupt_zstd": [
+            ("header.json", header, 0, None),
+            ("samples/1_epoch_1.json", sample, 93, bytes(bad)),
+        ],
+        "unknown_method": [
+            ("header.json", header, 0, None),
+            ("samples/1_epoch_1.json", sample, 99, b"??"),
+        ],
+        "not_json": [
+            ("header.json", header, 0, None),
+            ("samples/1_epoch_1.json", b"{nope", 0, None),
+        ],
         "no_samples": [("header.json", header, 0, None)],
     }
     for name, members in cases.items():
@@ -219,7 +289,9 @@ def test_inspect_eval_bad_members(tmp_path: Path) -> None:
             runs(p)
         assert str(p) in str(info.value), name
     ok = tmp_path / "ok.eval"
-    ok.write_bytes(_zip_with([("header.json", header, 0, None), ("samples/1_epoch_1.json", sample, 93, good)]))
+    ok.write_bytes(
+        _zip_with([("header.json", header, 0, None), ("samples/1_epoch_1.json", sample, 93, good)])
+    )
     assert kinds(one(ok)) == [K.MESSAGE]
 
 
@@ -232,8 +304,20 @@ def test_garbled_zip_names_the_file() -> None:
 
 @pytest.mark.parametrize(
     ("value", "label"),
-    [("C", True), ("I", False), ("P", False), ("N", False), (1.0, True), (0.0, False), (0.5, False),
-     (True, True), ({"a": "C", "b": "C"}, True), ({"a": "C", "b": "I"}, False), ("maybe", None), (None, None)],
+    [
+        ("C", True),
+        ("I", False),
+        ("P", False),
+        ("N", False),
+        (1.0, True),
+        (0.0, False),
+        (0.5, False),
+        (True, True),
+        ({"a": "C", "b": "C"}, True),
+        ({"a": "C", "b": "I"}, False),
+        ("maybe", None),
+        (None, None),
+    ],
 )
 def test_inspect_score_values(value: object, label: bool | None) -> None:
     assert score_success(value) is label
@@ -244,7 +328,12 @@ def test_inspect_score_values(value: object, label: bool | None) -> None:
 
 def test_atif_terminus_invalid_json(real_fixtures: Path) -> None:
     run = one(real_fixtures / "atif-harbor" / "terminus-2_hello-world-invalid-json.trajectory.json")
-    assert (run.model, run.harness, run.success, run.task_id) == ("openai/gpt-4o", "terminus-2", None, None)
+    assert (run.model, run.harness, run.success, run.task_id) == (
+        "openai/gpt-4o",
+        "terminus-2",
+        None,
+        None,
+    )
     assert kinds(run) == [K.MESSAGE, K.TOOL, K.REPAIR, K.GENERATION, K.GENERATION]
     # step 2: no tool call, the harness rejected the response it could not parse
     assert run.events[1].tool is None and run.events[1].status is S.STATIC_REJECT
@@ -263,7 +352,11 @@ def test_atif_terminus_invalid_json(real_fixtures: Path) -> None:
 
 
 def test_atif_context_summarization(real_fixtures: Path) -> None:
-    run = one(real_fixtures / "atif-harbor" / "terminus-2_hello-world-context-summarization.trajectory.json")
+    run = one(
+        real_fixtures
+        / "atif-harbor"
+        / "terminus-2_hello-world-context-summarization.trajectory.json"
+    )
     assert len(run.events) == 10 and tool_calls(run) == 7
     comp = run.events[4]
     assert comp.kind is K.MESSAGE and comp.extra["compaction"] is True
@@ -272,8 +365,12 @@ def test_atif_context_summarization(real_fixtures: Path) -> None:
     assert tokens(run) == (6502, 690)
     # the mismatch with final_metrics is flagged, naming both sums, never resolved silently
     assert run.extra["source_totals"]["tokens_in"] == 7802
-    assert any(f.startswith("source totals: tokens_in 6502 from the events, 7802 in ") for f in run.flags)
-    assert any(f.startswith("source totals: tokens_out 690 from the events, 1030 in ") for f in run.flags)
+    assert any(
+        f.startswith("source totals: tokens_in 6502 from the events, 7802 in ") for f in run.flags
+    )
+    assert any(
+        f.startswith("source totals: tokens_out 690 from the events, 1030 in ") for f in run.flags
+    )
     assert any("3 referenced sub-trajectory file(s) not found" in f for f in run.flags)
 
 
@@ -296,7 +393,10 @@ def test_atif_harbor_trial_parallel_calls() -> None:
     assert kinds(run) == [K.MESSAGE, K.CHECK, K.CHECK, K.REPAIR, K.CHECK, K.REFLECT]
     # results came back in the other order; joined by source_call_id
     assert run.events[1].action_text == "pytest -q" and run.events[1].status is S.ASSERTION_ERROR
-    assert run.events[2].action_text == "ruff check ." and run.events[2].observation_text == "All checks passed!"
+    assert (
+        run.events[2].action_text == "ruff check ."
+        and run.events[2].observation_text == "All checks passed!"
+    )
     # one positional result for two calls: the second call has no result
     assert run.events[4].extra["no_result"] is True and run.events[4].status is S.NONE
     assert any("1 tool call(s) have no result" in f for f in run.flags)
@@ -306,7 +406,11 @@ def test_atif_harbor_trial_parallel_calls() -> None:
     # the last step has no metrics, and final_metrics (1100 / 70) are exactly the other steps':
     # it made no model call of its own (no tokens, nothing estimated)
     last = run.events[5]
-    assert last.extra["no_model_call"] is True and (last.tokens_in, last.tokens_out, last.flags) == (0, 0, ())
+    assert last.extra["no_model_call"] is True and (
+        last.tokens_in,
+        last.tokens_out,
+        last.flags,
+    ) == (0, 0, ())
 
 
 # --------------------------------------------------------------------------- OpenHands
@@ -316,7 +420,13 @@ def test_openhands_wrong_initial_state(real_fixtures: Path) -> None:
     run = one(real_fixtures / "openhands" / "wrong_initial_state.json")
     assert run.model == "claude-3-5-sonnet-20241022"
     assert kinds(run) == [K.MESSAGE, K.TOOL, K.TOOL, K.TOOL, K.GENERATION]
-    assert [e.tool for e in run.events] == [None, "str_replace_editor", "execute_bash", "str_replace_editor", "finish"]
+    assert [e.tool for e in run.events] == [
+        None,
+        "str_replace_editor",
+        "execute_bash",
+        "str_replace_editor",
+        "finish",
+    ]
     mv = run.events[2]
     assert mv.action_text == "mv /workspace/game_2048.py /workspace/2048.py"
     assert (mv.extra["exit_code"], mv.status) == (0, S.NONE)
@@ -352,8 +462,18 @@ def test_openhands_llm_metrics_are_differenced(real_fixtures: Path) -> None:
 
 def test_openhands_awkward_events() -> None:
     run = one(MORE / "openhands_events.json")
-    assert kinds(run) == [K.MESSAGE, K.CHECK, K.REPAIR, K.MEMORY, K.TOOL, K.ERROR, K.MESSAGE, K.REFLECT, K.ERROR,
-                          K.GENERATION]
+    assert kinds(run) == [
+        K.MESSAGE,
+        K.CHECK,
+        K.REPAIR,
+        K.MEMORY,
+        K.TOOL,
+        K.ERROR,
+        K.MESSAGE,
+        K.REFLECT,
+        K.ERROR,
+        K.GENERATION,
+    ]
     assert statuses(run)[:6] == [S.NONE, S.RUNTIME_ERROR, S.NONE, S.NONE, S.TIMEOUT, S.API_ERROR]
     assert run.events[0].observation_text == "Fix it, see screenshot\n[image: image/png, 100 bytes]"
     edit, todo = run.events[2], run.events[3]
@@ -386,12 +506,18 @@ def test_openai_real_files(real_fixtures: Path) -> None:
     assert "tokens" in call.flags and req.model == "gpt-3.5-turbo"
 
     resp = one(d / "test_chat_tool_calls.response.json")
-    assert (resp.run_id, resp.model) == ("chatcmpl-9gKNZbUWSC4s2Uh2QfVV7PYiqWIuH", "gpt-3.5-turbo-0125")
+    assert (resp.run_id, resp.model) == (
+        "chatcmpl-9gKNZbUWSC4s2Uh2QfVV7PYiqWIuH",
+        "gpt-3.5-turbo-0125",
+    )
     assert kinds(resp) == [K.REFLECT] and tokens(resp) == (40, 12)
 
     par = one(d / "test_open_ai_function_calls_tools_parallel.response.json")
     assert kinds(par) == [K.TOOL, K.TOOL]
-    assert [e.action_text for e in par.events] == ['{"location":"San Francisco"}', '{"location":"Boston"}']
+    assert [e.action_text for e in par.events] == [
+        '{"location":"San Francisco"}',
+        '{"location":"Boston"}',
+    ]
     assert [(e.tokens_in, e.tokens_out) for e in par.events] == [(70, 46), (0, 0)]
     assert all(e.extra["no_result"] for e in par.events)
 
@@ -401,7 +527,9 @@ def test_openai_real_files(real_fixtures: Path) -> None:
     [ev] = sse.events
     assert (ev.tool, ev.action_text) == ("get_current_weather", '{"location":"San Francisco, CA"}')
     assert ev.extra["tool_call_id"] == "call_90R0NgAY0rQUYihSqVx7OuIs"
-    assert sse.extra["finish_reason"] == "tool_calls" and "tokens" in ev.flags  # no usage in this stream
+    assert (
+        sse.extra["finish_reason"] == "tool_calls" and "tokens" in ev.flags
+    )  # no usage in this stream
 
 
 def test_openai_jsonl_parallel_memory_and_missing_result() -> None:
@@ -409,7 +537,9 @@ def test_openai_jsonl_parallel_memory_and_missing_result() -> None:
     assert kinds(run) == [K.MESSAGE, K.TOOL, K.TOOL, K.MEMORY, K.CHECK, K.REFLECT]
     # results arrived in reverse order: joined by tool_call_id
     assert [(e.action_text, e.observation_text) for e in run.events[1:3]] == [
-        ('{"city":"Paris"}', "Paris: rain"), ('{"city":"Oslo"}', "Oslo: snow")]
+        ('{"city":"Paris"}', "Paris: rain"),
+        ('{"city":"Oslo"}', "Oslo: snow"),
+    ]
     assert run.events[0].observation_text == "Check both cities.\n[image: image/png, 100 bytes]"
     assert (run.events[1].tokens_in, run.events[1].extra["cache_read_tokens"]) == (120, 64)
     assert run.events[3].memory_write == '{"todos":["report weather"]}'
@@ -419,7 +549,10 @@ def test_openai_jsonl_parallel_memory_and_missing_result() -> None:
 def test_openai_legacy_function_call() -> None:
     run = one(MORE / "openai_request_legacy.json")
     assert kinds(run) == [K.MESSAGE, K.TOOL, K.TOOL]  # the developer prompt is not an event
-    assert (run.events[1].tool, run.events[1].observation_text) == ("ls", "a.py\nb.py")  # paired by position
+    assert (run.events[1].tool, run.events[1].observation_text) == (
+        "ls",
+        "a.py\nb.py",
+    )  # paired by position
     assert run.events[2].action_text == "cat a.py"
 
 
@@ -430,7 +563,10 @@ def test_anthropic_real_files(real_fixtures: Path) -> None:
     d = real_fixtures / "anthropic-messages"
     think = one(d / "test_anthropic_thinking_legacy.response.json")
     [ev] = think.events
-    assert ev.kind is K.REFLECT and ev.action_text == "The letter 'r' appears 3 times in the word \"strawberry\"."
+    assert (
+        ev.kind is K.REFLECT
+        and ev.action_text == "The letter 'r' appears 3 times in the word \"strawberry\"."
+    )
     assert ev.extra["reasoning"].startswith("Let me count")
     assert tokens(think) == (52, 215) and think.model == "claude-3-7-sonnet-20250219"
 
@@ -439,7 +575,9 @@ def test_anthropic_real_files(real_fixtures: Path) -> None:
     call = hist.events[1]
     assert (call.tool, call.action_text) == ("get_weather", '{"location":"San Francisco, CA"}')
     assert call.observation_text == "Sunny and 65 degrees Fahrenheit"
-    assert call.extra["thought"] == "I'll help you get the weather and current time in San Francisco."
+    assert (
+        call.extra["thought"] == "I'll help you get the weather and current time in San Francisco."
+    )
 
     resp = one(d / "test_anthropic_tools_history_legacy.response.json")
     assert [e.tool for e in resp.events] == ["get_time"] and tokens(resp) == (568, 58)
@@ -448,7 +586,11 @@ def test_anthropic_real_files(real_fixtures: Path) -> None:
     assert [e.tool for e in sse.events] == ["get_weather", "get_time"]
     assert sse.events[0].action_text == '{"location":"San Francisco, CA","unit":"celsius"}'
     assert sse.events[1].action_text == '{"timezone":"America/Los_Angeles"}'
-    assert sse.events[0].extra["thought"].startswith("Certainly! I can help you with that information.")
+    assert (
+        sse.events[0]
+        .extra["thought"]
+        .startswith("Certainly! I can help you with that information.")
+    )
     # input from message_start, cumulative output from the last message_delta
     assert tokens(sse) == (506, 153)
     assert sse.run_id == "msg_0138UNF3YbNp49KkqZtUBWqz"
@@ -456,11 +598,22 @@ def test_anthropic_real_files(real_fixtures: Path) -> None:
 
 def test_anthropic_images_errors_and_parallel_results() -> None:
     run = one(MORE / "anthropic_image_request.json")
-    assert kinds(run) == [K.MESSAGE, K.TOOL, K.TOOL, K.MESSAGE]  # "system" is a prompt, not an event
-    assert run.events[0].observation_text == "What is in this screenshot?\n[image: image/png, 100 bytes]"
+    assert kinds(run) == [
+        K.MESSAGE,
+        K.TOOL,
+        K.TOOL,
+        K.MESSAGE,
+    ]  # "system" is a prompt, not an event
+    assert (
+        run.events[0].observation_text
+        == "What is in this screenshot?\n[image: image/png, 100 bytes]"
+    )
     shot, bash = run.events[1], run.events[2]
     assert shot.observation_text == "zoomed\n[image: image/png, 100 bytes]"
-    assert (bash.action_text, bash.status) == ("nosuchcmd", S.STATIC_REJECT)  # is_error + command not found
+    assert (bash.action_text, bash.status) == (
+        "nosuchcmd",
+        S.STATIC_REJECT,
+    )  # is_error + command not found
     assert shot.extra["reasoning"] == "I should zoom."
     assert all("iVBOR" not in (e.action_text + e.observation_text) for e in run.events)
 
@@ -489,15 +642,26 @@ def test_otel_real_files(real_fixtures: Path) -> None:
     attrs = one(d / "otel_genai_client_span_tool_calls.attributes.json")
     assert kinds(attrs) == [K.MESSAGE, K.TOOL, K.REFLECT]
     call = attrs.events[1]
-    assert (call.tool, call.action_text, call.observation_text) == ("get_weather", '{"location":"Paris"}',
-                                                                    "rainy, 57°F")
+    assert (call.tool, call.action_text, call.observation_text) == (
+        "get_weather",
+        '{"location":"Paris"}',
+        "rainy, 57°F",
+    )
     assert (attrs.events[2].tokens_in, attrs.events[2].tokens_out) == (97, 52)
     assert attrs.model == "gpt-4-0613"
 
     gen = runs(d / "vercel-ai-v6_ai-generateText-doGenerate.span.json")
-    assert [r.run_id for r in gen] == ["b3e700af9eab81e19f72f964d62a35af", "edff2fc5854be6170e8cccccec0c82cf"]
+    assert [r.run_id for r in gen] == [
+        "b3e700af9eab81e19f72f964d62a35af",
+        "edff2fc5854be6170e8cccccec0c82cf",
+    ]
     assert kinds(gen[0]) == [K.MESSAGE, K.REFLECT] and tokens(gen[0]) == (14, 20)
-    assert kinds(gen[1]) == [K.MESSAGE, K.REFLECT, K.MESSAGE, K.REFLECT]  # system prompt: not an event
+    assert kinds(gen[1]) == [
+        K.MESSAGE,
+        K.REFLECT,
+        K.MESSAGE,
+        K.REFLECT,
+    ]  # system prompt: not an event
     assert read_tokens(gen[1]) == (50, 9)
     assert gen[1].events[3].action_text == "3 + 3 equals 6."
 
@@ -514,7 +678,10 @@ def test_otlp_trace_tools_errors_and_dedup() -> None:
     check = agent.events[1]
     assert (check.action_text, check.status) == ("pytest -q", S.ASSERTION_ERROR)
     assert check.wall_s == pytest.approx(3.1)  # chat span start .. tool span end
-    assert (agent.events[2].status, agent.events[2].observation_text) == (S.API_ERROR, "429 Too Many Requests")
+    assert (agent.events[2].status, agent.events[2].observation_text) == (
+        S.API_ERROR,
+        "429 Too Many Requests",
+    )
     # the tool result repeated in the next call's input is not a second event; the
     # agent span (which contains the chat spans) adds no usage of its own
     assert tokens(agent) == (400, 35)
@@ -551,14 +718,24 @@ def test_gemini_real_session(real_fixtures: Path) -> None:
 def test_gemini_jsonl_tools_rewind_and_rewrites() -> None:
     run = one(MORE / "gemini_session.jsonl")
     assert kinds(run) == [K.MESSAGE, K.CHECK, K.TOOL, K.REPAIR, K.MEMORY, K.MESSAGE, K.ERROR]
-    assert statuses(run) == [S.NONE, S.ASSERTION_ERROR, S.OTHER, S.STATIC_REJECT, S.NONE, S.NONE, S.API_ERROR]
+    assert statuses(run) == [
+        S.NONE,
+        S.ASSERTION_ERROR,
+        S.OTHER,
+        S.STATIC_REJECT,
+        S.NONE,
+        S.NONE,
+        S.API_ERROR,
+    ]
     check = run.events[1]
     # input 1000 + tool 5; output 20 + thoughts 30; the first (empty) version was rewritten
     assert (check.tokens_in, check.tokens_out, check.extra["cache_read_tokens"]) == (1005, 50, 600)
     assert check.extra["reasoning"] == "Plan: run pytest"
     assert run.events[4].memory_write == '{"fact":"tests use pytest"}'
     assert run.extra["summary"] == "ran tests"  # from a $set record
-    assert all(e.observation_text != "oops" and e.action_text != "oops" for e in run.events)  # $rewindTo
+    assert all(
+        e.observation_text != "oops" and e.action_text != "oops" for e in run.events
+    )  # $rewindTo
 
 
 # --------------------------------------------------------------------------- errors (SPEC §9)
@@ -630,8 +807,12 @@ def test_sse_bad_and_truncated_data_lines(tmp_path: Path) -> None:
 def test_ten_megabyte_single_line(tmp_path: Path) -> None:
     big = "x" * (10 * 1024 * 1024)
     p = tmp_path / "big.jsonl"
-    p.write_bytes(orjson.dumps({"role": "user", "content": "hi"}) + b"\n"
-                  + orjson.dumps({"role": "tool", "tool_call_id": "a", "content": big}) + b"\n")
+    p.write_bytes(
+        orjson.dumps({"role": "user", "content": "hi"})
+        + b"\n"
+        + orjson.dumps({"role": "tool", "tool_call_id": "a", "content": big})
+        + b"\n"
+    )
     assert detect(p).name == "openai-chat"
     [run] = runs(p)
     assert len(run.events[1].observation_text) == len(big)  # kept whole
@@ -648,7 +829,9 @@ def test_unknown_fields_and_event_types_are_ignored() -> None:
 
 
 def test_classifier_additions() -> None:
-    parse_err = "Previous response had parsing errors:\nERROR: Missing required fields: analysis, plan"
+    parse_err = (
+        "Previous response had parsing errors:\nERROR: Missing required fields: analysis, plan"
+    )
     assert classify_observation(parse_err)[0] is S.STATIC_REJECT
     assert classify_observation("no parsing errors were found")[0] is S.NONE
     assert infer_kind("mark_task_complete") is K.GENERATION
@@ -675,14 +858,19 @@ def test_forced_format_overrides_detection() -> None:
 def test_jsonl_whose_first_line_is_longer_than_the_sniffed_head(tmp_path: Path) -> None:
     big = "y" * 200_000
     p = tmp_path / "long.jsonl"
-    p.write_bytes(orjson.dumps({"role": "user", "content": big}) + b"\n"
-                  + orjson.dumps({"role": "user", "content": "hi"}) + b"\n")
+    p.write_bytes(
+        orjson.dumps({"role": "user", "content": big})
+        + b"\n"
+        + orjson.dumps({"role": "user", "content": "hi"})
+        + b"\n"
+    )
     assert detect(p).name == "openai-chat"
     [run] = runs(p)
     assert [len(e.observation_text) for e in run.events] == [200_000, 2]
     doc = orjson.loads((MORE / "otlp_trace.json").read_bytes())
     doc["resourceSpans"][0]["resource"]["attributes"].append(
-        {"key": "padding", "value": {"stringValue": "z" * 100_000}})
+        {"key": "padding", "value": {"stringValue": "z" * 100_000}}
+    )
     q = tmp_path / "long_spans.jsonl"
     q.write_bytes(orjson.dumps(doc) + b"\n" + orjson.dumps(doc) + b"\n")
     assert detect(q).name == "otel-genai"

@@ -59,7 +59,11 @@ def test_score_and_validate_real_file(fmt: str, real_fixtures: Path) -> None:
 
 
 def test_validate_own_fixtures_and_bad_files() -> None:
-    good = [p for p in expand_paths([MORE]) if p.name not in ("empty.json", "garbled.eval", "result.json")]
+    good = [
+        p
+        for p in expand_paths([MORE])
+        if p.name not in ("empty.json", "garbled.eval", "result.json")
+    ]
     r = runner.invoke(app, ["validate", *map(str, good)])
     assert r.exit_code == 0, r.output
     assert r.stdout.count(": ok: ") == len(good)

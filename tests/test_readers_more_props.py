@@ -23,26 +23,49 @@ from tests.helpers import assert_well_formed
 MORE = FIXTURES / "more"
 FORMATS = FIXTURES / "formats"
 SOURCES = {
-    "inspect-ai": [MORE / "inspect_two_samples.json", MORE / "inspect_zstd.eval",
-                   REAL / "inspect-ai" / "log_message_deduplication.eval"],  # deflate members
+    "inspect-ai": [
+        MORE / "inspect_two_samples.json",
+        MORE / "inspect_zstd.eval",
+        REAL / "inspect-ai" / "log_message_deduplication.eval",
+    ],  # deflate members
     "openai-chat": [MORE / "openai_messages.jsonl", MORE / "openai_request_legacy.json"],
     "anthropic-messages": [MORE / "anthropic_image_request.json", MORE / "anthropic_error.sse.txt"],
     "otel-genai": [MORE / "otlp_trace.json"],
     "gemini-cli": [MORE / "gemini_session.jsonl"],
-    "tau-bench": [FORMATS / "tau_bench" / "tool-calling-gpt-4o-0.0_range_0-3_user-gpt-4o-llm_0612073827.json",
-                  FORMATS / "tau_bench" / "react-claude-3-5-sonnet-0.0_range_0-1_user-gpt-4o-llm_0101000000.json"],
+    "tau-bench": [
+        FORMATS / "tau_bench" / "tool-calling-gpt-4o-0.0_range_0-3_user-gpt-4o-llm_0612073827.json",
+        FORMATS
+        / "tau_bench"
+        / "react-claude-3-5-sonnet-0.0_range_0-1_user-gpt-4o-llm_0101000000.json",
+    ],
     "cursor-cli": [FORMATS / "cursor" / "session.jsonl", FORMATS / "cursor" / "trajectory.json"],
     "claude-code": [FORMATS / "claude_stream" / "claude-code.txt"],
-    "atif": [MORE / "harbor_trial" / "hello-world__Ab3xY" / "agent" / "trajectory.json",
-             FORMATS / "atif_openclaw" / "agent" / "trajectory.json",
-             FORMATS / "atif_claude_split" / "trajectory.json", FORMATS / "atif_subtraj" / "trajectory.json"],
-    "openhands": [MORE / "openhands_events.json", MORE / "openhands_output.jsonl",
-                  FORMATS / "openhands_eval" / "output.jsonl"],
-    "terminal-bench": [FORMATS / "tb1_typed" / "agent.cast",
-                       FORMATS / "tb1_run" / "2025-06-01__10-00-00" / "hello-world"
-                       / "hello-world.1-of-1.2025-06-01__10-00-00" / "sessions" / "agent.cast"],
-    "openai-agents": [FORMATS / "openai_agents" / "traces.jsonl", FORMATS / "openai_agents" / "input_list.json",
-                      FORMATS / "openai_agents" / "run_state.json"],
+    "atif": [
+        MORE / "harbor_trial" / "hello-world__Ab3xY" / "agent" / "trajectory.json",
+        FORMATS / "atif_openclaw" / "agent" / "trajectory.json",
+        FORMATS / "atif_claude_split" / "trajectory.json",
+        FORMATS / "atif_subtraj" / "trajectory.json",
+    ],
+    "openhands": [
+        MORE / "openhands_events.json",
+        MORE / "openhands_output.jsonl",
+        FORMATS / "openhands_eval" / "output.jsonl",
+    ],
+    "terminal-bench": [
+        FORMATS / "tb1_typed" / "agent.cast",
+        FORMATS
+        / "tb1_run"
+        / "2025-06-01__10-00-00"
+        / "hello-world"
+        / "hello-world.1-of-1.2025-06-01__10-00-00"
+        / "sessions"
+        / "agent.cast",
+    ],
+    "openai-agents": [
+        FORMATS / "openai_agents" / "traces.jsonl",
+        FORMATS / "openai_agents" / "input_list.json",
+        FORMATS / "openai_agents" / "run_state.json",
+    ],
 }
 CASES = [(fmt, p) for fmt, paths in SOURCES.items() for p in paths]
 _TMP = Path(tempfile.mkdtemp(prefix="efc-props-"))
@@ -69,7 +92,9 @@ def mutated(draw: st.DrawFn, data: bytes) -> bytes:
         return data[: draw(st.integers(0, n))]
     buf = bytearray(data)
     if op == "flip":
-        for i, b in draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, 255)), min_size=1, max_size=8)):
+        for i, b in draw(
+            st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, 255)), min_size=1, max_size=8)
+        ):
             buf[i] = b
     elif op == "insert":
         i = draw(st.integers(0, n))

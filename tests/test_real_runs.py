@@ -21,8 +21,10 @@ from efc_tui.parsers import discover, load
 from tests.conftest import SHARED
 
 REAL_RUNS = SHARED / "real-runs"
-pytestmark = pytest.mark.skipif(not (REAL_RUNS / "labels.csv").is_file(),
-                                reason="../shared/real-runs is not present")
+pytestmark = pytest.mark.skipif(
+    not (REAL_RUNS / "labels.csv").is_file(), reason="../shared/real-runs is not present"
+)
+
 
 @cache
 def corpus() -> tuple[dict[Path, list[Run]], set[Path], int]:
@@ -58,9 +60,20 @@ def _expected(row: dict[str, str]) -> tuple[bool | None, float | None]:
     return success, reward
 
 
-@pytest.mark.parametrize("source", sorted(
-    ["ccb_golden_corpus_atif", "harbor_openclaw_sample", "multi_swe_bench_java_sweagent",
-     "openhands_output_jsonl", "sweagent_1x_swebench", "sweagent_repo_testdata", "tau_bench_sample"]))
+@pytest.mark.parametrize(
+    "source",
+    sorted(
+        [
+            "ccb_golden_corpus_atif",
+            "harbor_openclaw_sample",
+            "multi_swe_bench_java_sweagent",
+            "openhands_output_jsonl",
+            "sweagent_1x_swebench",
+            "sweagent_repo_testdata",
+            "tau_bench_sample",
+        ]
+    ),
+)
 def test_every_labeled_run_is_found_once_with_the_label_of_its_own_files(source: str) -> None:
     by_file, unreadable, _ = corpus()
     rows = labels()[source]
@@ -74,7 +87,13 @@ def test_every_labeled_run_is_found_once_with_the_label_of_its_own_files(source:
         assert len(runs) == len(file_rows), (path, len(runs), len(file_rows))
         for row, run in zip(file_rows, runs, strict=True):
             success, reward = _expected(row)
-            assert run.success == success, (path, run.run_id, run.success, success, run.success_from)
+            assert run.success == success, (
+                path,
+                run.run_id,
+                run.success,
+                success,
+                run.success_from,
+            )
             if reward is None:
                 assert run.reward is None, (path, run.reward)
             else:
@@ -85,10 +104,14 @@ def test_every_labeled_run_is_found_once_with_the_label_of_its_own_files(source:
 
 def test_no_run_is_read_twice_or_from_a_sidecar() -> None:
     by_file, unreadable, n_sources = corpus()
-    labeled = {(REAL_RUNS / r["trajectory_file"]).resolve() for rows in labels().values() for r in rows}
+    labeled = {
+        (REAL_RUNS / r["trajectory_file"]).resolve() for rows in labels().values() for r in rows
+    }
     # every file discovery returned is a labeled trajectory: no sidecar, no second log of a trial
     assert not unreadable and set(by_file) == labeled and n_sources == len(labeled)
-    assert sum(len(runs) for runs in by_file.values()) == sum(len(rows) for rows in labels().values())
+    assert sum(len(runs) for runs in by_file.values()) == sum(
+        len(rows) for rows in labels().values()
+    )
     run_ids = [(p, r.run_id) for p, runs in by_file.items() for r in runs]
     assert len(run_ids) == len(set(run_ids))
 
@@ -130,12 +153,28 @@ def _run(rel: str) -> Run:
 # them followed by a call (its thought) and the last not (a reply); thinking deltas, the
 # init / result lines and the corpus note are not events -> 1 + 4 + 1 = 6 events, 4 calls.
 HAND_COUNTS = [
-    ("multi_swe_bench_java_sweagent/evaluation/java/verified/20240825_SWE-agent_doubao-pro-128k/trajs/apache__dubbo-10638.traj", 42, 40),
-    ("multi_swe_bench_java_sweagent/evaluation/java/verified/20240825_SWE-agent_deepseek-chat-v2/trajs/google__gson-1093.traj", 16, 15),
+    (
+        "multi_swe_bench_java_sweagent/evaluation/java/verified/20240825_SWE-agent_doubao-pro-128k/trajs/apache__dubbo-10638.traj",
+        42,
+        40,
+    ),
+    (
+        "multi_swe_bench_java_sweagent/evaluation/java/verified/20240825_SWE-agent_deepseek-chat-v2/trajs/google__gson-1093.traj",
+        16,
+        15,
+    ),
     ("sweagent_1x_swebench/trajs/psf__requests-2931.traj", 16, 15),
-    ("sweagent_repo_testdata/tests/test_data/trajectories/gpt4__swe-bench-dev-easy_first_only__default__t-0.00__p-0.95__c-3.00__install-1/pydicom__pydicom-1458.traj", 13, 12),
+    (
+        "sweagent_repo_testdata/tests/test_data/trajectories/gpt4__swe-bench-dev-easy_first_only__default__t-0.00__p-0.95__c-3.00__install-1/pydicom__pydicom-1458.traj",
+        13,
+        12,
+    ),
     # 75 tool_calls, each answered by a toolResult step of its own, 2 user steps, 1 final text
-    ("harbor_openclaw_sample/verify_openclaw_0xpolygon_2026-04-10_10-35-30/0xpolygon__bor_ba46e15a_aaaa392a__uaR4pUh/agent/trajectory.json", 78, 75),
+    (
+        "harbor_openclaw_sample/verify_openclaw_0xpolygon_2026-04-10_10-35-30/0xpolygon__bor_ba46e15a_aaaa392a__uaR4pUh/agent/trajectory.json",
+        78,
+        75,
+    ),
     ("ccb_golden_corpus_atif/tests/fixtures/golden_corpus/00903c52c51f/trajectory.json", 16, 5),
     ("tau_bench_sample/gpt-4o-airline.first5.json", 23, 8),
     ("openhands_output_jsonl/evaluation/benchmarks/multi_swe_bench/examples/output.jsonl", 25, 23),
@@ -153,44 +192,79 @@ def test_events_and_tool_calls_of_a_sample_per_source_match_a_hand_count(
 
 def test_run_metadata_from_the_sources_own_files() -> None:
     # Harbor: the trial is the run, its task from result.json
-    run = _run("harbor_openclaw_sample/verify_openclaw_0xpolygon_2026-04-10_10-35-30/"
-               "0xpolygon__bor_ba46e15a_aaaa392a__uaR4pUh/agent/trajectory.json")
+    run = _run(
+        "harbor_openclaw_sample/verify_openclaw_0xpolygon_2026-04-10_10-35-30/"
+        "0xpolygon__bor_ba46e15a_aaaa392a__uaR4pUh/agent/trajectory.json"
+    )
     assert (run.run_id, run.task_id, run.harness) == (
-        "0xpolygon__bor_ba46e15a_aaaa392a__uaR4pUh", "0xpolygon__bor_ba46e15a_aaaa392a", "openclaw")
+        "0xpolygon__bor_ba46e15a_aaaa392a__uaR4pUh",
+        "0xpolygon__bor_ba46e15a_aaaa392a",
+        "openclaw",
+    )
     assert "OPENAI_API_KEY" not in json.dumps(run.extra, default=str)
     # result.json keeps OpenClaw's cache (larger than the input) apart: both are input
     assert run.extra["source_totals"]["cache_tokens"] == 2803421
     assert run.extra["source_totals"]["tokens_in"] == 153481 + 2803421
     # Multi-SWE-bench experiments layout: the model only in the submission's metadata.yaml
-    run = _run("multi_swe_bench_java_sweagent/evaluation/java/verified/20240825_SWE-agent_doubao-pro-128k/"
-               "trajs/apache__dubbo-10638.traj")
-    assert (run.model, run.harness, run.task_family) == ("doubao-pro-128k", "swe-agent", "apache__dubbo")
+    run = _run(
+        "multi_swe_bench_java_sweagent/evaluation/java/verified/20240825_SWE-agent_doubao-pro-128k/"
+        "trajs/apache__dubbo-10638.traj"
+    )
+    assert (run.model, run.harness, run.task_family) == (
+        "doubao-pro-128k",
+        "swe-agent",
+        "apache__dubbo",
+    )
     assert run.exit_status == "submitted (exit_cost)" and run.cost_usd == pytest.approx(3.08776)
     # ATIF corpus: the benchmark from metadata.json is the task family
     run = _run("ccb_golden_corpus_atif/tests/fixtures/golden_corpus/0008ad20ef51/trajectory.json")
-    assert (run.task_family, run.model, run.success, run.reward) == ("sdlc_debug", "claude-sonnet-4-6", True, 0.3)
+    assert (run.task_family, run.model, run.success, run.reward) == (
+        "sdlc_debug",
+        "claude-sonnet-4-6",
+        True,
+        0.3,
+    )
 
 
 #: labeled runs per (agent, model): MANIFEST.md's table, with the agent names the readers give
 #: (Harbor's and the ATIF corpus's model names are the benchmark's own record)
 AGENT_MODEL_RUNS = {
-    ("claude-code", "claude-haiku-4-5-20251001"): 9, ("claude-code", "claude-opus-4-5-20251101"): 1,
-    ("claude-code", "claude-opus-4-6"): 1, ("claude-code", "claude-sonnet-4-6"): 6,
+    ("claude-code", "claude-haiku-4-5-20251001"): 9,
+    ("claude-code", "claude-opus-4-5-20251101"): 1,
+    ("claude-code", "claude-opus-4-6"): 1,
+    ("claude-code", "claude-sonnet-4-6"): 6,
     ("cursor-cli", "claude-opus-4-6"): 12,
-    ("openhands", "?"): 1, ("openhands", "claude-haiku-4-5-20251001"): 6, ("openhands", "claude-sonnet-4-6"): 9,
+    ("openhands", "?"): 1,
+    ("openhands", "claude-haiku-4-5-20251001"): 6,
+    ("openhands", "claude-sonnet-4-6"): 9,
     ("openclaw", "z-ai/glm-5"): 2,
-    ("swe-agent", "deepseek-chat-v2"): 91, ("swe-agent", "deepseek-coder-v2"): 91,
+    ("swe-agent", "deepseek-chat-v2"): 91,
+    ("swe-agent", "deepseek-coder-v2"): 91,
     ("swe-agent", "doubao-pro-128k"): 15,
     ("tau-bench", "gpt-4o"): 5,
 }
 
 
-def test_fit_on_the_real_runs_without_a_labels_file_groups_by_agent_and_model(tmp_path: Path) -> None:
+def test_fit_on_the_real_runs_without_a_labels_file_groups_by_agent_and_model(
+    tmp_path: Path,
+) -> None:
     from efc_tui.cli import app
 
     out = tmp_path / "fit.json"
-    r = CliRunner().invoke(app, ["fit", str(REAL_RUNS), "-o", str(out), "--bootstrap", "0",
-                                 "-p", "tokens,nrs_efc,x_nrs", "--quiet"])
+    r = CliRunner().invoke(
+        app,
+        [
+            "fit",
+            str(REAL_RUNS),
+            "-o",
+            str(out),
+            "--bootstrap",
+            "0",
+            "-p",
+            "tokens,nrs_efc,x_nrs",
+            "--quiet",
+        ],
+    )
     assert r.exit_code == 0, r.output
     doc = json.loads(out.read_text())
     assert doc["settings"]["group_by"] == ["task_family", "harness", "model", "budget"]

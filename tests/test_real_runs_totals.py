@@ -18,8 +18,12 @@ from tests.conftest import SHARED
 
 REAL_RUNS = SHARED / "real-runs"
 #: flags that name why a file's events cannot add up to its declared totals
-CAUSES = ("trimmed by whoever collected it", "the file holds", "undeduplicated step sum",
-          "sub-trajectory file(s) not found")
+CAUSES = (
+    "trimmed by whoever collected it",
+    "the file holds",
+    "undeduplicated step sum",
+    "sub-trajectory file(s) not found",
+)
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +48,9 @@ def _sums(run: Run) -> tuple[int, int]:
     return sum(e.tokens_in for e in run.events), sum(e.tokens_out for e in run.events)
 
 
-def test_every_mismatch_with_declared_totals_is_explained(real_runs: list[tuple[Path, Run]]) -> None:
+def test_every_mismatch_with_declared_totals_is_explained(
+    real_runs: list[tuple[Path, Run]],
+) -> None:
     checked = 0
     for path, run in real_runs:
         totals = run.extra.get("source_totals")
@@ -57,19 +63,29 @@ def test_every_mismatch_with_declared_totals_is_explained(real_runs: list[tuple[
         tin, tout = _sums(run)
         for key, mine in (("tokens_in", tin), ("tokens_out", tout)):
             if totals.get(key) is not None:
-                assert _within(mine, totals[key]), f"{path}: {key} {mine} vs {totals[key]}: {mismatches}"
+                assert _within(mine, totals[key]), (
+                    f"{path}: {key} {mine} vs {totals[key]}: {mismatches}"
+                )
     # the complete files with totals: SWE-agent model_stats, OpenHands metrics, Cursor
     # result lines, the untrimmed ATIF trajectories
     assert checked >= 200
 
 
 def test_harbor_openclaw_trials_match_result_json(real_runs: list[tuple[Path, Run]]) -> None:
-    trials = [(p, r) for p, r in real_runs if r.source_format == "atif" and (p.parent.parent / "result.json").is_file()]
+    trials = [
+        (p, r)
+        for p, r in real_runs
+        if r.source_format == "atif" and (p.parent.parent / "result.json").is_file()
+    ]
     assert len(trials) == 2
     for path, run in trials:
         res = orjson.loads((path.parent.parent / "result.json").read_bytes())["agent_result"]
-        want = totals_from_counts(input_tokens=res["n_input_tokens"], output_tokens=res["n_output_tokens"],
-                                  cache_tokens=res["n_cache_tokens"], source="result.json")
+        want = totals_from_counts(
+            input_tokens=res["n_input_tokens"],
+            output_tokens=res["n_output_tokens"],
+            cache_tokens=res["n_cache_tokens"],
+            source="result.json",
+        )
         tin, tout = _sums(run)
         # OpenClaw reports the cache beside the prompt, larger than it: both are input
         assert res["n_cache_tokens"] > res["n_input_tokens"]
@@ -77,17 +93,29 @@ def test_harbor_openclaw_trials_match_result_json(real_runs: list[tuple[Path, Ru
         assert _within(tin, want["tokens_in"]) and _within(tout, want["tokens_out"])
 
 
-def test_cursor_and_openhands_runs_read_with_their_totals(real_runs: list[tuple[Path, Run]]) -> None:
+def test_cursor_and_openhands_runs_read_with_their_totals(
+    real_runs: list[tuple[Path, Run]],
+) -> None:
     by_fmt: dict[str, list[Run]] = {}
     for _, run in real_runs:
         by_fmt.setdefault(run.source_format, []).append(run)
     assert len(by_fmt["cursor-cli"]) == 12 and len(by_fmt["tau-bench"]) == 5
     oh = [r for r in by_fmt["openhands"] if r.task_id and r.task_id.startswith("ponylang__")]
-    assert sorted(r.task_id or "" for r in oh) == ["ponylang__ponyc-4588", "ponylang__ponyc-4593", "ponylang__ponyc-4595"]
+    assert sorted(r.task_id or "" for r in oh) == [
+        "ponylang__ponyc-4588",
+        "ponylang__ponyc-4593",
+        "ponylang__ponyc-4595",
+    ]
     for run in oh:
         assert run.model == "openai/openrouter-llama-4-maverick"
-        assert _sums(run) == (run.extra["source_totals"]["tokens_in"], run.extra["source_totals"]["tokens_out"])
+        assert _sums(run) == (
+            run.extra["source_totals"]["tokens_in"],
+            run.extra["source_totals"]["tokens_out"],
+        )
     finished = [r for r in by_fmt["cursor-cli"] if r.exit_status == "success"]
     assert len(finished) == 9
     for run in finished:
-        assert _sums(run) == (run.extra["source_totals"]["tokens_in"], run.extra["source_totals"]["tokens_out"])
+        assert _sums(run) == (
+            run.extra["source_totals"]["tokens_in"],
+            run.extra["source_totals"]["tokens_out"],
+        )

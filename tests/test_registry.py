@@ -64,7 +64,10 @@ def test_detection_stops_early_only_where_nothing_could_win() -> None:
                 score = reader.sniff(s)
             except Exception:
                 continue
-            assert 0.0 <= score <= CEILINGS[reader.name][0] <= BEST_SCORE - EXTENSION_BONUS, (reader.name, path)
+            assert 0.0 <= score <= CEILINGS[reader.name][0] <= BEST_SCORE - EXTENSION_BONUS, (
+                reader.name,
+                path,
+            )
         expected = every_reader_detects(path)
         try:
             got: Reader | None = detect(path)
@@ -128,7 +131,11 @@ def _returned_numbers(fn: ast.FunctionDef, calls: dict[str, float]) -> list[floa
 
 
 def _function(module: str, name: str) -> ast.FunctionDef:
-    tree = ast.parse((Path(__file__).resolve().parent.parent / "efc_tui" / "parsers" / f"{module}.py").read_text())
+    tree = ast.parse(
+        (
+            Path(__file__).resolve().parent.parent / "efc_tui" / "parsers" / f"{module}.py"
+        ).read_text()
+    )
     return next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name)
 
 
@@ -139,11 +146,18 @@ def test_ceilings_are_each_readers_highest_sniff_and_its_extensions() -> None:
     assert list(CEILINGS) == list(FORMATS)
     # chat_score returns 0 or a local ``score``: numbers assigned to it, then only lowered
     chat = _function("sniffs", "chat_score")
-    assigned = [n.value for n in ast.walk(chat) if isinstance(n, ast.Assign)
-                and [ast.unparse(t) for t in n.targets] == ["score"]]
+    assigned = [
+        n.value
+        for n in ast.walk(chat)
+        if isinstance(n, ast.Assign) and [ast.unparse(t) for t in n.targets] == ["score"]
+    ]
     assert all(isinstance(n.op, ast.Sub) for n in ast.walk(chat) if isinstance(n, ast.AugAssign))
-    numbers = [c.value for v in assigned for c in ast.walk(v) if isinstance(c, ast.Constant)
-               and isinstance(c.value, float)]
+    numbers = [
+        c.value
+        for v in assigned
+        for c in ast.walk(v)
+        if isinstance(c, ast.Constant) and isinstance(c.value, float)
+    ]
     assert numbers and max(numbers) <= 0.5
     for name, module in FORMATS.items():
         top, extensions = CEILINGS[name]
@@ -192,14 +206,28 @@ def test_detecting_any_log_imports_the_winning_reader_alone() -> None:
     """On every log we have (each format is among them), detection imports the module of
     the reader it returns and no other reader's module; an unrecognized file imports none."""
     paths = logs()
-    r = subprocess.run([sys.executable, "-c", _DETECT_EACH], input="\n".join(map(str, paths)),
-                       capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-c", _DETECT_EACH],
+        input="\n".join(map(str, paths)),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr
     rows = [line.split("\t") for line in r.stdout.splitlines()]
     assert [row[0] for row in rows] == [str(p) for p in paths]
     found = {row[1] for row in rows}
-    assert {"native", "mini-swe-agent", "claude-code", "inspect-ai", "openhands", "openai-chat",
-            "cursor-cli", "terminal-bench", "-"} <= found, found
+    assert {
+        "native",
+        "mini-swe-agent",
+        "claude-code",
+        "inspect-ai",
+        "openhands",
+        "openai-chat",
+        "cursor-cli",
+        "terminal-bench",
+        "-",
+    } <= found, found
     for path, name, *imported in rows:
         assert imported == ([] if name == "-" else [name]), path
 
@@ -209,8 +237,16 @@ def test_the_sniffs_module_is_light() -> None:
     code = "import sys\nimport efc_tui.parsers.sniffs\nprint(' '.join(sorted(sys.modules)))"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
-    heavy = {"zipfile", "zstandard", "efc_tui.parsers._msg", "efc_tui.parsers._builder",
-             "efc_tui.parsers._drafts", "efc_tui.parsers._content", "efc_tui.parsers._chat_sse",
-             "efc_tui.parsers.status", "efc_tui._fast"}
+    heavy = {
+        "zipfile",
+        "zstandard",
+        "efc_tui.parsers._msg",
+        "efc_tui.parsers._builder",
+        "efc_tui.parsers._drafts",
+        "efc_tui.parsers._content",
+        "efc_tui.parsers._chat_sse",
+        "efc_tui.parsers.status",
+        "efc_tui._fast",
+    }
     readers = {f"efc_tui.parsers.{m}" for m in FORMATS.values()}
     assert not (heavy | readers) & set(r.stdout.split())

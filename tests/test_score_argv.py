@@ -22,8 +22,12 @@ from tests.conftest import REPO, SAMPLES
 
 SAMPLE = str(SAMPLES / "clean_pass.jsonl")
 #: the options only Typer reads (Dask starts a cluster; help is Typer's)
-SCORE = PlainArgv("score", _score_argv, _score_run,
-                  frozenset({"--dask", "--scheduler", "--dask-workers", "--help", "-h"}))
+SCORE = PlainArgv(
+    "score",
+    _score_argv,
+    _score_run,
+    frozenset({"--dask", "--scheduler", "--dask-workers", "--help", "-h"}),
+)
 
 
 def test_the_option_table_is_the_commands() -> None:
@@ -57,23 +61,60 @@ LINES: list[list[str]] = [
 
 
 @pytest.mark.parametrize("argv", LINES, ids=[" ".join(a)[-60:] or "none" for a in LINES])
-def test_a_command_line_means_what_it_means_to_typer(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_command_line_means_what_it_means_to_typer(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     SCORE.check_line(argv, monkeypatch)
 
 
 def test_the_common_command_lines_skip_typer() -> None:
     """What CI jobs and bench/score_bench.py type is read here (the shortcut is used)."""
-    for argv in ([SAMPLE], [SAMPLE, "--jsonl", "--quiet"], [SAMPLE, SAMPLE, "--csv"],
-                 [SAMPLE, "--min-eta", "0.5", "--json"], [SAMPLE, "--format", "native", "-q"],
-                 [SAMPLE, "--junit", "r.xml", "--github", "--labels", ROOT_README]):
+    for argv in (
+        [SAMPLE],
+        [SAMPLE, "--jsonl", "--quiet"],
+        [SAMPLE, SAMPLE, "--csv"],
+        [SAMPLE, "--min-eta", "0.5", "--json"],
+        [SAMPLE, "--format", "native", "-q"],
+        [SAMPLE, "--junit", "r.xml", "--github", "--labels", ROOT_README],
+    ):
         assert _score_argv.parse(argv) is not None, argv
 
 
 TOKENS = [
-    SAMPLE, ROOT_README, "missing.jsonl", "-", "--", "-q", "-f", "-qf", "--help", "--dask",
-    *_score_argv.FLAGS, *_score_argv.VALUED, "--no-json", "--jsonl=", "--format=native",
-    "--min-eta=0.5", "--window=2", "--labels=", "native", "0", "1", "-1", "0.5", "1e-3", "2.",
-    ".5", "+3", "1_0", "abc", "", " 1", "inf", "NaN", "99999999999999999999",
+    SAMPLE,
+    ROOT_README,
+    "missing.jsonl",
+    "-",
+    "--",
+    "-q",
+    "-f",
+    "-qf",
+    "--help",
+    "--dask",
+    *_score_argv.FLAGS,
+    *_score_argv.VALUED,
+    "--no-json",
+    "--jsonl=",
+    "--format=native",
+    "--min-eta=0.5",
+    "--window=2",
+    "--labels=",
+    "native",
+    "0",
+    "1",
+    "-1",
+    "0.5",
+    "1e-3",
+    "2.",
+    ".5",
+    "+3",
+    "1_0",
+    "abc",
+    "",
+    " 1",
+    "inf",
+    "NaN",
+    "99999999999999999999",
 ]
 
 
@@ -84,20 +125,32 @@ def test_random_command_lines_mean_what_they_mean_to_typer(argv: list[str]) -> N
         SCORE.check_line(argv, mp)
 
 
-@pytest.mark.parametrize("argv", [
-    [str(SAMPLES)],  # the table
-    [str(SAMPLES), "--jsonl", "-q"],
-    [str(SAMPLES / "repair_loop.jsonl"), "--csv", "--min-eta", "0.9"],  # exit 1, named on stderr
-    [str(SAMPLES / "clean_pass.jsonl"), "--json", "--window", "3", "--repeat", "0"],
-    ["no-such-file.jsonl", "--jsonl"],  # exit 2
-    [str(REPO / "README.md")],  # no reader: exit 2
-    [str(SAMPLES / "clean_pass.jsonl"), "--estimator", "missing-estimator.json"],
-    [str(SAMPLES / "clean_pass.jsonl"), "--junit", "report.xml", "--github"],
-    [str(SAMPLES / "clean_pass.jsonl"), "--github", "--min-nrs", "100"],  # annotations, exit 1
-    [str(SAMPLES / "clean_pass.jsonl"), "--window", "2", "--epsilon", "1e-9", "--adapter"],
-    [str(SAMPLES / "clean_pass.jsonl"), "--fit", "default"],
-    [str(SAMPLES / "clean_pass.jsonl"), "--labels", str(REPO / "README.md")],  # not labels: exit 2
-    ["\udcff.jsonl"],  # a file name that is not UTF-8: exit 2 naming it
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [str(SAMPLES)],  # the table
+        [str(SAMPLES), "--jsonl", "-q"],
+        [
+            str(SAMPLES / "repair_loop.jsonl"),
+            "--csv",
+            "--min-eta",
+            "0.9",
+        ],  # exit 1, named on stderr
+        [str(SAMPLES / "clean_pass.jsonl"), "--json", "--window", "3", "--repeat", "0"],
+        ["no-such-file.jsonl", "--jsonl"],  # exit 2
+        [str(REPO / "README.md")],  # no reader: exit 2
+        [str(SAMPLES / "clean_pass.jsonl"), "--estimator", "missing-estimator.json"],
+        [str(SAMPLES / "clean_pass.jsonl"), "--junit", "report.xml", "--github"],
+        [str(SAMPLES / "clean_pass.jsonl"), "--github", "--min-nrs", "100"],  # annotations, exit 1
+        [str(SAMPLES / "clean_pass.jsonl"), "--window", "2", "--epsilon", "1e-9", "--adapter"],
+        [str(SAMPLES / "clean_pass.jsonl"), "--fit", "default"],
+        [
+            str(SAMPLES / "clean_pass.jsonl"),
+            "--labels",
+            str(REPO / "README.md"),
+        ],  # not labels: exit 2
+        ["\udcff.jsonl"],  # a file name that is not UTF-8: exit 2 naming it
+    ],
+)
 def test_the_console_script_gives_what_typer_gives(argv: list[str], tmp_path: Path) -> None:
     SCORE.check_console(argv, tmp_path)  # --junit: the same report

@@ -179,13 +179,17 @@ def test_no_hints_every_offset(simd: bool, size: int) -> None:
 
 # long 1-byte texts of pieces the pre-filters react to: hints, their prefixes, near misses
 pieces = st.sampled_from(
-    [h for h in HINTS if h] + [h[:k] for h in HINTS for k in (1, 2, 3) if len(h) > k]
+    [h for h in HINTS if h]
+    + [h[:k] for h in HINTS for k in (1, 2, 3) if len(h) > k]
     + ["x" * 31, "y" * 7, " ", "\n", "=", "É", "é", "ÿ", "\x00", "pAssed", "Error", "FAILED"]
 )
 
 
-@settings(max_examples=300, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(st.lists(pieces, max_size=60))
 def test_no_hints_long_texts_match_python(simd: bool, parts: list[str]) -> None:
     t = "".join(parts)
@@ -203,9 +207,34 @@ def test_shingle_count_matches_python(text: str) -> None:
 # error signatures: the pieces _EXC_LINE reacts to (line starts, "E " prefixes, blank and
 # whitespace-only lines, the keywords with and without a word boundary, dotted names,
 # digits and hex) and every ASCII character
-ERROR_PIECES = ["\n", " ", "\t", "\x0c", "\x1c", "\r", "E", "E ", "E\n", "Error", "Exception",
-                "Failure", "ValueError", "pkg.mod.KeyError", "_Failure", "9Error", "Errors", "Error:",
-                ".", ":", "0x1F", "0xg", "123", "a", "z_", "Traceback (most recent call last):"]
+ERROR_PIECES = [
+    "\n",
+    " ",
+    "\t",
+    "\x0c",
+    "\x1c",
+    "\r",
+    "E",
+    "E ",
+    "E\n",
+    "Error",
+    "Exception",
+    "Failure",
+    "ValueError",
+    "pkg.mod.KeyError",
+    "_Failure",
+    "9Error",
+    "Errors",
+    "Error:",
+    ".",
+    ":",
+    "0x1F",
+    "0xg",
+    "123",
+    "a",
+    "z_",
+    "Traceback (most recent call last):",
+]
 error_texts = st.lists(
     st.one_of(st.sampled_from(ERROR_PIECES), st.characters(max_codepoint=127)), max_size=40
 ).map("".join)
@@ -214,8 +243,11 @@ error_texts = st.lists(
 def _python_error_text(text: str) -> str:
     from efc_tui.scoring.features import error_signature
 
-    return error_signature(Event(index=0, step=0, kind=EventKind.TOOL, status=Status.RUNTIME_ERROR,
-                                 observation_text=text))[1]
+    return error_signature(
+        Event(
+            index=0, step=0, kind=EventKind.TOOL, status=Status.RUNTIME_ERROR, observation_text=text
+        )
+    )[1]
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -481,8 +513,18 @@ def test_native_step_refuses_an_event_class_it_does_not_know() -> None:
     from efc_tui.parsers import native
     from efc_tui.parsers.native import _compiled_step
 
-    args = (Checks, native._KINDS, native._STATUSES, native.infer_kind, native.classify_observation,
-            EventKind.MESSAGE, EventKind.TOOL, EventKind.CHECK, Status.NONE, Status.PASSED)
+    args = (
+        Checks,
+        native._KINDS,
+        native._STATUSES,
+        native.infer_kind,
+        native.classify_observation,
+        EventKind.MESSAGE,
+        EventKind.TOOL,
+        EventKind.CHECK,
+        Status.NONE,
+        Status.PASSED,
+    )
     with pytest.raises(ValueError, match="fields"):
         fast.setup_native(Event, ("index", "step", "kind"), *args)
     ev = _compiled_step()({"type": "step", "action": {"tool": "bash", "input": "ls"}}, 3, False)
@@ -563,8 +605,12 @@ runs_for_scoring = st.lists(events, min_size=0, max_size=30)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(runs_for_scoring, st.lists(st.integers(0, 3), max_size=30), st.integers(1, 8),
-       st.sampled_from([0.0, 1e-4, 0.02, 0.5]))
+@given(
+    runs_for_scoring,
+    st.lists(st.integers(0, 3), max_size=30),
+    st.integers(1, 8),
+    st.sampled_from([0.0, 1e-4, 0.02, 0.5]),
+)
 def test_scoring_and_adapter_match_python(
     evs: list[Event], steps: list[int], window: int, epsilon: float
 ) -> None:
@@ -601,14 +647,28 @@ def test_compiled_loops_are_the_ones_running() -> None:
     assert _compiled_lines() is fast.native_lines
     run = next(load(SAMPLES / "repair_loop.jsonl"))
     assert _compiled_pass(fast, run.events) is not None
-    assert len(fast.streak_pass(run.events, LOOP_NEUTRAL_KINDS, observation_digest)[0]) == 8 * len(run.events)
+    assert len(fast.streak_pass(run.events, LOOP_NEUTRAL_KINDS, observation_digest)[0]) == 8 * len(
+        run.events
+    )
     ledger = score_run(run, load_estimator())  # sets the gate tables up
     assert len(fast.gate_pass(run.events)[0]) == 8 * len(run.events)
     assert fast.cost_pass(run.events) is not None
     nr = np.ones(len(run.events))
     streaks, starts = streaks_and_starts(run)
-    inputs = _Inputs(run.events, ledger.features, nr, ledger.cost.delta, nr, nr, streaks, starts,
-                     1.0, 3, 0.01, AdapterConfig(3, 0.01).repeat)
+    inputs = _Inputs(
+        run.events,
+        ledger.features,
+        nr,
+        ledger.cost.delta,
+        nr,
+        nr,
+        streaks,
+        starts,
+        1.0,
+        3,
+        0.01,
+        AdapterConfig(3, 0.01).repeat,
+    )
     loop = _compiled_loop(fast, inputs)
     assert loop is not None and len(loop.decisions) == len(run.events)
 
@@ -620,9 +680,18 @@ def test_odd_counts_score_alike(value: Any) -> None:
     from efc_tui.adapter import score_and_decide
     from tests.reference_ledgers import snapshot
 
-    evs = [Event(index=i, step=i, kind=EventKind.CHECK, status=Status.ASSERTION_ERROR,
-                 observation_text=f"{i} failed", checks=Checks(passed=value if i else 1, failed=1, total=3),
-                 tokens_in=value if i == 1 else 5) for i in range(4)]
+    evs = [
+        Event(
+            index=i,
+            step=i,
+            kind=EventKind.CHECK,
+            status=Status.ASSERTION_ERROR,
+            observation_text=f"{i} failed",
+            checks=Checks(passed=value if i else 1, failed=1, total=3),
+            tokens_in=value if i == 1 else 5,
+        )
+        for i in range(4)
+    ]
     run = Run(run_id="odd", events=evs)
     a = snapshot(score_and_decide(run))
     with _fast.pure_python():
@@ -634,8 +703,18 @@ def test_rollback_ties_go_to_the_latest_candidate() -> None:
     from efc_tui.adapter import score_and_decide
 
     kinds = [(0, Status.ASSERTION_ERROR), (0, Status.ASSERTION_ERROR), (1, Status.RUNTIME_ERROR)]
-    evs = [Event(index=i, step=s, kind=EventKind.GENERATION, tool="edit", status=st,
-                 action_text=f"write v{i}", observation_text=f"out {i}") for i, (s, st) in enumerate(kinds)]
+    evs = [
+        Event(
+            index=i,
+            step=s,
+            kind=EventKind.GENERATION,
+            tool="edit",
+            status=st,
+            action_text=f"write v{i}",
+            observation_text=f"out {i}",
+        )
+        for i, (s, st) in enumerate(kinds)
+    ]
     run = Run(run_id="ties", events=evs)
     a = score_and_decide(run).decisions[2]
     with _fast.pure_python():
@@ -655,13 +734,32 @@ def test_repetition_rule_decided_alike(repeat: int, epsilon: float) -> None:
     evs = []
     for i in range(12):
         if i % 3 == 2:
-            evs.append(Event(index=i, step=i, kind=EventKind.REPAIR, tool="edit", status=Status.NONE,
-                             action_text=f"edit try {i}", observation_text="ok"))
+            evs.append(
+                Event(
+                    index=i,
+                    step=i,
+                    kind=EventKind.REPAIR,
+                    tool="edit",
+                    status=Status.NONE,
+                    action_text=f"edit try {i}",
+                    observation_text="ok",
+                )
+            )
         else:
-            evs.append(Event(index=i, step=i, kind=EventKind.CHECK, tool="bash", status=Status.ASSERTION_ERROR,
-                             action_text="pytest -q tests/test_a.py",
-                             observation_text="E   AssertionError: 1 != 2\n1 failed in 0.1s",
-                             checks=Checks(passed=0, failed=1, total=1), tokens_in=100, tool_calls=1))
+            evs.append(
+                Event(
+                    index=i,
+                    step=i,
+                    kind=EventKind.CHECK,
+                    tool="bash",
+                    status=Status.ASSERTION_ERROR,
+                    action_text="pytest -q tests/test_a.py",
+                    observation_text="E   AssertionError: 1 != 2\n1 failed in 0.1s",
+                    checks=Checks(passed=0, failed=1, total=1),
+                    tokens_in=100,
+                    tool_calls=1,
+                )
+            )
     run = Run(run_id="loop", events=evs)
     a = score_and_decide(run, window=2, epsilon=epsilon, repeat=repeat)
     with _fast.pure_python():
@@ -675,14 +773,25 @@ def test_repetition_rule_decided_alike(repeat: int, epsilon: float) -> None:
 
 loop_events = st.builds(
     lambda kind, tool, act, status, checks, obs: Event(
-        index=0, step=0, kind=kind, tool=tool, status=status, action_text=act, observation_text=obs, checks=checks
+        index=0,
+        step=0,
+        kind=kind,
+        tool=tool,
+        status=status,
+        action_text=act,
+        observation_text=obs,
+        checks=checks,
     ),
-    st.sampled_from([EventKind.TOOL, EventKind.CHECK, EventKind.REPAIR, EventKind.REFLECT, EventKind.MESSAGE]),
+    st.sampled_from(
+        [EventKind.TOOL, EventKind.CHECK, EventKind.REPAIR, EventKind.REFLECT, EventKind.MESSAGE]
+    ),
     st.sampled_from([None, "", "bash"]),
     st.sampled_from(["", "  ", "pytest -q", " pytest \t -q ", "ls", "pytest  -q\u2003"]),
     st.sampled_from([Status.NONE, Status.PASSED, Status.ASSERTION_ERROR, Status.RUNTIME_ERROR]),
     st.sampled_from([None, Checks(1, 1, 2), Checks(0, 2, 2), Checks(2**70, 1, None)]),
-    st.sampled_from(["1 failed 0x1F", "1 failed 0x2a", "1  FAILED\n7", "É failed 12", "é failed 13", "", "é"]),
+    st.sampled_from(
+        ["1 failed 0x1F", "1 failed 0x2a", "1  FAILED\n7", "É failed 12", "é failed 13", "", "é"]
+    ),
 )
 
 
@@ -712,16 +821,19 @@ def test_slot_reads_and_other_classes() -> None:
     from tests.conftest import SAMPLES
     from tests.reference_ledgers import snapshot
 
-    assert fast.setup_slots(Event, tuple(f.name for f in fields(Event)), Checks,
-                            tuple(f.name for f in fields(Checks))) == (len(fields(Event)), len(fields(Checks)))
+    assert fast.setup_slots(
+        Event, tuple(f.name for f in fields(Event)), Checks, tuple(f.name for f in fields(Checks))
+    ) == (len(fields(Event)), len(fields(Checks)))
 
     class Sub(Event):
         pass
 
     run = next(load(SAMPLES / "repair_loop.jsonl"))
     want = snapshot(score_and_decide(run))
-    run.events = [Sub(**{f.name: getattr(e, f.name) for f in fields(Event)}) if i % 2 else e
-                  for i, e in enumerate(run.events)]
+    run.events = [
+        Sub(**{f.name: getattr(e, f.name) for f in fields(Event)}) if i % 2 else e
+        for i, e in enumerate(run.events)
+    ]
     assert first_difference(want, snapshot(score_and_decide(run))) is None
     with _fast.pure_python():
         assert first_difference(want, snapshot(score_and_decide(run))) is None
@@ -756,8 +868,13 @@ def test_lazy_decisions_are_the_eager_ones(name: str, path: Path) -> None:
 # ------------------------------------------------------------------ preview.close_prefix
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(alphabet=st.sampled_from('ab,[]{}"\\: \n\u00e9')),
-    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.text(alphabet=st.sampled_from('ab,[]{}"\\: \n\u00e9')),
+    lambda inner: (
+        st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    ),
     max_leaves=30,
 )
 
@@ -773,8 +890,12 @@ def test_close_prefix_matches_python(value: Any, data: st.DataObject) -> None:
     for n in range(len(doc) + 1):
         assert fast.close_prefix(doc[:n]) == _close_prefix(doc[:n])
     noisy = bytearray(doc)
-    for at, byte in data.draw(st.lists(st.tuples(st.integers(0, max(0, len(doc) - 1)),
-                                                 st.sampled_from(b'[]{},"\\x')), max_size=6)):
+    for at, byte in data.draw(
+        st.lists(
+            st.tuples(st.integers(0, max(0, len(doc) - 1)), st.sampled_from(b'[]{},"\\x')),
+            max_size=6,
+        )
+    ):
         if noisy:
             noisy[at] = byte
     for n in range(len(noisy) + 1):

@@ -45,50 +45,100 @@ SMALL = CorpusSpec(runs=3, budgets=(1.0,), models=("sim-base",), seed=3)
 
 # -- Δlatent: the absolute reading we use, and the paper's normalized forms ----------------
 
-@pytest.mark.parametrize(("fn", "args", "want"), [
-    (oracle.needle_delta, (8, 8, False), 0.0),
-    (oracle.needle_delta, (8, 7, False), 1.0),       # one shard hypothesis ruled out
-    (oracle.needle_delta, (1, 1, True), 1.0),        # the value recovered
-    (oracle.needle_delta, (5, 8, False), 0.0),       # the candidate set grew: clipped at 0
-    (oracle.state_delta, (2, 3, False), 1.0),        # one transition committed
-    (oracle.state_delta, (3, 3, True), 1.0),         # a fix
-    (oracle.state_delta, (3, 3, False), 0.0),
-    (oracle.rule_delta, (0, 1, 0, 0), 1.0),          # one item eliminated
-    (oracle.rule_delta, (0, 0, 0, 0), 0.0),
-    (oracle.rule_delta, (0, 2, 0, 1), 1.0),          # clipped at 1 per event
-    (oracle.needle_delta_normalized, (8, 6, False), 0.25),   # the paper's (8 - 6) / 8
-    (oracle.needle_delta_normalized, (4, 1, True), 1.0),     # 0.75 + b_t, clipped
-    (oracle.state_delta_normalized, (2, 3, 4, False), 0.25),  # (3 - 2) / max(1, 4)
-    (oracle.rule_delta_normalized, (0, 2, 0, 1, 12), 0.25),   # 3 / 12
-])
+
+@pytest.mark.parametrize(
+    ("fn", "args", "want"),
+    [
+        (oracle.needle_delta, (8, 8, False), 0.0),
+        (oracle.needle_delta, (8, 7, False), 1.0),  # one shard hypothesis ruled out
+        (oracle.needle_delta, (1, 1, True), 1.0),  # the value recovered
+        (oracle.needle_delta, (5, 8, False), 0.0),  # the candidate set grew: clipped at 0
+        (oracle.state_delta, (2, 3, False), 1.0),  # one transition committed
+        (oracle.state_delta, (3, 3, True), 1.0),  # a fix
+        (oracle.state_delta, (3, 3, False), 0.0),
+        (oracle.rule_delta, (0, 1, 0, 0), 1.0),  # one item eliminated
+        (oracle.rule_delta, (0, 0, 0, 0), 0.0),
+        (oracle.rule_delta, (0, 2, 0, 1), 1.0),  # clipped at 1 per event
+        (oracle.needle_delta_normalized, (8, 6, False), 0.25),  # the paper's (8 - 6) / 8
+        (oracle.needle_delta_normalized, (4, 1, True), 1.0),  # 0.75 + b_t, clipped
+        (oracle.state_delta_normalized, (2, 3, 4, False), 0.25),  # (3 - 2) / max(1, 4)
+        (oracle.rule_delta_normalized, (0, 2, 0, 1, 12), 0.25),  # 3 / 12
+    ],
+)
 def test_delta_latent_formulas(fn: object, args: tuple[object, ...], want: float) -> None:
     assert fn(*args) == pytest.approx(want)  # type: ignore[operator]
 
 
 def test_oracle_block_is_realized_per_event() -> None:
-    assert oracle.oracle_block(delta_latent=1.0, distractor=False, faithful=True, kept=True, n=1.0) == {
-        "delta_latent": 1.0, "B_route": 1.0, "B_noise": 1.0, "B_verify": 1.0, "V_er": 1.0,
-        "B_tool": 1.0, "B_mem": 1.0, "B_state": 1.0, "n": 1.0}
+    assert oracle.oracle_block(
+        delta_latent=1.0, distractor=False, faithful=True, kept=True, n=1.0
+    ) == {
+        "delta_latent": 1.0,
+        "B_route": 1.0,
+        "B_noise": 1.0,
+        "B_verify": 1.0,
+        "V_er": 1.0,
+        "B_tool": 1.0,
+        "B_mem": 1.0,
+        "B_state": 1.0,
+        "n": 1.0,
+    }
     lost = oracle.oracle_block(delta_latent=1.0, distractor=False, faithful=True, kept=False, n=1.0)
-    corrupt = oracle.oracle_block(delta_latent=0.0, distractor=False, faithful=False, kept=True, n=1.0)
-    distract = oracle.oracle_block(delta_latent=0.0, distractor=True, faithful=True, kept=True, n=0.5)
+    corrupt = oracle.oracle_block(
+        delta_latent=0.0, distractor=False, faithful=False, kept=True, n=1.0
+    )
+    distract = oracle.oracle_block(
+        delta_latent=0.0, distractor=True, faithful=True, kept=True, n=0.5
+    )
     assert (lost["B_mem"], corrupt["B_noise"], distract["B_route"]) == (0.0, 0.0, 0.25)
-    assert oracle.oracle_block(delta_latent=3.0, distractor=False, faithful=True, kept=True,
-                               n=1.0)["delta_latent"] == 1.0  # clipped at 1 per event
+    assert (
+        oracle.oracle_block(delta_latent=3.0, distractor=False, faithful=True, kept=True, n=1.0)[
+            "delta_latent"
+        ]
+        == 1.0
+    )  # clipped at 1 per event
 
 
 def _oracle_run(blocks: list[dict[str, float]]) -> Run:
-    events = [Event(index=i, step=i, kind=EventKind.TOOL, tool="t", action_text=f"a{i}",
-                    observation_text=f"observation {i} is new text here", oracle=b)
-              for i, b in enumerate(blocks)]
+    events = [
+        Event(
+            index=i,
+            step=i,
+            kind=EventKind.TOOL,
+            tool="t",
+            action_text=f"a{i}",
+            observation_text=f"observation {i} is new text here",
+            oracle=b,
+        )
+        for i, b in enumerate(blocks)
+    ]
     return Run(run_id="r", events=events)
 
 
 def test_oracle_factors_on_hand_computed_values() -> None:
-    a = {"delta_latent": 0.5, "B_route": 1.0, "B_noise": 0.8, "B_verify": 0.55, "V_er": 0.9,
-         "B_tool": 0.9, "B_mem": 0.7, "B_state": 0.8, "n": 1.0}
-    b = {**a, "delta_latent": 1.0, "B_noise": 1.0, "B_verify": 1.0, "V_er": 1.0, "B_route": 0.25,
-         "n": 0.5, "B_mem": 1.0, "B_state": 1.0, "B_tool": 1.0}
+    a = {
+        "delta_latent": 0.5,
+        "B_route": 1.0,
+        "B_noise": 0.8,
+        "B_verify": 0.55,
+        "V_er": 0.9,
+        "B_tool": 0.9,
+        "B_mem": 0.7,
+        "B_state": 0.8,
+        "n": 1.0,
+    }
+    b = {
+        **a,
+        "delta_latent": 1.0,
+        "B_noise": 1.0,
+        "B_verify": 1.0,
+        "V_er": 1.0,
+        "B_route": 0.25,
+        "n": 0.5,
+        "B_mem": 1.0,
+        "B_state": 1.0,
+        "B_tool": 1.0,
+    }
     run = _oracle_run([a, b])
     f = oracle_factors(run, compute_features(run))
     assert f is not None
@@ -105,13 +155,16 @@ def test_oracle_factors_on_hand_computed_values() -> None:
 
 # -- templates: a factorial design of the demand knobs --------------------------------------
 
+
 def test_templates_follow_an_orthogonal_plackett_burman_design() -> None:
     assert len(TEMPLATES) == 12 and {t.family for t in TEMPLATES} == set(FAMILIES)
     rows = np.array([[1 if c == "+" else -1 for c in r] for r in PLACKETT_BURMAN])
     assert (rows.sum(axis=0) == 0).all()  # every knob high in 6 templates, low in 6
     gram = rows.T @ rows
     assert (gram == 12 * np.eye(6)).all()  # orthogonal columns: no two knobs move together
-    knobs = [(t.facts, t.plausible, t.hazard, t.confirm, t.exposed, t.distractors) for t in TEMPLATES]
+    knobs = [
+        (t.facts, t.plausible, t.hazard, t.confirm, t.exposed, t.distractors) for t in TEMPLATES
+    ]
     for j in range(6):
         assert len({k[j] for k in knobs}) == 2
     held = [t for t in TEMPLATES if t.name in DEFAULT_HOLDOUT]
@@ -124,7 +177,8 @@ def test_make_task_is_deterministic_and_templates_rotate() -> None:
     a, b = make_task("state_tracking", 5, 7), make_task("state_tracking", 5, 7)
     assert a == b
     assert [make_task("rule_filter", i, 7).template for i in range(4)] == [
-        t.name for t in TEMPLATES if t.family == "rule_filter"]
+        t.name for t in TEMPLATES if t.family == "rule_filter"
+    ]
     d = a.demand
     assert d["L"] == a.L and d["H_tool"] == (a.plausible + 1) / 2
     assert d["S_state"] == pytest.approx(1 / (1 - a.hazard), abs=1e-4)
@@ -133,13 +187,30 @@ def test_make_task_is_deterministic_and_templates_rotate() -> None:
 
 # -- each demand knob is causal: it sets the credited work success needs --------------------
 
-def _task(*, facts: float = 4, plausible: float = 1, hazard: float = 0.0, confirm: float = 0,
-          exposed: float = 0) -> Task:
-    t = Template("hand", NEEDLE.name, (int(facts), int(facts)), int(plausible), hazard, int(confirm), 0.0,
-                 (0, 0), "hand")
+
+def _task(
+    *,
+    facts: float = 4,
+    plausible: float = 1,
+    hazard: float = 0.0,
+    confirm: float = 0,
+    exposed: float = 0,
+) -> Task:
+    t = Template(
+        "hand",
+        NEEDLE.name,
+        (int(facts), int(facts)),
+        int(plausible),
+        hazard,
+        int(confirm),
+        0.0,
+        (0, 0),
+        "hand",
+    )
     task = NEEDLE.make_task(t, "hand-0000", random.Random(1))
     task = replace(task, exposed=frozenset(range(int(exposed))), hazard=hazard)
     from efc_tui.synthetic.tasks import make_demand
+
     task.demand = make_demand(task)
     return task
 
@@ -158,8 +229,15 @@ def _work_and_success(task: Task, budget: float, runs: int = 120) -> tuple[float
     """Mean credited lookups (Oracle-EFC / κ) and success of H6 on ``task``."""
     work, wins = [], []
     for i in range(runs):
-        run = simulate_run(NEEDLE, task, PRESETS["H6"], MODELS["sim-large"], budget,
-                           random.Random(f"knob/{i}"), run_id=f"r{i}")
+        run = simulate_run(
+            NEEDLE,
+            task,
+            PRESETS["H6"],
+            MODELS["sim-large"],
+            budget,
+            random.Random(f"knob/{i}"),
+            run_id=f"r{i}",
+        )
         f = oracle_factors(run, compute_features(run))
         assert f is not None
         work.append(float(f.efc.sum()) / KAPPA)
@@ -181,19 +259,25 @@ def test_each_demand_knob_multiplies_the_credited_work_a_task_needs() -> None:
     assert required_work(_task(plausible=3)) == pytest.approx(2 * base)  # H_tool = (3 + 1) / 2
     assert required_work(_task(confirm=1)) == pytest.approx(2 * base)  # 1 + N_obs
     assert required_work(_task(hazard=0.5)) == pytest.approx(2 * base)  # S_state = 1 / (1 - h)
-    assert required_work(_task(exposed=2)) == pytest.approx(base / 2 + 1)  # (1 - V_ver)·L + one check
+    assert required_work(_task(exposed=2)) == pytest.approx(
+        base / 2 + 1
+    )  # (1 - V_ver)·L + one check
 
 
 def test_each_demand_knob_lowers_success_at_a_fixed_budget_in_the_order_of_its_factor() -> None:
     """At a budget too small to finish, raising a knob that doubles the need lowers success;
     exposing half the facts to the checker raises it."""
-    rates = {name: _work_and_success(_task(**kw), budget=0.18, runs=200)[1] for name, kw in KNOBS.items()}
+    rates = {
+        name: _work_and_success(_task(**kw), budget=0.18, runs=200)[1] for name, kw in KNOBS.items()
+    }
     assert 0.5 < rates["base"] < 0.9, rates
     for name in ("L", "H_tool", "S_state", "N_obs"):
         assert rates[name] < rates["base"] - 0.2, rates
     assert rates["V_ver"] > rates["base"] + 0.1, rates
     # a knob that doubles the need costs more than one that multiplies it by 1.5
-    assert _work_and_success(_task(hazard=1 / 3), budget=0.18, runs=200)[1] > rates["S_state"] + 0.03
+    assert (
+        _work_and_success(_task(hazard=1 / 3), budget=0.18, runs=200)[1] > rates["S_state"] + 0.03
+    )
 
 
 def test_no_feedback_still_guesses_right_sometimes() -> None:
@@ -201,10 +285,11 @@ def test_no_feedback_still_guesses_right_sometimes() -> None:
     runs = list(generate(spec))
     rate = np.mean([bool(r.success) for r in runs])
     assert all(score_run(r).figures.oracle_efc == 0 for r in runs)
-    assert 0.5 ** TESTS - 0.05 < rate < 0.5  # one candidate of two per probed fact
+    assert 0.5**TESTS - 0.05 < rate < 0.5  # one candidate of two per probed fact
 
 
 # -- the evaluator and the trace ---------------------------------------------------------
+
 
 def test_evaluator_probes_only_the_tested_facts() -> None:
     facts = tuple(Fact(f"K{i}", f"V{i}", f"D{i}") for i in range(4))
@@ -229,7 +314,9 @@ def test_every_event_has_an_oracle_block_and_success_judges_the_submission() -> 
             answer = sim.run()
             submitted = [e for e in sim.events if e.kind is EventKind.GENERATION]
             assert len(submitted) == 1 and all(e.oracle is not None for e in sim.events)
-            pairs = dict(p.split("=") for p in submitted[0].action_text.removeprefix("submit ").split())
+            pairs = dict(
+                p.split("=") for p in submitted[0].action_text.removeprefix("submit ").split()
+            )
             assert [pairs[f.name] for f in task.facts] == answer
             ok = evaluate(task, sim.truth, answer)
             assert ok == all(answer[j] == sim.truth[j] for j in task.tests)
@@ -267,8 +354,20 @@ def test_native_writer_keeps_values_and_pass_through_fields(tmp_path: Path) -> N
     out = write_runs(tmp_path / "out.jsonl", [run])
     [again] = list(load(out))
     e0, e1 = run.events[0], again.events[0]
-    for name in ("kind", "status", "tool", "action_text", "observation_text", "tokens_in",
-                 "tokens_out", "tool_calls", "ops", "checks", "step", "wall_s"):
+    for name in (
+        "kind",
+        "status",
+        "tool",
+        "action_text",
+        "observation_text",
+        "tokens_in",
+        "tokens_out",
+        "tool_calls",
+        "ops",
+        "checks",
+        "step",
+        "wall_s",
+    ):
         assert getattr(e0, name) == getattr(e1, name), name
     assert again.extra == {"custom": [1]} and again.budget == {"steps": 3}
     assert e1.extra["mystery"] == {"a": 2} and e1.extra["action"] == {"cwd": "/r"}
@@ -290,6 +389,7 @@ def test_same_seed_gives_byte_identical_files(tmp_path: Path) -> None:
 
 
 # -- harnesses and models move η, not D ---------------------------------------------------
+
 
 def test_presets_are_h0_to_h6_with_an_intent_each() -> None:
     assert list(PRESETS) == [f"H{i}" for i in range(7)]
@@ -317,27 +417,44 @@ def _eta_by(spec: CorpusSpec, key: str) -> dict[str, tuple[float, float, float]]
         cost.setdefault(k, []).append(f.c_raw)
         efc.setdefault(k, []).append(f.oracle_efc or 0.0)
         wins.setdefault(k, []).append(bool(run.success))
-    return {k: (float(np.mean(cost[k])), float(np.sum(efc[k]) / np.sum(cost[k])), float(np.mean(wins[k])))
-            for k in cost}
+    return {
+        k: (
+            float(np.mean(cost[k])),
+            float(np.sum(efc[k]) / np.sum(cost[k])),
+            float(np.mean(wins[k])),
+        )
+        for k in cost
+    }
 
 
 def test_h4_spends_more_raw_cost_than_h5_with_lower_oracle_efficiency() -> None:
-    out = _eta_by(CorpusSpec(harnesses=("H4", "H5"), runs=24, models=("sim-base",), seed=7), "harness")
+    out = _eta_by(
+        CorpusSpec(harnesses=("H4", "H5"), runs=24, models=("sim-base",), seed=7), "harness"
+    )
     (c4, eta4, s4), (c5, eta5, s5) = out["H4"], out["H5"]
     assert c4 > 2 * c5 and eta4 < eta5 / 3 and s4 < s5
 
 
 def test_a_stronger_model_converts_the_same_budget_into_more_feedback() -> None:
-    out = _eta_by(CorpusSpec(harnesses=("H2", "H5"), runs=24, budgets=(1.0,), seed=7,
-                             models=("sim-small", "sim-base", "sim-large")), "model")
+    out = _eta_by(
+        CorpusSpec(
+            harnesses=("H2", "H5"),
+            runs=24,
+            budgets=(1.0,),
+            seed=7,
+            models=("sim-small", "sim-base", "sim-large"),
+        ),
+        "model",
+    )
     small, base, large = out["sim-small"], out["sim-base"], out["sim-large"]
     assert small[1] < base[1] < large[1]  # η
     assert small[2] < large[2]  # success
 
 
 def test_success_rises_with_budget_and_harness_quality() -> None:
-    spec = CorpusSpec(harnesses=("H0", "H2", "H6"), budgets=(0.5, 4.0), runs=24, seed=7,
-                      models=("sim-base",))
+    spec = CorpusSpec(
+        harnesses=("H0", "H2", "H6"), budgets=(0.5, 4.0), runs=24, seed=7, models=("sim-base",)
+    )
     rate: dict[tuple[str, float], list[bool]] = {}
     for run in generate(spec):
         rate.setdefault((run.harness or "", run.budget["level"]), []).append(bool(run.success))
@@ -350,19 +467,56 @@ def test_success_rises_with_budget_and_harness_quality() -> None:
 def test_simulate_cli(tmp_path: Path) -> None:
     runner = CliRunner()
     out = tmp_path / "corpus"
-    r = runner.invoke(app, ["simulate", "-o", str(out), "--families", "rule_filter", "--models", "sim-base",
-                            "--harnesses", "h5,H0", "--budgets", "1,2", "--runs", "2", "--seed", "9"])
+    r = runner.invoke(
+        app,
+        [
+            "simulate",
+            "-o",
+            str(out),
+            "--families",
+            "rule_filter",
+            "--models",
+            "sim-base",
+            "--harnesses",
+            "h5,H0",
+            "--budgets",
+            "1,2",
+            "--runs",
+            "2",
+            "--seed",
+            "9",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert sorted(p.name for p in out.iterdir()) == [
-        "corpus.manifest", "rule_filter__H0__sim-base.jsonl", "rule_filter__H5__sim-base.jsonl"]
+        "corpus.manifest",
+        "rule_filter__H0__sim-base.jsonl",
+        "rule_filter__H5__sim-base.jsonl",
+    ]
     runs = list(load(out / "rule_filter__H5__sim-base.jsonl"))
     assert [r.budget["level"] for r in runs] == [1.0, 1.0, 2.0, 2.0]
     assert {r.model for r in runs} == {"sim-base"}
     assert "simulating" not in r.output  # no progress bar when stderr is not a terminal
     manifest = json.loads((out / "corpus.manifest").read_text())
     assert manifest["spec"]["seed"] == 9 and manifest["spec"]["harnesses"] == ["H5", "H0"]
-    r = runner.invoke(app, ["simulate", "-o", str(tmp_path / "all"), "--families", "rule_filter",
-                            "--harnesses", "H1", "--budgets", "1", "--runs", "1", "--models", "all"])
+    r = runner.invoke(
+        app,
+        [
+            "simulate",
+            "-o",
+            str(tmp_path / "all"),
+            "--families",
+            "rule_filter",
+            "--harnesses",
+            "H1",
+            "--budgets",
+            "1",
+            "--runs",
+            "1",
+            "--models",
+            "all",
+        ],
+    )
     assert r.exit_code == 0 and len(list((tmp_path / "all").glob("*.jsonl"))) == 3
     bad = runner.invoke(app, ["simulate", "-o", str(out), "--families", "chess"])
     assert bad.exit_code == 2 and "unknown family 'chess'" in bad.output

@@ -131,8 +131,11 @@ def test_score_table_at_80_and_120_columns_shows_whole_figures(width: str) -> No
 def test_two_long_names_shorten_evenly() -> None:
     """The widest name gives way first, but not alone: two long columns end up alike
     (the diff's A and B actions), instead of one cut to its floor and the other whole."""
-    cols = (Col("a", "a", "name", 0, min_width=8), Col("b", "b", "name", 0, min_width=8),
-            Col("n", "n"))
+    cols = (
+        Col("a", "a", "name", 0, min_width=8),
+        Col("b", "b", "name", 0, min_width=8),
+        Col("n", "n"),
+    )
     rows = [{"a": "x" * 70, "b": "y" * 50, "n": "1.25"}]
     table, hidden = fitted_table("t", cols, rows, 80)
     console = Console(width=80, record=True, markup=False, emoji=False, highlight=False)

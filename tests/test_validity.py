@@ -40,7 +40,9 @@ def test_brier_base_rate_and_skill() -> None:
     assert bad.brier == 1.0 and bad.skill is not None and bad.skill < 0 and not bad.predictive
     # every run the same outcome: the base rate is perfect, skill undefined
     same = run_figures(np.ones(3), np.full(3, 0.9), 1.0)
-    assert same.brier_base == 0.0 and same.skill is None and same.auc is None and not same.predictive
+    assert (
+        same.brier_base == 0.0 and same.skill is None and same.auc is None and not same.predictive
+    )
     assert run_figures(np.zeros(0), np.zeros(0), 0.5).runs == 0
 
 
@@ -57,7 +59,9 @@ def test_noise_ceiling_on_three_groups_by_hand() -> None:
     assert noise_ceiling(obs, n) == pytest.approx(hand)
     figs = group_figures(obs, np.array([0.2, 0.5, 0.8]), n)
     # R²: ss_res = 0.01 + 0 + 0.01, ss_tot = 0.32
-    assert (figs.groups, figs.r2, figs.mae, figs.ceiling) == pytest.approx((3, 1 - 0.02 / 0.32, 0.2 / 3, hand))
+    assert (figs.groups, figs.r2, figs.mae, figs.ceiling) == pytest.approx(
+        (3, 1 - 0.02 / 0.32, 0.2 / 3, hand)
+    )
     assert noise_ceiling(np.array([0.3, 0.3]), np.array([5, 5])) is None  # no spread: undefined
     assert noise_ceiling(np.zeros(0), np.zeros(0)) is None
     assert group_figures(np.zeros(0), np.zeros(0), np.zeros(0)).r2 is None

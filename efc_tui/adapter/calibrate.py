@@ -75,8 +75,14 @@ def replay(run: Run, estimator: Estimator | Theta | None = None) -> Replay:
     f = compute_features(run)
     g = compute_gates(run.events)
     first_pass = next((t for t, e in enumerate(run.events) if e.status is Status.PASSED), None)
-    return Replay(prefix_nr(f, g, theta), np.asarray(raw_cost(run).delta, dtype=float),
-                  prefix_demand(run).value, repeat_streaks(run), first_pass, run.success)
+    return Replay(
+        prefix_nr(f, g, theta),
+        np.asarray(raw_cost(run).delta, dtype=float),
+        prefix_demand(run).value,
+        repeat_streaks(run),
+        first_pass,
+        run.success,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,9 +105,15 @@ class Outcome:
         return self.at_risk / self.successes if self.successes else 0.0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"runs": self.runs, "stopped": self.stopped, "c_raw": _r(self.c_raw),
-                "cost_saved": _r(self.cost_saved), "cost_saved_share": _r(self.saved_share),
-                "successes": self.successes, "successes_at_risk": self.at_risk}
+        return {
+            "runs": self.runs,
+            "stopped": self.stopped,
+            "c_raw": _r(self.c_raw),
+            "cost_saved": _r(self.cost_saved),
+            "cost_saved_share": _r(self.saved_share),
+            "successes": self.successes,
+            "successes_at_risk": self.at_risk,
+        }
 
 
 def _r(x: float) -> float:
@@ -117,11 +129,19 @@ def _outcome(replays: Sequence[Replay], stops: Sequence[int | None]) -> Outcome:
             stopped += 1
             saved += float(r.dc[stop + 1 :].sum())
         at_risk += success_at_risk(stop, r.first_pass, r.success, len(r.dc))[0] is True
-    return Outcome(len(replays), stopped, float(sum(r.dc.sum() for r in replays)), saved,
-                   sum(r.success is True for r in replays), at_risk)
+    return Outcome(
+        len(replays),
+        stopped,
+        float(sum(r.dc.sum() for r in replays)),
+        saved,
+        sum(r.success is True for r in replays),
+        at_risk,
+    )
 
 
-def evaluate(replays: Sequence[Replay], window: int, epsilon: float, repeat: int = REPEAT_LIMIT) -> Outcome:
+def evaluate(
+    replays: Sequence[Replay], window: int, epsilon: float, repeat: int = REPEAT_LIMIT
+) -> Outcome:
     """Cost saved and successes at risk of ``replays`` at one setting (labelled or not;
     unlabelled runs count in cost, never in risk)."""
     return _outcome(replays, [r.stop(window, epsilon, repeat) for r in replays])
@@ -134,12 +154,17 @@ def _grid(
     rep = {name: [repeat_stop(r.streaks, repeat) for r in rs] for name, rs in corpora.items()}
     out = []
     for W in sorted(set(windows)):
-        ratios = {name: [_window_ratios(r.nr, r.dc, r.d_task, W) for r in rs] for name, rs in corpora.items()}
+        ratios = {
+            name: [_window_ratios(r.nr, r.dc, r.d_task, W) for r in rs]
+            for name, rs in corpora.items()
+        }
         for eps in epsilons:
             res = {}
             for name, rs in corpora.items():
-                stops = [first_stop(stop_index(ra, eps), rs_)[0]
-                         for ra, rs_ in zip(ratios[name], rep[name], strict=True)]
+                stops = [
+                    first_stop(stop_index(ra, eps), rs_)[0]
+                    for ra, rs_ in zip(ratios[name], rep[name], strict=True)
+                ]
                 res[name] = _outcome(rs, stops)
             out.append((W, eps, res))
     return out
@@ -176,12 +201,16 @@ def choose_setting(
         assert floor is not None
         W, eps, res = floor
         over = [k for k, o in res.items() if o.at_risk > max_risk * o.successes]
-        status = (f"no setting keeps successes at risk within {max_risk:.0%} on every corpus "
-                  f"({', '.join(over)}: the repetition rule alone exceeds it): window rule off (ε = 0)")
+        status = (
+            f"no setting keeps successes at risk within {max_risk:.0%} on every corpus "
+            f"({', '.join(over)}: the repetition rule alone exceeds it): window rule off (ε = 0)"
+        )
     else:
         _, W, eps, res = best
-        status = (f"calibrated on {sum(o.runs for o in res.values())} labelled runs ({names}): the "
-                  f"largest raw-cost saving with at most {max_risk:.0%} of each corpus's successes at risk")
+        status = (
+            f"calibrated on {sum(o.runs for o in res.values())} labelled runs ({names}): the "
+            f"largest raw-cost saving with at most {max_risk:.0%} of each corpus's successes at risk"
+        )
         if eps == 0.0:
             status += " (no ε > 0 met the limit: window rule off)"
     total = _sum(res.values())
@@ -201,8 +230,14 @@ def choose_setting(
 
 def _sum(outcomes: Iterable[Outcome]) -> Outcome:
     os_ = list(outcomes)
-    return Outcome(sum(o.runs for o in os_), sum(o.stopped for o in os_), sum(o.c_raw for o in os_),
-                   sum(o.cost_saved for o in os_), sum(o.successes for o in os_), sum(o.at_risk for o in os_))
+    return Outcome(
+        sum(o.runs for o in os_),
+        sum(o.stopped for o in os_),
+        sum(o.c_raw for o in os_),
+        sum(o.cost_saved for o in os_),
+        sum(o.successes for o in os_),
+        sum(o.at_risk for o in os_),
+    )
 
 
 def choose_stop_rules(
@@ -228,7 +263,9 @@ def choose_stop_rules(
     real = [replay(r, theta) for r in real_runs]
     if real:
         corpora["real"] = real
-    return choose_setting(corpora, windows=windows, epsilons=epsilons, repeat=repeat, max_risk=max_risk)
+    return choose_setting(
+        corpora, windows=windows, epsilons=epsilons, repeat=repeat, max_risk=max_risk
+    )
 
 
 def choose_adapter(
@@ -244,13 +281,20 @@ def choose_adapter(
     risk. Returns ``{"window", "epsilon", "status", ...}``: the extra keys go to the file's
     ``adapter.calibration``."""
     theta = estimator if estimator is not None else load_estimator()
-    got = choose_setting({"calibration": [replay(r, theta) for r in runs]}, windows=windows,
-                         epsilons=epsilons, repeat=0, max_risk=max_risk)
+    got = choose_setting(
+        {"calibration": [replay(r, theta) for r in runs]},
+        windows=windows,
+        epsilons=epsilons,
+        repeat=0,
+        max_risk=max_risk,
+    )
     if got is None:
         return None
     o = got["corpora"]["calibration"]
-    status = (f"calibrated on {o['runs']} runs: the largest raw-cost saving with at most "
-              f"{max_risk:.0%} of successes at risk")
+    status = (
+        f"calibrated on {o['runs']} runs: the largest raw-cost saving with at most "
+        f"{max_risk:.0%} of successes at risk"
+    )
     if got["epsilon"] == 0.0:
         status += " (no ε > 0 met the limit: stopping disabled)"
     return {

@@ -66,10 +66,17 @@ REPEAT_LIMIT = 3
 #: kinds that neither extend nor end a repetition streak: thinking, plans, memory writes and
 #: messages add no verdict, an edit that leaves the failure unchanged is the failed-repair
 #: loop itself, and a harness error is not the agent's action
-LOOP_NEUTRAL_KINDS: frozenset[EventKind] = frozenset({
-    EventKind.REFLECT, EventKind.PLAN, EventKind.MEMORY, EventKind.MESSAGE,
-    EventKind.GENERATION, EventKind.REPAIR, EventKind.ERROR,
-})
+LOOP_NEUTRAL_KINDS: frozenset[EventKind] = frozenset(
+    {
+        EventKind.REFLECT,
+        EventKind.PLAN,
+        EventKind.MEMORY,
+        EventKind.MESSAGE,
+        EventKind.GENERATION,
+        EventKind.REPAIR,
+        EventKind.ERROR,
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +98,11 @@ class AdapterConfig:
 
     @classmethod
     def from_estimator(
-        cls, estimator: Estimator, *, window: int | None = None, epsilon: float | None = None,
+        cls,
+        estimator: Estimator,
+        *,
+        window: int | None = None,
+        epsilon: float | None = None,
         repeat: int | None = None,
     ) -> AdapterConfig:
         """The shipped W and ε of ``estimator`` and the repetition limit, with optional

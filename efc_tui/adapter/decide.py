@@ -210,18 +210,35 @@ def _compiled_loop(fast: ModuleType, i: _Inputs, build: bool = True) -> _Loop | 
     if not _setup_compiled(fast):
         return None
     f = i.f
-    cols = [np.ascontiguousarray(x, dtype=np.float64) for x in
-            (i.nr, i.dc, i.x_nr, i.ratios, f.n, f.a, f.p_prefix, f.m_prefix, f.c)]
+    cols = [
+        np.ascontiguousarray(x, dtype=np.float64)
+        for x in (i.nr, i.dc, i.x_nr, i.ratios, f.n, f.a, f.p_prefix, f.m_prefix, f.c)
+    ]
     ints = [np.ascontiguousarray(x, dtype=np.int64) for x in (i.streaks, i.starts)]
     try:
-        out = fast.decide_pass(i.events, *cols, *ints, float(i.d_task), int(i.W), float(i.eps),
-                               f"{i.eps:g}", int(i.K), build)
+        out = fast.decide_pass(
+            i.events,
+            *cols,
+            *ints,
+            float(i.d_task),
+            int(i.W),
+            float(i.eps),
+            f"{i.eps:g}",
+            int(i.K),
+            build,
+        )
     except _fast.Fallback:
         return None
     decisions, has_obs, first_pass, first_rollback, counts, ranked = out
     memory = {"promote": counts[0], "scratch": counts[1], "discard": counts[2]}
-    return _Loop(decisions, np.frombuffer(has_obs, dtype=np.bool_), first_pass, first_rollback,
-                 memory, ranked)
+    return _Loop(
+        decisions,
+        np.frombuffer(has_obs, dtype=np.bool_),
+        first_pass,
+        first_rollback,
+        memory,
+        ranked,
+    )
 
 
 class LazyDecisions(Sequence[Decision]):
@@ -283,12 +300,23 @@ def _setup_compiled(fast: ModuleType) -> bool:
 
         try:
             fast.setup_decide(
-                Decision, tuple(f.name for f in fields(Decision)), CANDIDATE_KINDS,
-                ALTERNATIVE_KINDS, INVALID_STATUSES, EventKind.ERROR, Status.NONE, Status.PASSED,
-                Q_STATUS, gating._STATUS_NAME, gating._KIND_NAME,
+                Decision,
+                tuple(f.name for f in fields(Decision)),
+                CANDIDATE_KINDS,
+                ALTERNATIVE_KINDS,
+                INVALID_STATUSES,
+                EventKind.ERROR,
+                Status.NONE,
+                Status.PASSED,
+                Q_STATUS,
+                gating._STATUS_NAME,
+                gating._KIND_NAME,
                 (CONTINUE, STOP, ROLLBACK, AUDIT, RANK),
                 (gating.PROMOTE, gating.SCRATCH, gating.DISCARD),
-                DISCARD_NOVELTY, PROMOTE_NOVELTY, f"{DISCARD_NOVELTY:g}", f"{PROMOTE_NOVELTY:g}",
+                DISCARD_NOVELTY,
+                PROMOTE_NOVELTY,
+                f"{DISCARD_NOVELTY:g}",
+                f"{PROMOTE_NOVELTY:g}",
             )
             ready = True
         except ValueError:
@@ -316,8 +344,13 @@ def _python_loop(i: _Inputs) -> _Loop:
     # plain lists: element access on them is several times faster than on numpy arrays
     nr_l, dc_l, x_l, ratio_l = nr.tolist(), dc.tolist(), x_nr.tolist(), ratios.tolist()
     streak_l, start_l = streaks.tolist(), starts.tolist()
-    n_l, a_l, p_l, m_l, c_l = (f.n.tolist(), f.a.tolist(), f.p_prefix.tolist(),
-                               f.m_prefix.tolist(), f.c.tolist())
+    n_l, a_l, p_l, m_l, c_l = (
+        f.n.tolist(),
+        f.a.tolist(),
+        f.p_prefix.tolist(),
+        f.m_prefix.tolist(),
+        f.c.tolist(),
+    )
     none = Status.NONE
     eps_g = f"{eps:g}"  # formatted once for the per-event reasons
 
@@ -399,16 +432,32 @@ def _python_loop(i: _Inputs) -> _Loop:
 
         decisions.append(
             Decision(
-                index=ev.index, step=ev.step, efc_nr=nr_t, dC=dc_t,
-                x_nr=x_l[t], memory=mem, memory_reason=mem_reason, control=control,
-                control_reason=reason, window_ratio=window_ratio, stop_rule=stop_rule,
-                repeat_count=streak, repeat_rule=repeat_rule, rollback_to=rollback_to, candidate_score=cur_score, selection=selection,
-                roi=roi if roi is None or math.isfinite(roi) else None, roi_rank=rank, roi_of=of,
+                index=ev.index,
+                step=ev.step,
+                efc_nr=nr_t,
+                dC=dc_t,
+                x_nr=x_l[t],
+                memory=mem,
+                memory_reason=mem_reason,
+                control=control,
+                control_reason=reason,
+                window_ratio=window_ratio,
+                stop_rule=stop_rule,
+                repeat_count=streak,
+                repeat_rule=repeat_rule,
+                rollback_to=rollback_to,
+                candidate_score=cur_score,
+                selection=selection,
+                roi=roi if roi is None or math.isfinite(roi) else None,
+                roi_rank=rank,
+                roi_of=of,
             )
         )
 
     has_obs = np.fromiter(
-        (bool(e.observation_text) and not e.observation_text.isspace() for e in events), bool, len(events)
+        (bool(e.observation_text) and not e.observation_text.isspace() for e in events),
+        bool,
+        len(events),
     )
     return _Loop(decisions, has_obs, first_pass, first_rollback, memory_counts, len(ranked_steps))
 

@@ -28,13 +28,14 @@ SCRATCH = "scratch"
 DISCARD = "discard"
 
 
-def gate_memory(
-    ev: Event, *, n: float, a: float, p: float, memory_write: float
-) -> tuple[str, str]:
+def gate_memory(ev: Event, *, n: float, a: float, p: float, memory_write: float) -> tuple[str, str]:
     """(decision, reason) for one event from its prefix features n, a, p and m_prefix."""
     status = ev.status
     if a < 1.0:
-        return DISCARD, f"repeated error: {_STATUS_NAME[status]} with an error signature seen earlier"
+        return (
+            DISCARD,
+            f"repeated error: {_STATUS_NAME[status]} with an error signature seen earlier",
+        )
     if status in INVALID_STATUSES or ev.kind is EventKind.ERROR:
         what = _STATUS_NAME[status] if status in INVALID_STATUSES else "error event"
         return DISCARD, f"invalid: {what}"
@@ -50,7 +51,10 @@ def gate_memory(
     if memory_write >= 1.0:
         used.append("memory write")
     if n >= PROMOTE_NOVELTY and used:
-        return PROMOTE, f"verified {_STATUS_NAME[status]}, novel (n={n:.2f}), used ({', '.join(used)})"
+        return (
+            PROMOTE,
+            f"verified {_STATUS_NAME[status]}, novel (n={n:.2f}), used ({', '.join(used)})",
+        )
     if n < PROMOTE_NOVELTY:
         return SCRATCH, f"verified {_STATUS_NAME[status]} but novelty {n:.2f} < {PROMOTE_NOVELTY:g}"
     return SCRATCH, f"verified {_STATUS_NAME[status]} but not used (no plan change or memory write)"

@@ -83,7 +83,9 @@ def load_corpora(synthetic: Path, real: Path | None) -> Corpora:
     held: list[Replay] = []
     for _, run in _runs(synthetic):
         r = replay(run, _estimator_for(run))
-        (calib if split_of(run, DEFAULT_HOLDOUT, DEFAULT_SEED_FRACTION) == CALIBRATION else held).append(r)
+        (
+            calib if split_of(run, DEFAULT_HOLDOUT, DEFAULT_SEED_FRACTION) == CALIBRATION else held
+        ).append(r)
     sources: dict[str, list[Replay]] = {}
     if real is not None and real.is_dir():
         for path, run in _runs(real):
@@ -97,8 +99,13 @@ def _labelled(rs: Sequence[Replay]) -> list[Replay]:
     return [r for r in rs if r.success is not None]
 
 
-def _choose(c: Corpora, sources: Sequence[str], repeat: int, windows: Sequence[int] | None = None,
-            epsilons: Sequence[float] | None = None) -> dict[str, Any]:
+def _choose(
+    c: Corpora,
+    sources: Sequence[str],
+    repeat: int,
+    windows: Sequence[int] | None = None,
+    epsilons: Sequence[float] | None = None,
+) -> dict[str, Any]:
     corpora = {SYNTHETIC: c.synthetic_calibration}
     pooled = [r for s in sources for r in c.real[s]]
     if _labelled(pooled):
@@ -131,9 +138,17 @@ def report(c: Corpora, shipped: tuple[int, float]) -> dict[str, Any]:
 
     def row(rs: Sequence[Replay], W: int, eps: float, repeat: int = K) -> dict[str, Any]:
         o: Outcome = evaluate(rs, W, eps, repeat)
-        return {"runs": o.runs, "labelled": sum(r.success is not None for r in rs), "successes": o.successes,
-                "stopped": o.stopped, "c_raw": o.c_raw, "cost_saved": o.cost_saved,
-                "saved_share": o.saved_share, "at_risk": o.at_risk, "unknown": _unknown(rs, W, eps, repeat)}
+        return {
+            "runs": o.runs,
+            "labelled": sum(r.success is not None for r in rs),
+            "successes": o.successes,
+            "stopped": o.stopped,
+            "c_raw": o.c_raw,
+            "cost_saved": o.cost_saved,
+            "saved_share": o.saved_share,
+            "at_risk": o.at_risk,
+            "unknown": _unknown(rs, W, eps, repeat),
+        }
 
     def figures(W: int, eps: float, repeat: int = K) -> dict[str, Any]:
         real_all = [r for s in all_sources for r in c.real[s]]
@@ -158,22 +173,44 @@ def report(c: Corpora, shipped: tuple[int, float]) -> dict[str, Any]:
     for s in labelled_sources:
         rest = [x for x in labelled_sources if x != s]
         got = _choose(c, rest, K)
-        held.append({"source": s, "window": got["window"], "epsilon": got["epsilon"],
-                     "tuned_on": [SYNTHETIC, *rest],
-                     "heldout": row(c.real[s], got["window"], got["epsilon"]),
-                     "synthetic_heldout": row(c.synthetic_heldout, got["window"], got["epsilon"])})
+        held.append(
+            {
+                "source": s,
+                "window": got["window"],
+                "epsilon": got["epsilon"],
+                "tuned_on": [SYNTHETIC, *rest],
+                "heldout": row(c.real[s], got["window"], got["epsilon"]),
+                "synthetic_heldout": row(c.synthetic_heldout, got["window"], got["epsilon"]),
+            }
+        )
     doc["leave_one_source_out"] = held
     # the rules one at a time, each tuned the same way (in-sample)
     window_only = _choose(c, labelled_sources, 0)
     doc["compare"] = {
-        "window rule alone (paper)": {"window": window_only["window"], "epsilon": window_only["epsilon"],
-                                      "repeat": 0, **figures(window_only["window"], window_only["epsilon"], 0)},
-        f"repetition rule alone (k = {K})": {"window": chosen["window"], "epsilon": 0.0, "repeat": K,
-                                             **figures(chosen["window"], 0.0, K)},
-        "repetition rule alone (k = 2)": {"window": chosen["window"], "epsilon": 0.0, "repeat": 2,
-                                          **figures(chosen["window"], 0.0, 2)},
-        f"both rules (k = {K}, chosen W and ε)": {"window": chosen["window"], "epsilon": chosen["epsilon"],
-                                                  "repeat": K, **figures(chosen["window"], chosen["epsilon"], K)},
+        "window rule alone (paper)": {
+            "window": window_only["window"],
+            "epsilon": window_only["epsilon"],
+            "repeat": 0,
+            **figures(window_only["window"], window_only["epsilon"], 0),
+        },
+        f"repetition rule alone (k = {K})": {
+            "window": chosen["window"],
+            "epsilon": 0.0,
+            "repeat": K,
+            **figures(chosen["window"], 0.0, K),
+        },
+        "repetition rule alone (k = 2)": {
+            "window": chosen["window"],
+            "epsilon": 0.0,
+            "repeat": 2,
+            **figures(chosen["window"], 0.0, 2),
+        },
+        f"both rules (k = {K}, chosen W and ε)": {
+            "window": chosen["window"],
+            "epsilon": chosen["epsilon"],
+            "repeat": K,
+            **figures(chosen["window"], chosen["epsilon"], K),
+        },
     }
     return doc
 
@@ -194,8 +231,10 @@ def _risk(r: dict[str, Any]) -> str:
 
 
 def _line(name: str, r: dict[str, Any]) -> str:
-    return (f"| {name} | {r['runs']} | {r['labelled']} | {r['stopped']} | {r['c_raw']:,.0f} | "
-            f"{r['cost_saved']:,.0f} ({_pct(r['saved_share'])}) | {_risk(r)} |")
+    return (
+        f"| {name} | {r['runs']} | {r['labelled']} | {r['stopped']} | {r['c_raw']:,.0f} | "
+        f"{r['cost_saved']:,.0f} ({_pct(r['saved_share'])}) | {_risk(r)} |"
+    )
 
 
 def markdown(doc: dict[str, Any]) -> str:
@@ -205,8 +244,11 @@ def markdown(doc: dict[str, Any]) -> str:
     out = [
         f"Repetition limit k = {doc['repeat']}; W and ε chosen with it on, as the largest mean saved share "
         f"with at most {doc['max_risk_share']:.0%} of each corpus's labelled successes at risk: "
-        + (f"**W = {ch['window']}, ε = {ch['epsilon']:g}**" if ch["epsilon"] > 0 else
-           "**ε = 0: the window rule off** (no ε > 0 met the limit)")
+        + (
+            f"**W = {ch['window']}, ε = {ch['epsilon']:g}**"
+            if ch["epsilon"] > 0
+            else "**ε = 0: the window rule off** (no ε > 0 met the limit)"
+        )
         + ". Synthetic: `efc-tui simulate` defaults "
         "(calibration split for tuning, held-out templates and seeds for checking); real: "
         "`../shared/real-runs`, success labels from the sources' own files.",
@@ -219,29 +261,43 @@ def markdown(doc: dict[str, Any]) -> str:
     ]
     out += [_line(f"real: {s}", r) for s, r in ins["real"].items()]
     out += [_line("real, all sources", ins["real_total"]), ""]
-    out += ["**Held out** (leave one real source out: W and ε tuned on the synthetic calibration split and "
-            "the other labelled sources, figures on the source left out):", "",
-            "| source left out | W, ε chosen without it | runs | stopped | saved | successes at risk "
-            "| synthetic held-out: saved / at risk |",
-            "|---|---|---:|---:|---:|---|---|"]
+    out += [
+        "**Held out** (leave one real source out: W and ε tuned on the synthetic calibration split and "
+        "the other labelled sources, figures on the source left out):",
+        "",
+        "| source left out | W, ε chosen without it | runs | stopped | saved | successes at risk "
+        "| synthetic held-out: saved / at risk |",
+        "|---|---|---:|---:|---:|---|---|",
+    ]
     for h in doc["leave_one_source_out"]:
         r, sh = h["heldout"], h["synthetic_heldout"]
-        out.append(f"| {h['source']} | {h['window']}, {h['epsilon']:g} | {r['runs']} | {r['stopped']} | "
-                   f"{r['cost_saved']:,.0f} ({_pct(r['saved_share'])}) | {_risk(r)} | "
-                   f"{_pct(sh['saved_share'])} / {_risk(sh)} |")
-    out += ["", "**The rules one at a time** (in-sample; synthetic figures on the held-out split):", "",
-            "| rule | W, ε, k | synthetic saved | synthetic at risk | real saved | real at risk |",
-            "|---|---|---:|---|---:|---|"]
+        out.append(
+            f"| {h['source']} | {h['window']}, {h['epsilon']:g} | {r['runs']} | {r['stopped']} | "
+            f"{r['cost_saved']:,.0f} ({_pct(r['saved_share'])}) | {_risk(r)} | "
+            f"{_pct(sh['saved_share'])} / {_risk(sh)} |"
+        )
+    out += [
+        "",
+        "**The rules one at a time** (in-sample; synthetic figures on the held-out split):",
+        "",
+        "| rule | W, ε, k | synthetic saved | synthetic at risk | real saved | real at risk |",
+        "|---|---|---:|---|---:|---|",
+    ]
     for name, f in doc["compare"].items():
         sh, rt = f["synthetic_heldout"], f["real_total"]
         k = "off" if f["repeat"] == 0 else str(f["repeat"])
-        out.append(f"| {name} | {f['window']}, {f['epsilon']:g}, {k} | {_pct(sh['saved_share'])} | {_risk(sh)} | "
-                   f"{_pct(rt['saved_share'])} | {_risk(rt)} |")
+        out.append(
+            f"| {name} | {f['window']}, {f['epsilon']:g}, {k} | {_pct(sh['saved_share'])} | {_risk(sh)} | "
+            f"{_pct(rt['saved_share'])} | {_risk(rt)} |"
+        )
     sh = doc["shipped"]
-    out += ["", f"At the W and ε the shipped estimator file carries now (W = {sh['window']}, "
-            f"ε = {sh['epsilon']:g}), with k = {doc['repeat']}: synthetic held-out "
-            f"{_pct(sh['synthetic_heldout']['saved_share'])} saved, {_risk(sh['synthetic_heldout'])} at risk; "
-            f"real {_pct(sh['real_total']['saved_share'])} saved, {_risk(sh['real_total'])} at risk."]
+    out += [
+        "",
+        f"At the W and ε the shipped estimator file carries now (W = {sh['window']}, "
+        f"ε = {sh['epsilon']:g}), with k = {doc['repeat']}: synthetic held-out "
+        f"{_pct(sh['synthetic_heldout']['saved_share'])} saved, {_risk(sh['synthetic_heldout'])} at risk; "
+        f"real {_pct(sh['real_total']['saved_share'])} saved, {_risk(sh['real_total'])} at risk.",
+    ]
     return "\n".join(out) + "\n"
 
 
@@ -254,9 +310,20 @@ def write_docs(block: str, path: Path = DOCS_PATH) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m efc_tui.adapter.reproduce", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--synthetic", type=Path, help="synthetic corpus folder (default: simulate the default spec)")
-    ap.add_argument("--real", type=Path, default=DEFAULT_REAL, help="labelled real runs (default: ../shared/real-runs)")
+    ap = argparse.ArgumentParser(
+        prog="python -m efc_tui.adapter.reproduce", description=__doc__.split("\n\n")[0]
+    )
+    ap.add_argument(
+        "--synthetic",
+        type=Path,
+        help="synthetic corpus folder (default: simulate the default spec)",
+    )
+    ap.add_argument(
+        "--real",
+        type=Path,
+        default=DEFAULT_REAL,
+        help="labelled real runs (default: ../shared/real-runs)",
+    )
     ap.add_argument("--write", action="store_true", help="rewrite the block in docs/adapter.md")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = ap.parse_args(argv)

@@ -45,7 +45,9 @@ def budget_key(run: Run) -> str:
     parts = []
     for k in sorted(run.budget, key=str):
         v = run.budget[k]
-        parts.append(f"{k}={v:g}" if isinstance(v, int | float) and not isinstance(v, bool) else f"{k}={v}")
+        parts.append(
+            f"{k}={v:g}" if isinstance(v, int | float) and not isinstance(v, bool) else f"{k}={v}"
+        )
     return ", ".join(parts)
 
 
@@ -80,7 +82,10 @@ def success_at_risk(
         if first_pass > stop:
             return True, f"first passing verdict at event {first_pass}, after the stop at {stop}"
         return False, f"first passing verdict at event {first_pass}, before the stop"
-    return True, "labelled successful, no passing verdict before the stop: the final submission comes after it"
+    return (
+        True,
+        "labelled successful, no passing verdict before the stop: the final submission comes after it",
+    )
 
 
 def first_stop(window_stop: int | None, repeat_stop: int | None) -> tuple[int | None, str | None]:
@@ -160,8 +165,10 @@ class AdapterSummary:
 
     @property
     def at_risk_label(self) -> str:
-        """"yes", "no" or "unknown" (no success label), as tables show it."""
-        return "unknown" if self.success_at_risk is None else "yes" if self.success_at_risk else "no"
+        """ "yes", "no" or "unknown" (no success label), as tables show it."""
+        return (
+            "unknown" if self.success_at_risk is None else "yes" if self.success_at_risk else "no"
+        )
 
     def at(self, epsilon: float) -> tuple[int | None, float, bool | None]:
         """(stop event, cost saved, success at risk) had ε been ``epsilon`` (same W, same
@@ -279,8 +286,17 @@ def _totals(budget: str, summaries: Sequence[AdapterSummary], epsilon: float | N
             unlabelled_stopped += stop is not None and stop < s.events - 1
         c_raw += s.c_raw
         saved += cut
-    return Totals(budget, len(summaries), stopped, c_raw, saved, successes, at_risk,
-                  unlabelled, unlabelled_stopped)
+    return Totals(
+        budget,
+        len(summaries),
+        stopped,
+        c_raw,
+        saved,
+        successes,
+        at_risk,
+        unlabelled,
+        unlabelled_stopped,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,7 +330,11 @@ def corpus_summary(
         groups.setdefault(s.budget, []).append(s)
     windows = {s.window for s in runs}
     repeats = {s.repeat for s in runs}
-    eps = epsilon if epsilon is not None else (runs[0].epsilon if runs and len({s.epsilon for s in runs}) == 1 else None)
+    eps = (
+        epsilon
+        if epsilon is not None
+        else (runs[0].epsilon if runs and len({s.epsilon for s in runs}) == 1 else None)
+    )
     return CorpusSummary(
         window=windows.pop() if len(windows) == 1 else None,
         epsilon=eps,

@@ -40,8 +40,14 @@ class EfcApp(App[int]):
     CSS_PATH = "app.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit efc-tui"),
-        Binding("question_mark,f1", "help", "Keys", key_display="?", id="app.help",
-                tooltip="Show every key"),
+        Binding(
+            "question_mark,f1",
+            "help",
+            "Keys",
+            key_display="?",
+            id="app.help",
+            tooltip="Show every key",
+        ),
     ]
 
     def __init__(
@@ -78,7 +84,8 @@ class EfcApp(App[int]):
         #: ``--compare B``: open the compare view of the one run given and B's run
         self.compare = compare
         self.use_picker = (
-            picker if picker is not None
+            picker
+            if picker is not None
             else len(self.paths) != 1 or any(Path(p).is_dir() for p in paths)
         )
         #: the message printed when the app exits on bad input (the CLI exits 2)
@@ -101,12 +108,22 @@ class EfcApp(App[int]):
         return api.score(run, self.estimator)
 
     def _replay(self, path: Path, *, ordinal: int = 0, from_picker: bool = False) -> ReplayScreen:
-        loader = RunLoader(path, fmt=self.fmt, lenient=self.lenient, ordinal=ordinal,
-                           from_picker=from_picker, follow=self.follow and not from_picker,
-                           outcomes=self.outcomes)
-        return ReplayScreen(loader, score=self.score, fit=self.fit_view,
-                            export_dir=self.export_dir,
-                            select=None if from_picker else self.select)
+        loader = RunLoader(
+            path,
+            fmt=self.fmt,
+            lenient=self.lenient,
+            ordinal=ordinal,
+            from_picker=from_picker,
+            follow=self.follow and not from_picker,
+            outcomes=self.outcomes,
+        )
+        return ReplayScreen(
+            loader,
+            score=self.score,
+            fit=self.fit_view,
+            export_dir=self.export_dir,
+            select=None if from_picker else self.select,
+        )
 
     def _picker(self) -> PickerScreen:
         from efc_tui.app.screens.picker import PickerScreen
@@ -148,17 +165,30 @@ class EfcApp(App[int]):
         if self.compare is not None:
             from efc_tui.app.screens.compare import CompareScreen
 
-            self.push_screen(CompareScreen(self.paths[0], self.compare, read=self.read_runs,
-                                           score=self.score))
+            self.push_screen(
+                CompareScreen(self.paths[0], self.compare, read=self.read_runs, score=self.score)
+            )
         elif self.use_picker:
             self.push_screen(self._picker())
 
     def on_open_event(self, message: OpenEvent) -> None:
         """The compare view asks for one of its runs at an event: replay it (esc: back)."""
-        loader = RunLoader(message.path, fmt=self.fmt, lenient=self.lenient, from_picker=True,
-                           outcomes=self.outcomes)
-        self.push_screen(ReplayScreen(loader, score=self.score, fit=self.fit_view,
-                                      export_dir=self.export_dir, select=message.event))
+        loader = RunLoader(
+            message.path,
+            fmt=self.fmt,
+            lenient=self.lenient,
+            from_picker=True,
+            outcomes=self.outcomes,
+        )
+        self.push_screen(
+            ReplayScreen(
+                loader,
+                score=self.score,
+                fit=self.fit_view,
+                export_dir=self.export_dir,
+                select=message.event,
+            )
+        )
 
     def on_open_run(self, message: OpenRun) -> None:
         self.push_screen(self._replay(message.path, ordinal=message.ordinal, from_picker=True))
@@ -167,8 +197,9 @@ class EfcApp(App[int]):
         """The single file holds several runs: show them in the picker."""
         self.use_picker = True
         if self.follow:
-            self.notify("this file holds several runs: --follow is off", severity="warning",
-                        markup=False)
+            self.notify(
+                "this file holds several runs: --follow is off", severity="warning", markup=False
+            )
         if len(self.screen_stack) > 1:
             self.switch_screen(self._picker())
         else:  # the app's first screen, which Textual cannot switch out: the picker goes on
@@ -221,8 +252,11 @@ class EfcApp(App[int]):
             if b.tooltip:
                 words.setdefault(b.description, b.tooltip)
         for title, (action, node, keys) in actions.items():
-            yield SystemCommand(title, f"{words.get(title, title)}  (key: {' '.join(keys)})",
-                                partial(self._run_bound, action, node))
+            yield SystemCommand(
+                title,
+                f"{words.get(title, title)}  (key: {' '.join(keys)})",
+                partial(self._run_bound, action, node),
+            )
         for command in super().get_system_commands(screen):
             if command.title not in actions:
                 yield command

@@ -104,16 +104,30 @@ def _view(ff: FitFile) -> FitView:
             continue
         if c.predictive is not True:  # no held-out evidence that it predicts: never drawn
             continue
-        curves.append(CurveView(
-            name=c.name, label=c.label, curve=c,
-            points=[(p.z, p.failure) for p in c.points],
-            r2=c.r2, predictor=c.predictor,
-        ))
+        curves.append(
+            CurveView(
+                name=c.name,
+                label=c.label,
+                curve=c,
+                points=[(p.z, p.failure) for p in c.points],
+                r2=c.r2,
+                predictor=c.predictor,
+            )
+        )
     names = [c.name for c in curves]
     default = ff.primary if ff.primary in names else (names[0] if names else None)
-    problem = None if curves else (
-        f"no predictive curve ({ff.no_prediction_reason})" if ff.names() else "the fit file has no fitted curve")
-    return FitView(curves, default, source=ff.source, problem=problem, description=ff.describe(), file=ff)
+    problem = (
+        None
+        if curves
+        else (
+            f"no predictive curve ({ff.no_prediction_reason})"
+            if ff.names()
+            else "the fit file has no fitted curve"
+        )
+    )
+    return FitView(
+        curves, default, source=ff.source, problem=problem, description=ff.describe(), file=ff
+    )
 
 
 def load_fit_view(path: str | Path | None = None) -> FitView:
@@ -140,8 +154,15 @@ def load_fit_view(path: str | Path | None = None) -> FitView:
             continue
         choices[kind] = _view(ff)
     first = next(iter(choices.values()))
-    return FitView(first.curves, first.default, source="package", problem=first.problem,
-                   description=first.description, file=first.file, choices=choices)
+    return FitView(
+        first.curves,
+        first.default,
+        source="package",
+        problem=first.problem,
+        description=first.description,
+        file=first.file,
+        choices=choices,
+    )
 
 
 def _load_packaged(name: str) -> FitFile:

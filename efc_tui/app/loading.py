@@ -212,8 +212,10 @@ def collector_paused() -> Iterator[None]:
 def _revision(shown: list[Event], events: list[Event]) -> Events | None:
     """The events that differ from the ones on screen, from the first that differs (None:
     nothing does); ``shown`` becomes ``events``."""
-    start = next((i for i, (a, b) in enumerate(zip(shown, events, strict=False)) if a != b),
-                 min(len(shown), len(events)))
+    start = next(
+        (i for i, (a, b) in enumerate(zip(shown, events, strict=False)) if a != b),
+        min(len(shown), len(events)),
+    )
     if start == len(shown) == len(events):
         return None
     replaced = start < len(shown)
@@ -436,8 +438,14 @@ class RunLoader:
             if size <= nbytes * PREVIEW_MIN_RATIO:
                 return  # small enough that reading it whole is about as quick
             # no outcome: finding the sidecars waits for the first frame (``_outcome``)
-            pv = preview(self.path, nbytes, reader.name, lenient=self.lenient,
-                         outcomes=NO_OUTCOMES, max_runs=self.ordinal + 2)
+            pv = preview(
+                self.path,
+                nbytes,
+                reader.name,
+                lenient=self.lenient,
+                outcomes=NO_OUTCOMES,
+                max_runs=self.ordinal + 2,
+            )
             if pv is None:
                 continue  # its start makes no document: the whole read says why
             if not self.from_picker and len(pv.runs) >= 2:

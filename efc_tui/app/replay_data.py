@@ -143,8 +143,9 @@ class ReplayData:
         self.n_scored = self._shown_scored = n
         # every scored column of the spec, by key (arrays the ledger holds; two cumsums)
         cols: dict[str, np.ndarray] = {
-            c.key: np.asarray(c.get(ledger)) for c in LEDGER_COLUMNS if c.get is not None
-            and (not c.oracle or ledger.oracle is not None)
+            c.key: np.asarray(c.get(ledger))
+            for c in LEDGER_COLUMNS
+            if c.get is not None and (not c.oracle or ledger.oracle is not None)
         }
         cols["nr_cum"] = np.cumsum(ledger.nr)
         self.cols = cols
@@ -158,7 +159,8 @@ class ReplayData:
         self.figures = ledger.figures
         self.stop = scored.summary.stop_event
         notable = [
-            i for i, d in enumerate(scored.decisions)
+            i
+            for i, d in enumerate(scored.decisions)
             if d.memory in ("promote", "discard") or d.control != "continue"
         ]
         self._notable = notable
@@ -269,8 +271,9 @@ class ReplayData:
     def has_decisions(self) -> bool:
         return self.scored is not None and bool(self.scored.decisions)
 
-    def find_all(self, query: str, *,
-                 cancelled: Callable[[], bool] | None = None) -> list[int] | None:
+    def find_all(
+        self, query: str, *, cancelled: Callable[[], bool] | None = None
+    ) -> list[int] | None:
         """Every shown event whose action, tool or observation contains ``query``
         (case-insensitive, literal; the first SEARCH_SCAN characters of each text), in
         order. ``cancelled`` is polled so a worker can stop early (then None)."""
@@ -283,13 +286,22 @@ class ReplayData:
                 return None
             if self._visible is not None and not self._matches(i):
                 continue
-            if (pat.search(e.action_text, 0, SEARCH_SCAN) or (e.tool and pat.search(e.tool))
-                    or pat.search(e.observation_text, 0, SEARCH_SCAN)):
+            if (
+                pat.search(e.action_text, 0, SEARCH_SCAN)
+                or (e.tool and pat.search(e.tool))
+                or pat.search(e.observation_text, 0, SEARCH_SCAN)
+            ):
                 found.append(i)
         return found
 
-    def search(self, query: str, after: int, forward: bool = True, *,
-               cancelled: Callable[[], bool] | None = None) -> int | None:
+    def search(
+        self,
+        query: str,
+        after: int,
+        forward: bool = True,
+        *,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> int | None:
         """The next matching event after ``after`` (wrapping round); see ``find_all``."""
         found = self.find_all(query, cancelled=cancelled)
         return next_match(found or [], after, forward)

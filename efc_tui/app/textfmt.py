@@ -22,15 +22,29 @@ DETAIL_LIMIT = 20_000
 #: text longer than this (after truncation) is shown plain, never highlighted
 HIGHLIGHT_LIMIT = 20_000
 
-_DIFF = LazyPattern(r"^(?:@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@|diff --git |\+\+\+ |--- )", re.MULTILINE)
+_DIFF = LazyPattern(
+    r"^(?:@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@|diff --git |\+\+\+ |--- )", re.MULTILINE
+)
 _PY = LazyPattern(
     r"^\s*(?:def \w+\(|class \w+[:(]|import \w|from [\w.]+ import |return\b|if .+:$|for .+ in .+:$)",
     re.MULTILINE,
 )
 _TRACEBACK = "Traceback (most recent call last):"
 _SHELL_TOOLS = {"bash", "sh", "shell", "zsh", "terminal", "run", "exec", "execute", "cmd"}
-_CODE_TOOLS = {"python", "ipython", "edit", "write", "write_file", "create", "str_replace_editor",
-               "str_replace", "apply_patch", "patch", "editor", "file_editor"}
+_CODE_TOOLS = {
+    "python",
+    "ipython",
+    "edit",
+    "write",
+    "write_file",
+    "create",
+    "str_replace_editor",
+    "str_replace",
+    "apply_patch",
+    "patch",
+    "editor",
+    "file_editor",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +75,14 @@ def guess_lexer(text: str, tool: str | None = None, *, is_action: bool = False) 
     return None
 
 
-def show_text(text: str, *, tool: str | None = None, is_action: bool = False,
-              limit: int = DETAIL_LIMIT, highlight: bool = True) -> Shown:
+def show_text(
+    text: str,
+    *,
+    tool: str | None = None,
+    is_action: bool = False,
+    limit: int = DETAIL_LIMIT,
+    highlight: bool = True,
+) -> Shown:
     """The first ``limit`` characters of ``text``, sanitized, highlighted when it looks like
     code, a diff or a traceback, otherwise with its ANSI colours kept (and nothing else)."""
     visible = text[:limit]
@@ -73,8 +93,14 @@ def show_text(text: str, *, tool: str | None = None, is_action: bool = False,
 
         clean = sanitize_for_terminal(visible)
         return Shown(
-            Syntax(clean, lexer, theme="ansi_dark", word_wrap=True, background_color="default",
-                   code_width=None),
+            Syntax(
+                clean,
+                lexer,
+                theme="ansi_dark",
+                word_wrap=True,
+                background_color="default",
+                code_width=None,
+            ),
             hidden,
             lexer,
         )

@@ -63,28 +63,34 @@ def runs_table(summaries: Sequence[AdapterSummary], width: int) -> Table:
     rows = []
     for s in summaries:
         w = s.waste
-        rows.append({
-            "run": s.run_id,
-            "file": short_path(s.source_path, base) if s.source_path else "–",
-            "events": fmt_value(s.events),
-            "stop": fmt_value(s.stop_event),
-            "c_raw": fmt_value(s.c_raw),
-            "saved": fmt_value(s.cost_saved),
-            "saved_pct": _pct(s.cost_saved_share),
-            "success": success_label(s.success),
-            "at_risk": at_risk_label(s),
-            "rollback": "–" if s.rollback_event is None else f"{s.rollback_event}→{s.rollback_to}",
-            "rep_act": _pct(w.repeated_actions),
-            "rep_err": _pct(w.repeated_errors),
-            "redund": _pct(w.redundant_observations),
-            "after": _pct(w.after_stop),
-        })
+        rows.append(
+            {
+                "run": s.run_id,
+                "file": short_path(s.source_path, base) if s.source_path else "–",
+                "events": fmt_value(s.events),
+                "stop": fmt_value(s.stop_event),
+                "c_raw": fmt_value(s.c_raw),
+                "saved": fmt_value(s.cost_saved),
+                "saved_pct": _pct(s.cost_saved_share),
+                "success": success_label(s.success),
+                "at_risk": at_risk_label(s),
+                "rollback": "–"
+                if s.rollback_event is None
+                else f"{s.rollback_event}→{s.rollback_to}",
+                "rep_act": _pct(w.repeated_actions),
+                "rep_err": _pct(w.repeated_errors),
+                "redund": _pct(w.redundant_observations),
+                "after": _pct(w.after_stop),
+            }
+        )
     cols = RUNS_TABLE
     if len({s.run_id for s in summaries}) < len(summaries):  # the file tells them apart
-        cols = tuple(Col(c.title, c.key, c.kind, 2, c.min_width) if c.key == "file" else c
-                     for c in cols)
-    table, _ = fitted_table("EFC-Adapter by run (would-be decisions, prefix only)", cols, rows,
-                            width, more=MORE)
+        cols = tuple(
+            Col(c.title, c.key, c.kind, 2, c.min_width) if c.key == "file" else c for c in cols
+        )
+    table, _ = fitted_table(
+        "EFC-Adapter by run (would-be decisions, prefix only)", cols, rows, width, more=MORE
+    )
     return table
 
 
@@ -107,17 +113,29 @@ def corpus_table(corpus: CorpusSummary, width: int) -> Table:
     eps = "–" if corpus.epsilon is None else f"{corpus.epsilon:g}"
     win = "–" if corpus.window is None else str(corpus.window)
     rows = [
-        {"budget": g.budget, "runs": fmt_value(g.runs), "stopped": fmt_value(g.stopped),
-         "c_raw": fmt_value(g.c_raw), "saved": fmt_value(g.cost_saved),
-         "saved_pct": _pct(g.saved_share), "successes": fmt_value(g.successes),
-         # stopped runs without a success label: their risk is unknown, not "no"
-         "at_risk": f"{g.at_risk} (+{g.unlabelled_stopped} unknown)" if g.unlabelled_stopped
-         else fmt_value(g.at_risk)}
+        {
+            "budget": g.budget,
+            "runs": fmt_value(g.runs),
+            "stopped": fmt_value(g.stopped),
+            "c_raw": fmt_value(g.c_raw),
+            "saved": fmt_value(g.cost_saved),
+            "saved_pct": _pct(g.saved_share),
+            "successes": fmt_value(g.successes),
+            # stopped runs without a success label: their risk is unknown, not "no"
+            "at_risk": f"{g.at_risk} (+{g.unlabelled_stopped} unknown)"
+            if g.unlabelled_stopped
+            else fmt_value(g.at_risk),
+        }
         for g in (*corpus.by_budget, corpus.total)
     ]
     rep = "–" if corpus.repeat is None else ("off" if corpus.repeat == 0 else str(corpus.repeat))
-    table, _ = fitted_table(f"Corpus totals at W={win}, ε={eps}, repeat={rep} (runs grouped by budget caps)",
-                            CORPUS_TABLE, rows, width, more=MORE)
+    table, _ = fitted_table(
+        f"Corpus totals at W={win}, ε={eps}, repeat={rep} (runs grouped by budget caps)",
+        CORPUS_TABLE,
+        rows,
+        width,
+        more=MORE,
+    )
     return table
 
 
@@ -131,24 +149,43 @@ def sweep_table(points: Sequence[SweepPoint], current: float | None, window: int
         tot = p.total
         mark = " *" if current is not None and p.epsilon == current else ""
         risk = tot.at_risk / tot.successes if tot.successes else 0.0
-        t.add_row(_cell(f"{p.epsilon:g}{mark}"), _cell(f"{tot.stopped}/{tot.runs}"), _cell(tot.cost_saved),
-                  _cell(_pct(tot.saved_share)), _cell(tot.successes), _cell(tot.at_risk), _cell(_pct(risk)))
+        t.add_row(
+            _cell(f"{p.epsilon:g}{mark}"),
+            _cell(f"{tot.stopped}/{tot.runs}"),
+            _cell(tot.cost_saved),
+            _cell(_pct(tot.saved_share)),
+            _cell(tot.successes),
+            _cell(tot.at_risk),
+            _cell(_pct(risk)),
+        )
     return t
 
 
 def adapter_document(summaries: Sequence[AdapterSummary], corpus: CorpusSummary) -> dict[str, Any]:
-    return {"schema": ADAPTER_SCHEMA, "runs": [s.as_dict() for s in summaries], "corpus": corpus.as_dict()}
+    return {
+        "schema": ADAPTER_SCHEMA,
+        "runs": [s.as_dict() for s in summaries],
+        "corpus": corpus.as_dict(),
+    }
 
 
-def sweep_document(points: Sequence[SweepPoint], window: int | None, current: float | None) -> dict[str, Any]:
-    return {"schema": SWEEP_SCHEMA, "window": window, "epsilon": current,
-            "points": [p.as_dict() for p in points]}
+def sweep_document(
+    points: Sequence[SweepPoint], window: int | None, current: float | None
+) -> dict[str, Any]:
+    return {
+        "schema": SWEEP_SCHEMA,
+        "window": window,
+        "epsilon": current,
+        "points": [p.as_dict() for p in points],
+    }
 
 
 def waste_miss(s: AdapterSummary, limit: float) -> str | None:
     """The ``--max-waste`` message for a run whose spend after the stop exceeds ``limit``."""
     share = s.waste.after_stop
     if share > limit:
-        return (f"{s.source_path}: run {s.run_id}: {_pct(share)} of raw cost spent after the adapter's "
-                f"stop at event {s.stop_event} > max-waste {limit:g}")
+        return (
+            f"{s.source_path}: run {s.run_id}: {_pct(share)} of raw cost spent after the adapter's "
+            f"stop at event {s.stop_event} > max-waste {limit:g}"
+        )
     return None

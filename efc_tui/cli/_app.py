@@ -24,7 +24,12 @@ def _version(value: bool) -> None:
 
 def _root(
     version: bool = typer.Option(
-        False, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."
+        False,
+        "--version",
+        "-V",
+        callback=_version,
+        is_eager=True,
+        help="Print the version and exit.",
     ),
 ) -> None:
     """efc-tui: Effective Feedback Compute for agent runs."""

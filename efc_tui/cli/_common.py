@@ -40,6 +40,7 @@ def __getattr__(name: str) -> Any:
         return err_console()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 #: width of tables written to a pipe or file (a terminal uses its own width)
 PIPE_WIDTH = 160
 
@@ -107,7 +108,9 @@ LABELS_HELP = (
     "Success labels (CSV, JSON or JSONL) keyed by run_id, task_id or path, with success "
     "and/or reward. They win over the outcomes read from the benchmark's own files."
 )
-THRESHOLD_HELP = "A numeric reward (Harbor, tau-bench, a labels file) is a success when it reaches this."
+THRESHOLD_HELP = (
+    "A numeric reward (Harbor, tau-bench, a labels file) is a success when it reaches this."
+)
 
 
 def outcomes_from(labels: Path | None, success_threshold: float) -> Outcomes:
@@ -126,8 +129,13 @@ class TraceFiles(list[Path]):
 
     named: set[Path]
 
-    def __init__(self, files: list[Path], named: set[Path], discovery: Discovery | None = None,
-                 args: list[str] | None = None):
+    def __init__(
+        self,
+        files: list[Path],
+        named: set[Path],
+        discovery: Discovery | None = None,
+        args: list[str] | None = None,
+    ):
         super().__init__(files)
         self.named = named
         self.discovery = discovery
@@ -149,14 +157,20 @@ def collect_paths(paths: list[str]) -> TraceFiles:
     if not found.sources:
         if found.unreadable_trials:
             trials = [str(t) for t in found.unreadable_trials]
-            fail(f"no runs in {', '.join(paths)}: {len(trials)} trial(s) hold logs no reader "
-                 f"recognizes: {_names(trials)}")
+            fail(
+                f"no runs in {', '.join(paths)}: {len(trials)} trial(s) hold logs no reader "
+                f"recognizes: {_names(trials)}"
+            )
         fail("no trace files found in " + ", ".join(paths))
     return TraceFiles(found.sources, set(found.named), found, list(paths))
 
 
 def iter_runs(
-    files: list[Path], fmt: str | None, lenient: bool, *, quiet: bool = False,
+    files: list[Path],
+    fmt: str | None,
+    lenient: bool,
+    *,
+    quiet: bool = False,
     outcomes: Outcomes | None = None,
 ) -> Iterator[Run]:
     """Runs of every file in order, each with its outcome (sidecars, then ``outcomes``'
@@ -174,8 +188,10 @@ def iter_runs(
         for trial, logs in found.unreadable_trials.items():
             unreadable.append(str(trial))
             if not quiet:
-                warn(f"{trial}: a trial whose logs no reader recognizes "
-                     f"({_names([p.name for p in logs]) or 'no log files'}); not read")
+                warn(
+                    f"{trial}: a trial whose logs no reader recognizes "
+                    f"({_names([p.name for p in logs]) or 'no log files'}); not read"
+                )
     runs = 0
     for path in files:
         try:
@@ -201,16 +217,22 @@ def iter_runs(
     where = ", ".join(files.args) if isinstance(files, TraceFiles) else ", ".join(map(str, files))
     if not runs:
         if unreadable:
-            fail(f"no runs in {where}: {len(unreadable)} agent log(s) could not be read: {_names(unreadable)}")
+            fail(
+                f"no runs in {where}: {len(unreadable)} agent log(s) could not be read: {_names(unreadable)}"
+            )
         fail(f"no runs in {where}")
     if unreadable and not quiet:
-        warn(f"{runs} run(s) read; {len(unreadable)} agent log(s) could not be read: {_names(unreadable)}")
+        warn(
+            f"{runs} run(s) read; {len(unreadable)} agent log(s) could not be read: {_names(unreadable)}"
+        )
     labels = outcomes.labels if outcomes is not None else None
     if labels is not None and not quiet:
         missing = labels.unmatched()
         if missing:
             named_rows = [f"line {r.line} ({r.describe()})" for r in missing]
-            warn(f"{labels.path}: {len(missing)} label(s) name no run that was read: {_names(named_rows)}")
+            warn(
+                f"{labels.path}: {len(missing)} label(s) name no run that was read: {_names(named_rows)}"
+            )
 
 
 def gc_quiet(runs: Iterator[Run]) -> Iterator[Run]:
@@ -251,5 +273,11 @@ def progress_bar(label: str, show: bool) -> Progress | None:
         return None
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    return Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=err_console(), transient=True)
+    return Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console(),
+        transient=True,
+    )

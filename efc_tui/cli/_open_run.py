@@ -84,8 +84,16 @@ def run(
     from efc_tui.app.app import EfcApp
 
     tui = EfcApp(
-        files, fmt=fmt, lenient=lenient, estimator=est, fit=fit_view, follow=follow,
-        select=select, export_dir=export_dir, picker=not single, outcomes=outcomes,
+        files,
+        fmt=fmt,
+        lenient=lenient,
+        estimator=est,
+        fit=fit_view,
+        follow=follow,
+        select=select,
+        export_dir=export_dir,
+        picker=not single,
+        outcomes=outcomes,
         compare=compare,
     )
     if screenshot is None:
@@ -101,7 +109,9 @@ def run(
             await tui.ready.wait()
             if tui.failure is None:
                 await pilot.pause()
-                write_atomic(out, tui.export_screenshot(title=f"efc-tui open {files[0].name}").encode())
+                write_atomic(
+                    out, tui.export_screenshot(title=f"efc-tui open {files[0].name}").encode()
+                )
             tui.exit(0 if tui.failure is None else 2)
 
         tui.run(headless=True, size=term_size, auto_pilot=shoot)

@@ -44,8 +44,9 @@ def is_url(arg: str) -> bool:
     return _dask.is_url(arg)
 
 
-def dask_setting(dask: bool, scheduler: str | None, workers: int | None,
-                 paths: list[str]) -> DaskSetting | None:
+def dask_setting(
+    dask: bool, scheduler: str | None, workers: int | None, paths: list[str]
+) -> DaskSetting | None:
     """``cli._dask.dask_setting`` (None: the local path), its module imported only when a
     Dask option or a possible URL is given (without them it returns None)."""
     if not (dask or scheduler is not None or workers is not None or any("://" in p for p in paths)):
@@ -123,8 +124,9 @@ def _print_table(rows: list[dict[str, str]], fit_caption: str | None = None) -> 
     cols = SCORE_TABLE + (FIT_TABLE if fit_caption is not None else ())
     ids = [r["run_id"] for r in rows]
     if len(set(ids)) < len(ids):  # runs share an id: their file tells them apart
-        cols = tuple(Col(c.title, c.key, c.kind, 1, c.min_width) if c.key == "file" else c
-                     for c in cols)
+        cols = tuple(
+            Col(c.title, c.key, c.kind, 1, c.min_width) if c.key == "file" else c for c in cols
+        )
     print_fitted(stdout_console(), "EFC by run", cols, rows, caption=fit_caption)
 
 
@@ -171,8 +173,10 @@ def run(
     if report and (jsonl_out or csv_out):
         fail("--adapter and --adapter-sweep print tables, or one JSON document with --json")
     if github and (json_out or jsonl_out or csv_out):
-        fail("--github prints annotations on stdout: not with --json, --jsonl or --csv "
-             "(--junit FILE writes a report beside them)")
+        fail(
+            "--github prints annotations on stdout: not with --json, --jsonl or --csv "
+            "(--junit FILE writes a report beside them)"
+        )
     if parquet_out is not None:
         from efc_tui import parquet
 
@@ -189,8 +193,12 @@ def run(
 
         planned = plan_sources(paths)
     try:
-        est = load_estimator(estimator) if estimator else None  # None: the one that matches each run
-        cfg = AdapterConfig.from_estimator(est or load_estimator(), window=window, epsilon=epsilon, repeat=repeat)
+        est = (
+            load_estimator(estimator) if estimator else None
+        )  # None: the one that matches each run
+        cfg = AdapterConfig.from_estimator(
+            est or load_estimator(), window=window, epsilon=epsilon, repeat=repeat
+        )
         fits = None
         fit_caption = None
         if fit_file is not None:  # --fit: imported only when asked for
@@ -213,11 +221,20 @@ def run(
 
     # no --estimator: each run's W and ε are those of the estimator that matches it (the real
     # runs' are chosen on real runs), unless --window / --epsilon override them
-    job = Job("score", est, fmt, lenient, outcomes,
-              window=cfg.window if est is not None or window is not None else None,
-              epsilon=cfg.epsilon if est is not None or epsilon is not None else None, repeat=cfg.repeat,
-              fit_columns=fit_file is not None, fits=fits, documents=documents is not None,
-              summaries=report or max_waste is not None)
+    job = Job(
+        "score",
+        est,
+        fmt,
+        lenient,
+        outcomes,
+        window=cfg.window if est is not None or window is not None else None,
+        epsilon=cfg.epsilon if est is not None or epsilon is not None else None,
+        repeat=cfg.repeat,
+        fit_columns=fit_file is not None,
+        fits=fits,
+        documents=documents is not None,
+        summaries=report or max_waste is not None,
+    )
     streaming = jsonl_out or csv_out
     checks: list[RunCheck] | None = [] if junit is not None or github else None
     if checks is not None:  # the CI reports (and rich's tables for --adapter, below) load
@@ -234,8 +251,11 @@ def run(
         for miss in misses:
             failures.append(f"{item.source_path}: run {item.run_id}: {miss}")
         summary = item.summary
-        if max_waste is not None and summary is not None and (
-                msg := adapter_report.waste_miss(summary, max_waste)):
+        if (
+            max_waste is not None
+            and summary is not None
+            and (msg := adapter_report.waste_miss(summary, max_waste))
+        ):
             failures.append(msg)
             misses.append(msg.split(": ", 2)[-1])
         if checks is not None:
@@ -277,7 +297,9 @@ def run(
         for line in fits.warnings():
             warn(line)
     if report:
-        _print_adapter(summaries, cfg, adapter=adapter, adapter_sweep=adapter_sweep, json_out=json_out)
+        _print_adapter(
+            summaries, cfg, adapter=adapter, adapter_sweep=adapter_sweep, json_out=json_out
+        )
     elif documents is not None:
         documents.close()
     elif not (jsonl_out or csv_out):
@@ -295,17 +317,30 @@ def run(
         exit_now(EXIT_THRESHOLD)
 
 
-def _ci_reports(checks: list[RunCheck], junit: Path | None, github: bool, inputs: Any,
-                limits: Thresholds, max_waste: float | None) -> None:
+def _ci_reports(
+    checks: list[RunCheck],
+    junit: Path | None,
+    github: bool,
+    inputs: Any,
+    limits: Thresholds,
+    max_waste: float | None,
+) -> None:
     """``--junit FILE`` (written atomically, never over an input) and ``--github``."""
     from efc_tui.cireport import github_annotations, junit_xml
     from efc_tui.io import write_atomic
     from efc_tui.output import refuse_input
 
     if junit is not None:
-        given = " ".join(f"{flag} {v:g}" for flag, v in (
-            ("--min-eta", limits.min_eta), ("--min-x", limits.min_x),
-            ("--min-nrs", limits.min_nrs), ("--max-waste", max_waste)) if v is not None)
+        given = " ".join(
+            f"{flag} {v:g}"
+            for flag, v in (
+                ("--min-eta", limits.min_eta),
+                ("--min-x", limits.min_x),
+                ("--min-nrs", limits.min_nrs),
+                ("--max-waste", max_waste),
+            )
+            if v is not None
+        )
         try:
             refuse_input(junit, [Path(p) for p in inputs])
             write_atomic(junit, junit_xml(checks, thresholds=given))
@@ -315,7 +350,9 @@ def _ci_reports(checks: list[RunCheck], junit: Path | None, github: bool, inputs
         sys.stdout.write("".join(line + "\n" for line in github_annotations(checks)))
 
 
-def _write_parquet(target: Path, rows: list[dict[str, Any]], columns: list[str], inputs: Any) -> None:
+def _write_parquet(
+    target: Path, rows: list[dict[str, Any]], columns: list[str], inputs: Any
+) -> None:
     """``--parquet FILE``: one row per run (written atomically, never over an input)."""
     from efc_tui.io import write_atomic
     from efc_tui.output import refuse_input

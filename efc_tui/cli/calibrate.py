@@ -53,44 +53,120 @@ def figures_table(figures: dict[str, Any]) -> Table:
 
     from efc_tui.scoring.calibrate import CALIBRATION, HELDOUT_SEED, HELDOUT_TEMPLATE
 
-    split_label = {CALIBRATION: "calibration (in-sample)", HELDOUT_TEMPLATE: "held-out templates",
-                   HELDOUT_SEED: "held-out seeds"}
-    table = Table(title="Estimated-EFC vs Oracle-EFC", title_justify="left",
-                  header_style="bold", box=box.SIMPLE_HEAD)
-    for c in ("θ", "split", "runs", "events", "event R² log1p(y)", "run R²", "run corr²",
-              "mean Oracle", "mean Est."):
+    split_label = {
+        CALIBRATION: "calibration (in-sample)",
+        HELDOUT_TEMPLATE: "held-out templates",
+        HELDOUT_SEED: "held-out seeds",
+    }
+    table = Table(
+        title="Estimated-EFC vs Oracle-EFC",
+        title_justify="left",
+        header_style="bold",
+        box=box.SIMPLE_HEAD,
+    )
+    for c in (
+        "θ",
+        "split",
+        "runs",
+        "events",
+        "event R² log1p(y)",
+        "run R²",
+        "run corr²",
+        "mean Oracle",
+        "mean Est.",
+    ):
         table.add_column(c, justify="left" if c in ("θ", "split") else "right")
     for mode in ("full", "prefix"):
         for split, q in figures[mode].items():
             if not q.get("runs"):
                 continue
-            table.add_row(*(Text(str(x)) for x in (
-                mode, split_label.get(split, split), q["runs"], q["events"],
-                f"{q['event_r2_log1p']:.3f}", f"{q['run_r2']:.3f}", f"{q['run_corr2']:.3f}",
-                f"{q['oracle_mean']:.2f}", f"{q['estimated_mean']:.2f}")))
+            table.add_row(
+                *(
+                    Text(str(x))
+                    for x in (
+                        mode,
+                        split_label.get(split, split),
+                        q["runs"],
+                        q["events"],
+                        f"{q['event_r2_log1p']:.3f}",
+                        f"{q['run_r2']:.3f}",
+                        f"{q['run_corr2']:.3f}",
+                        f"{q['oracle_mean']:.2f}",
+                        f"{q['estimated_mean']:.2f}",
+                    )
+                )
+            )
     return table
 
 
 @app.command("calibrate")
 def calibrate_cmd(
-    paths: list[str] = typer.Argument(..., help="Trace files or folders: synthetic runs with oracle blocks (from `efc-tui simulate`), or labeled real runs."),
-    output: Path = typer.Option(..., "--output", "-o", help="Estimator file to write (efc-estimator/1 JSON)."),
-    holdout: list[str] | None = typer.Option(None, "--holdout", help="Held-out templates or task families, comma-separated (default: " + ",".join(DEFAULT_HOLDOUT) + ")."),
-    seed_fraction: float = typer.Option(DEFAULT_SEED_FRACTION, "--seed-fraction", min=0.0, max=0.9, help="Share of task seeds held out."),
-    adapter: bool = typer.Option(True, "--adapter/--no-adapter", help="Choose the adapter's W and ε on the calibration runs."),
-    adapter_real: list[str] | None = typer.Option(None, "--adapter-real", help="Labelled real runs (files or folders) that also constrain the adapter's W and ε: chosen with the repetition rule on, at most 3% of each corpus's successes at risk (docs/adapter.md). Without it: the window rule alone on the calibration runs."),
-    theta_fit: str = typer.Option("poisson", "--theta-fit", help="How θ is fitted: poisson (unbiased run sums; default) or lsq (the paper's least squares on log1p(y))."),
-    demand_bootstrap: int = typer.Option(100, "--demand-bootstrap", min=0, help="Task-level bootstrap resamples for the demand exponents' 95% intervals (0: none)."),
+    paths: list[str] = typer.Argument(
+        ...,
+        help="Trace files or folders: synthetic runs with oracle blocks (from `efc-tui simulate`), or labeled real runs.",
+    ),
+    output: Path = typer.Option(
+        ..., "--output", "-o", help="Estimator file to write (efc-estimator/1 JSON)."
+    ),
+    holdout: list[str] | None = typer.Option(
+        None,
+        "--holdout",
+        help="Held-out templates or task families, comma-separated (default: "
+        + ",".join(DEFAULT_HOLDOUT)
+        + ").",
+    ),
+    seed_fraction: float = typer.Option(
+        DEFAULT_SEED_FRACTION,
+        "--seed-fraction",
+        min=0.0,
+        max=0.9,
+        help="Share of task seeds held out.",
+    ),
+    adapter: bool = typer.Option(
+        True, "--adapter/--no-adapter", help="Choose the adapter's W and ε on the calibration runs."
+    ),
+    adapter_real: list[str] | None = typer.Option(
+        None,
+        "--adapter-real",
+        help="Labelled real runs (files or folders) that also constrain the adapter's W and ε: chosen with the repetition rule on, at most 3% of each corpus's successes at risk (docs/adapter.md). Without it: the window rule alone on the calibration runs.",
+    ),
+    theta_fit: str = typer.Option(
+        "poisson",
+        "--theta-fit",
+        help="How θ is fitted: poisson (unbiased run sums; default) or lsq (the paper's least squares on log1p(y)).",
+    ),
+    demand_bootstrap: int = typer.Option(
+        100,
+        "--demand-bootstrap",
+        min=0,
+        help="Task-level bootstrap resamples for the demand exponents' 95% intervals (0: none).",
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the demand bootstrap."),
-    note_text: str | None = typer.Option(None, "--note", help="Recorded in the file's provenance (e.g. how to regenerate it)."),
-    fmt: str | None = typer.Option(None, "--format", "-f", help="Force a reader (see `efc-tui formats`)."),
-    json_out: bool = typer.Option(False, "--json", help="Print the fit figures as JSON instead of a table."),
+    note_text: str | None = typer.Option(
+        None, "--note", help="Recorded in the file's provenance (e.g. how to regenerate it)."
+    ),
+    fmt: str | None = typer.Option(
+        None, "--format", "-f", help="Force a reader (see `efc-tui formats`)."
+    ),
+    json_out: bool = typer.Option(
+        False, "--json", help="Print the fit figures as JSON instead of a table."
+    ),
     lenient: bool = typer.Option(False, help="Skip and count malformed lines instead of failing."),
     labels: Path | None = typer.Option(None, "--labels", help=LABELS_HELP),
     success_threshold: float = typer.Option(1.0, "--success-threshold", help=THRESHOLD_HELP),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No table or notes (errors still go to stderr)."),
-    source: str = typer.Option("auto", "--from", help="What to calibrate on: oracle (synthetic runs' oracle blocks), outcomes (labeled real runs: task demand from how runs ended), or auto (oracle when the first run has oracle blocks)."),
-    base: Path | None = typer.Option(None, "--estimator", help="With --from outcomes: the estimator whose θ the real file keeps (default: the shipped synthetic one)."),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="No table or notes (errors still go to stderr)."
+    ),
+    source: str = typer.Option(
+        "auto",
+        "--from",
+        help="What to calibrate on: oracle (synthetic runs' oracle blocks), outcomes (labeled real runs: task demand from how runs ended), or auto (oracle when the first run has oracle blocks).",
+    ),
+    base: Path | None = typer.Option(
+        None,
+        "--estimator",
+        help="With --from outcomes: the estimator whose θ the real file keeps (default: the shipped synthetic one).",
+    ),
 ) -> None:
     """Calibrate an estimator file and write it with its provenance.
 
@@ -119,7 +195,9 @@ def calibrate_cmd(
             runs = itertools.chain([first], runs)
         source = "oracle" if first is not None and first.simulated else "outcomes"
     if source == "outcomes":
-        _calibrate_outcomes(runs, output, base, _corpus(paths, len(files)), note_text, json_out, quiet)
+        _calibrate_outcomes(
+            runs, output, base, _corpus(paths, len(files)), note_text, json_out, quiet
+        )
         return
     chooser: Any = None
     if adapter and adapter_real:
@@ -127,7 +205,9 @@ def calibrate_cmd(
 
         from efc_tui.adapter import choose_stop_rules
 
-        real = list(iter_runs(collect_paths(adapter_real), None, lenient, quiet=quiet, outcomes=outcomes))
+        real = list(
+            iter_runs(collect_paths(adapter_real), None, lenient, quiet=quiet, outcomes=outcomes)
+        )
         chooser = functools.partial(choose_stop_rules, real_runs=real)
     elif adapter:
         from efc_tui.adapter import choose_adapter
@@ -145,7 +225,9 @@ def calibrate_cmd(
             demand_bootstrap=demand_bootstrap,
             seed=seed,
         )
-        data = orjson.dumps(result.estimator, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+        data = orjson.dumps(
+            result.estimator, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
+        )
         write_atomic(output, data)
     except EfcError as exc:
         fail(exc)
@@ -160,12 +242,18 @@ def calibrate_cmd(
         dem = result.estimator.get("demand")
         if dem:
             iv = dem.get("intervals") or {}
-            parts = [f"{k} {b:.2f}" + (f" [{iv[k][0]:.2f}, {iv[k][1]:.2f}]" if k in iv else "")
-                     for k, b in zip(("L", "H_tool", "S_state", "N_obs", "V_ver"), dem["beta"][1:], strict=False)]
+            parts = [
+                f"{k} {b:.2f}" + (f" [{iv[k][0]:.2f}, {iv[k][1]:.2f}]" if k in iv else "")
+                for k, b in zip(
+                    ("L", "H_tool", "S_state", "N_obs", "V_ver"), dem["beta"][1:], strict=False
+                )
+            ]
             note("demand exponents (hand form: all 1): " + ", ".join(parts))
     est = result.estimator
-    note(f"wrote {output}: W = {est['adapter']['window']}, ε = {est['adapter']['epsilon']:g} "
-         f"({est['provenance']['adapter']})")
+    note(
+        f"wrote {output}: W = {est['adapter']['window']}, ε = {est['adapter']['epsilon']:g} "
+        f"({est['provenance']['adapter']})"
+    )
     if result.skipped_runs:
         note(f"{result.skipped_runs} run(s) without oracle blocks were left out")
 
@@ -179,18 +267,29 @@ def _real_adapter(doc: dict[str, Any], runs: list[Any]) -> None:
     from efc_tui.adapter import choose_stop_rules
     from efc_tui.scoring.estimator import parse_estimator
 
-    chosen = choose_stop_rules(runs, parse_estimator(orjson.dumps(doc), "real estimator (being written)"))
+    chosen = choose_stop_rules(
+        runs, parse_estimator(orjson.dumps(doc), "real estimator (being written)")
+    )
     if chosen is None:
         return
     window, epsilon = chosen.pop("window"), chosen.pop("epsilon")
     chosen.pop("status", None)
     doc["adapter"] = {"window": window, "epsilon": epsilon, "calibration": chosen}
-    doc["provenance"]["adapter"] = (f"chosen on the {len(runs)} labelled real runs with the repetition rule on "
-                                    "(docs/adapter.md)")
+    doc["provenance"]["adapter"] = (
+        f"chosen on the {len(runs)} labelled real runs with the repetition rule on "
+        "(docs/adapter.md)"
+    )
 
 
-def _calibrate_outcomes(runs: Any, output: Path, base: Path | None, corpus: dict[str, Any],
-                        note_text: str | None, json_out: bool, quiet: bool) -> None:
+def _calibrate_outcomes(
+    runs: Any,
+    output: Path,
+    base: Path | None,
+    corpus: dict[str, Any],
+    note_text: str | None,
+    json_out: bool,
+    quiet: bool,
+) -> None:
     import orjson
 
     from efc_tui.scoring.calibrate_real import (
@@ -206,21 +305,34 @@ def _calibrate_outcomes(runs: Any, output: Path, base: Path | None, corpus: dict
         rows = outcome_rows(runs, est)
         cal = calibrate_outcomes(rows)
         if cal is None:
-            fail(f"outcome calibration needs at least 10 labeled runs with both outcomes ({len(rows)} labeled)")
+            fail(
+                f"outcome calibration needs at least 10 labeled runs with both outcomes ({len(rows)} labeled)"
+            )
         doc = real_estimator_document(est, cal, rows, corpus=corpus, command=note_text)
         _real_adapter(doc, runs)
-        write_atomic(output, orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+        write_atomic(
+            output, orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+        )
     except EfcError as exc:
         fail(exc)
     if quiet:
         return
-    figures = {"runs": cal.runs, "successes": sum(int(r.success) for r in rows), "tasks": len(cal.tasks),
-               "benchmarks": cal.families, "prior_D": cal.prior, "curve": cal.curve,
-               "loglik": cal.loglik, "loglik_prior": cal.loglik_prior}
+    figures = {
+        "runs": cal.runs,
+        "successes": sum(int(r.success) for r in rows),
+        "tasks": len(cal.tasks),
+        "benchmarks": cal.families,
+        "prior_D": cal.prior,
+        "curve": cal.curve,
+        "loglik": cal.loglik,
+        "loglik_prior": cal.loglik_prior,
+    }
     if json_out:
         sys.stdout.write(orjson.dumps(figures, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
-        note(f"task demand from {cal.runs} labeled runs ({figures['successes']} successful) of "
-             f"{len(cal.tasks)} tasks in {len(cal.families)} benchmarks; log-likelihood "
-             f"{cal.loglik:.1f} with per-task D against {cal.loglik_prior:.1f} with one prior D")
+        note(
+            f"task demand from {cal.runs} labeled runs ({figures['successes']} successful) of "
+            f"{len(cal.tasks)} tasks in {len(cal.families)} benchmarks; log-likelihood "
+            f"{cal.loglik:.1f} with per-task D against {cal.loglik_prior:.1f} with one prior D"
+        )
     note(f"wrote {output}")

@@ -70,7 +70,8 @@ def diff(
         None, "--format", "-f", help="Force a reader (see `efc-tui formats`)."
     ),
     estimator: str | None = typer.Option(
-        None, help="Estimator file from `efc-tui calibrate` (default: the package's that matches each run: the synthetic one for traces with oracle blocks, the real-runs one otherwise)."
+        None,
+        help="Estimator file from `efc-tui calibrate` (default: the package's that matches each run: the synthetic one for traces with oracle blocks, the real-runs one otherwise).",
     ),
     lenient: bool = typer.Option(False, help="Skip and count malformed lines instead of failing."),
     labels: Path | None = typer.Option(None, "--labels", help=LABELS_HELP),
@@ -92,7 +93,9 @@ def diff(
     ra = _one_run("A", a, run_a, fmt, lenient, outcomes)
     rb = _one_run("B", b, run_b, fmt, lenient, outcomes)
     try:
-        est = load_estimator(estimator) if estimator else None  # None: the one that matches each run
+        est = (
+            load_estimator(estimator) if estimator else None
+        )  # None: the one that matches each run
         result = compare(score_and_decide(ra, est), score_and_decide(rb, est))
     except EfcError as exc:
         fail(exc)

@@ -36,40 +36,80 @@ def _tables(report: dict[str, Any]) -> list[Any]:
 
     name = report["experiment"]
     if name == "matched-budget":
-        t = table(f"Matched budget: {report['pairs']} pairs, same task, model and raw budget",
-                  ["condition", "success", "mean C_raw", "η", "I", "V", "R", "M"])
+        t = table(
+            f"Matched budget: {report['pairs']} pairs, same task, model and raw budget",
+            ["condition", "success", "mean C_raw", "η", "I", "V", "R", "M"],
+        )
         for c in report["conditions"]:
             f = c["factors"]
-            row(t, c["name"], _pct(c["success"]), f"{c['c_raw']:.1f}", f"{c['eta']:.3f}",
-                f"{f['I']:.2f}", f"{f['V']:.2f}", f"{f['R']:.2f}", f"{f['M']:.2f}")
+            row(
+                t,
+                c["name"],
+                _pct(c["success"]),
+                f"{c['c_raw']:.1f}",
+                f"{c['eta']:.3f}",
+                f"{f['I']:.2f}",
+                f"{f['V']:.2f}",
+                f"{f['R']:.2f}",
+                f"{f['M']:.2f}",
+            )
         d = report["discordant"]
-        t.caption = (f"mean |ΔC_raw| between paired runs {report['raw_cost_gap_mean_pct']:.2f}%; "
-                     f"pairs only high-quality solved {d['high_only']}, only low-quality {d['low_only']}; "
-                     f"exact McNemar p = {report['p_value_mcnemar']:.2g}")
+        t.caption = (
+            f"mean |ΔC_raw| between paired runs {report['raw_cost_gap_mean_pct']:.2f}%; "
+            f"pairs only high-quality solved {d['high_only']}, only low-quality {d['low_only']}; "
+            f"exact McNemar p = {report['p_value_mcnemar']:.2g}"
+        )
         return [t]
     if name == "ablation":
-        t = table("Module ablations of H5 (budgets " + ", ".join(f"{b:g}" for b in report["budgets"]) + ")",
-                  ["variant", "runs", "success", "Δ success", "η", "Δ η", "mean C_raw"])
+        t = table(
+            "Module ablations of H5 (budgets "
+            + ", ".join(f"{b:g}" for b in report["budgets"])
+            + ")",
+            ["variant", "runs", "success", "Δ success", "η", "Δ η", "mean C_raw"],
+        )
         for v in report["variants"]:
-            row(t, v["name"], v["runs"], _pct(v["success"]), f"{100 * v['d_success']:+.0f} pt",
-                f"{v['eta']:.3f}", f"{v['d_eta']:+.3f}", f"{v['c_raw']:.1f}")
+            row(
+                t,
+                v["name"],
+                v["runs"],
+                _pct(v["success"]),
+                f"{100 * v['d_success']:+.0f} pt",
+                f"{v['eta']:.3f}",
+                f"{v['d_eta']:+.3f}",
+                f"{v['c_raw']:.1f}",
+            )
         return [t]
-    t = table(f"η factor scan at budget {report['budget']:g} (one factor at a time, the rest at H5)",
-              ["factor", "levels", "η (low → high)", "success (low → high)", "effect on η"])
+    t = table(
+        f"η factor scan at budget {report['budget']:g} (one factor at a time, the rest at H5)",
+        ["factor", "levels", "η (low → high)", "success (low → high)", "effect on η"],
+    )
     for f in report["factors"]:
-        row(t, f["factor"], " / ".join(f"{x:g}" for x in f["levels"]),
-            " → ".join(f"{x:.2f}" for x in f["eta"]), " → ".join(_pct(x) for x in f["success"]),
-            f"{f['effect_eta']:+.3f}")
+        row(
+            t,
+            f["factor"],
+            " / ".join(f"{x:g}" for x in f["levels"]),
+            " → ".join(f"{x:.2f}" for x in f["eta"]),
+            " → ".join(_pct(x) for x in f["success"]),
+            f"{f['effect_eta']:+.3f}",
+        )
     return [t]
 
 
 @app.command("experiment")
 def experiment_cmd(
     name: str = typer.Argument(..., help="matched-budget, ablation or eta-scan."),
-    runs: int = typer.Option(24, "--runs", "-n", min=1, help="Tasks per family in every condition."),
-    seed: int = typer.Option(7, "--seed", "-s", help="Task and run seed (the same seed gives the same report)."),
-    json_out: bool = typer.Option(False, "--json", help="Print the report as JSON instead of a table."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Also write the JSON report to this file."),
+    runs: int = typer.Option(
+        24, "--runs", "-n", min=1, help="Tasks per family in every condition."
+    ),
+    seed: int = typer.Option(
+        7, "--seed", "-s", help="Task and run seed (the same seed gives the same report)."
+    ),
+    json_out: bool = typer.Option(
+        False, "--json", help="Print the report as JSON instead of a table."
+    ),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", help="Also write the JSON report to this file."
+    ),
 ) -> None:
     """Run one of the paper's controlled experiments on the simulator and report it:
     matched-budget pairs (same raw budget, better feedback), module ablations of the closed

@@ -23,14 +23,24 @@ from efc_tui.errors import EfcError
 @app.command()
 def export(
     paths: list[str] = typer.Argument(..., help="Trace files, folders or globs."),
-    output: str = typer.Option(..., "--output", "-o", metavar="PATH", help=(
-        "Where to write. A folder (an existing one, or any path ending in /) gets one "
-        "<run_id>.ledger.json per run; a .jsonl file gets one document per line; any other "
-        "file gets one document (a run) or a JSON array (several); a .parquet file gets one "
-        "row per event of every run (needs pyarrow: pip install 'efc-tui[parquet]')."
-    )),
-    fmt: str | None = typer.Option(None, "--format", "-f", help="Force a reader (see `efc-tui formats`)."),
-    with_text: bool = typer.Option(False, "--with-text", help="Include each event's action and observation text."),
+    output: str = typer.Option(
+        ...,
+        "--output",
+        "-o",
+        metavar="PATH",
+        help=(
+            "Where to write. A folder (an existing one, or any path ending in /) gets one "
+            "<run_id>.ledger.json per run; a .jsonl file gets one document per line; any other "
+            "file gets one document (a run) or a JSON array (several); a .parquet file gets one "
+            "row per event of every run (needs pyarrow: pip install 'efc-tui[parquet]')."
+        ),
+    ),
+    fmt: str | None = typer.Option(
+        None, "--format", "-f", help="Force a reader (see `efc-tui formats`)."
+    ),
+    with_text: bool = typer.Option(
+        False, "--with-text", help="Include each event's action and observation text."
+    ),
     pretty: bool = typer.Option(False, help="Indent the JSON."),
     estimator: str | None = typer.Option(None, help="Estimator file from `efc-tui calibrate`."),
     lenient: bool = typer.Option(False, help="Skip and count malformed lines instead of failing."),
@@ -59,7 +69,9 @@ def export(
         _export_parquet(Path(output), files, fmt, lenient, quiet, outcomes, estimator, with_text)
         return
     try:
-        est = load_estimator(estimator) if estimator else None  # None: the one that matches each run
+        est = (
+            load_estimator(estimator) if estimator else None
+        )  # None: the one that matches each run
         with open_ledgers(output, files) as sink:
             for run in iter_runs(files, fmt, lenient, quiet=quiet, outcomes=outcomes):
                 doc = ledger_document(score_and_decide(run, est), with_text=with_text)
@@ -70,8 +82,16 @@ def export(
         note(f"wrote {sink.count} ledger(s) to {sink.where}")
 
 
-def _export_parquet(target: Path, files: Any, fmt: str | None, lenient: bool, quiet: bool,
-                    outcomes: Any, estimator: str | None, with_text: bool) -> None:
+def _export_parquet(
+    target: Path,
+    files: Any,
+    fmt: str | None,
+    lenient: bool,
+    quiet: bool,
+    outcomes: Any,
+    estimator: str | None,
+    with_text: bool,
+) -> None:
     """``export -o X.parquet``: one row per event, the ledger documents' values (each
     document goes through its JSON form, so the file reads back to what the JSON holds)."""
     import orjson
@@ -87,9 +107,13 @@ def _export_parquet(target: Path, files: Any, fmt: str | None, lenient: bool, qu
     runs = 0
     try:
         refuse_input(target, files)
-        est = load_estimator(estimator) if estimator else None  # None: the one that matches each run
+        est = (
+            load_estimator(estimator) if estimator else None
+        )  # None: the one that matches each run
         for run in iter_runs(files, fmt, lenient, quiet=quiet, outcomes=outcomes):
-            doc = orjson.loads(dumps(ledger_document(score_and_decide(run, est), with_text=with_text)))
+            doc = orjson.loads(
+                dumps(ledger_document(score_and_decide(run, est), with_text=with_text))
+            )
             rows.extend(event_rows(doc))
             runs += 1
         write_atomic(target, table_bytes(rows))

@@ -24,14 +24,18 @@ def formats() -> None:
     table.add_column("detected on")
     table.add_column("usual names")
     for r in READERS:
-        table.add_row(Text(r.name), Text(r.summary), Text(r.detects_on), Text(" ".join(r.extensions)))
+        table.add_row(
+            Text(r.name), Text(r.summary), Text(r.detects_on), Text(" ".join(r.extensions))
+        )
     stdout_console().print(table)
 
 
 @app.command()
 def validate(
     paths: list[str] = typer.Argument(..., help="Trace files, folders or globs to check."),
-    fmt: str | None = typer.Option(None, "--format", "-f", help="Force a reader instead of detecting."),
+    fmt: str | None = typer.Option(
+        None, "--format", "-f", help="Force a reader instead of detecting."
+    ),
     lenient: bool = typer.Option(False, help="Report malformed lines as warnings and keep going."),
 ) -> None:
     """Check files: which reader matched, how many runs and events, and any problem by file:line.
@@ -72,7 +76,7 @@ def validate(
             say(f"{path}: ok: {reader.name}, {runs} run(s), {events} event(s)")
             for w in warnings:
                 say("  warning: " + w)
-            for other in (found.alternatives.get(path, []) if found is not None else []):
+            for other in found.alternatives.get(path, []) if found is not None else []:
                 say(f"  same trial, not read: {other}")
         except UnrecognizedFormat as exc:
             if path in files.named or fmt:

@@ -45,15 +45,45 @@ def _budgets(values: list[str] | None) -> tuple[float, ...]:
 
 @app.command()
 def simulate(
-    output: Path = typer.Option(..., "--output", "-o", help="Folder to write the corpus to (created if missing)."),
-    families: list[str] | None = typer.Option(None, "--families", help=f"Task families, comma-separated or repeated (default: all: {', '.join(FAMILY_NAMES)})."),
-    harnesses: list[str] | None = typer.Option(None, "--harnesses", help=f"Harness presets (default: all: {', '.join(HARNESS_NAMES)})."),
-    models: list[str] | None = typer.Option(None, "--models", help=f"Simulated models (default: {', '.join(DEFAULT_MODELS)}; known: {', '.join(MODEL_NAMES)}; 'all' for every one)."),
-    budgets: list[str] | None = typer.Option(None, "--budgets", help="Budget levels: multipliers of each preset's steps and tool calls (default: " + ",".join(f"{b:g}" for b in DEFAULT_BUDGETS) + ")."),
-    runs: int = typer.Option(DEFAULT_RUNS, "--runs", "-n", min=1, help="Tasks per family; every harness runs every task with every model at every budget."),
-    seed: int = typer.Option(DEFAULT_SEED, "--seed", "-s", help="Corpus seed: the same seed writes byte-identical files."),
-    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes (output does not depend on it)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or summary on stderr."),
+    output: Path = typer.Option(
+        ..., "--output", "-o", help="Folder to write the corpus to (created if missing)."
+    ),
+    families: list[str] | None = typer.Option(
+        None,
+        "--families",
+        help=f"Task families, comma-separated or repeated (default: all: {', '.join(FAMILY_NAMES)}).",
+    ),
+    harnesses: list[str] | None = typer.Option(
+        None, "--harnesses", help=f"Harness presets (default: all: {', '.join(HARNESS_NAMES)})."
+    ),
+    models: list[str] | None = typer.Option(
+        None,
+        "--models",
+        help=f"Simulated models (default: {', '.join(DEFAULT_MODELS)}; known: {', '.join(MODEL_NAMES)}; 'all' for every one).",
+    ),
+    budgets: list[str] | None = typer.Option(
+        None,
+        "--budgets",
+        help="Budget levels: multipliers of each preset's steps and tool calls (default: "
+        + ",".join(f"{b:g}" for b in DEFAULT_BUDGETS)
+        + ").",
+    ),
+    runs: int = typer.Option(
+        DEFAULT_RUNS,
+        "--runs",
+        "-n",
+        min=1,
+        help="Tasks per family; every harness runs every task with every model at every budget.",
+    ),
+    seed: int = typer.Option(
+        DEFAULT_SEED, "--seed", "-s", help="Corpus seed: the same seed writes byte-identical files."
+    ),
+    jobs: int = typer.Option(
+        1, "--jobs", "-j", min=1, help="Worker processes (output does not depend on it)."
+    ),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="No progress bar or summary on stderr."
+    ),
 ) -> None:
     """Write synthetic runs with hidden state as efc-trace/1 files (one per family × harness × model)
     with an oracle block on every event and task-demand factors in each header, plus a
@@ -63,10 +93,19 @@ def simulate(
     try:
         spec = CorpusSpec(
             families=parse_list(families, FAMILY_NAMES, "family"),
-            harnesses=tuple(h.upper() for h in parse_list(
-                [x.upper() for x in harnesses] if harnesses else None, HARNESS_NAMES, "harness")),
-            models=(MODEL_NAMES if models and any(m.strip() == "all" for v in models for m in v.split(","))
-                    else parse_list(models, MODEL_NAMES, "model") if models else DEFAULT_MODELS),
+            harnesses=tuple(
+                h.upper()
+                for h in parse_list(
+                    [x.upper() for x in harnesses] if harnesses else None, HARNESS_NAMES, "harness"
+                )
+            ),
+            models=(
+                MODEL_NAMES
+                if models and any(m.strip() == "all" for v in models for m in v.split(","))
+                else parse_list(models, MODEL_NAMES, "model")
+                if models
+                else DEFAULT_MODELS
+            ),
             budgets=_budgets(budgets),
             runs=runs,
             seed=seed,
@@ -90,5 +129,7 @@ def simulate(
     elapsed = time.perf_counter() - start
     if not quiet:
         rate = summary.successes / summary.runs if summary.runs else 0.0
-        note(f"wrote {summary.runs} runs ({summary.events} events, {rate:.0%} successful) "
-             f"in {len(summary.files)} files to {output} in {elapsed:.1f} s")
+        note(
+            f"wrote {summary.runs} runs ({summary.events} events, {rate:.0%} successful) "
+            f"in {len(summary.files)} files to {output} in {elapsed:.1f} s"
+        )

@@ -325,8 +325,10 @@ def _results(
                 raise _cluster_error(send_exc) from None
             if again:
                 continue
-            value = exc if failed else _Lost(
-                f"could not be fetched{tries} ({type(exc).__name__}: {exc})"
+            value = (
+                exc
+                if failed
+                else _Lost(f"could not be fetched{tries} ({type(exc).__name__}: {exc})")
             )
         finally:
             future.release()

@@ -140,14 +140,17 @@ def score_item(run: Run, job: Job) -> ScoredItem:
             warnings=list(run.warnings),
             source_path=run.source_path,
             run_id=run.run_id,
-            estimator=EstimatorRef(led.estimator.source, led.estimator.sha256, led.estimator.provisional),
+            estimator=EstimatorRef(
+                led.estimator.source, led.estimator.sha256, led.estimator.provisional
+            ),
         )
     from efc_tui.adapter import score_and_decide
     from efc_tui.output import run_row
 
     # lazy: the decisions are built only if the ledger document below reads them
-    scored = score_and_decide(run, job.estimator, window=job.window, epsilon=job.epsilon, repeat=job.repeat,
-                              lazy=True)
+    scored = score_and_decide(
+        run, job.estimator, window=job.window, epsilon=job.epsilon, repeat=job.repeat, lazy=True
+    )
     row = run_row(scored)
     placed = None
     if job.fit_columns and job.fits is not None:
@@ -232,8 +235,14 @@ def _scored(runs: Iterator[Run], job: Job) -> list[ScoredItem]:
             # a bounded wait (a batch whose result never comes makes this source "lost"),
             # not sent again: that would mean keeping every batch's runs in memory
             parts = gather(
-                client, score_batch, [None] * len(futures), (job,),
-                what=f"a batch of {job.batch} runs", sent=futures, own=own, attempts=1,
+                client,
+                score_batch,
+                [None] * len(futures),
+                (job,),
+                what=f"a batch of {job.batch} runs",
+                sent=futures,
+                own=own,
+                attempts=1,
             )
         finally:
             rejoin()

@@ -59,8 +59,11 @@ def _chunk_counts(rng: np.random.Generator, n_tasks: int, b: int) -> np.ndarray:
 #: ``bootstrap_map(function, resampler, pieces)``; returns ``function(piece, resampler)`` for
 #: every piece, in order. Pieces are (resamples × tasks) multiplicity counts (int32).
 BootstrapMap = Callable[
-    [Callable[[np.ndarray, "Resampler"], dict[str, dict[str, np.ndarray]]], "Resampler",
-     Iterator[np.ndarray]],
+    [
+        Callable[[np.ndarray, "Resampler"], dict[str, dict[str, np.ndarray]]],
+        "Resampler",
+        Iterator[np.ndarray],
+    ],
     Iterable[dict[str, dict[str, np.ndarray]]],
 ]
 #: resamples per piece sent to a bootstrap_map (a multiple of the SAS slice)
@@ -97,10 +100,10 @@ class Resampler:
         """The curve's parameters, R² and MAE refitted on each resample (NaN: no curve)."""
         spec = self.curves[k]
         G, o = spec.n_groups, spec.offset
-        n = S[:, o:o + G]
-        fail = S[:, o + G:o + 2 * G]
-        num = S[:, o + 2 * G:o + 3 * G]
-        den = S[:, o + 3 * G:o + 4 * G]
+        n = S[:, o : o + G]
+        fail = S[:, o + G : o + 2 * G]
+        num = S[:, o + 2 * G : o + 3 * G]
+        den = S[:, o + 3 * G : o + 4 * G]
         use = np.zeros(G, dtype=bool)
         use[spec.fitted] = True
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -116,15 +119,17 @@ class Resampler:
         with np.errstate(invalid="ignore"):
             spread = np.nanmax(zr, axis=1) - np.nanmin(zr, axis=1)
         bad = (npts < MIN_GROUPS) | ~(spread > 1e-12)
-        return {key: np.where(bad, np.nan, arr)
-                for key, arr in (*zip(self.model.params, values, strict=True), ("r2", r2), ("mae", mae))}
+        return {
+            key: np.where(bad, np.nan, arr)
+            for key, arr in (*zip(self.model.params, values, strict=True), ("r2", r2), ("mae", mae))
+        }
 
     def sas(self, C: np.ndarray) -> dict[str, np.ndarray]:
         """R² and MAE of SAS refitted on each resample, in slices of ``sas_slice``."""
         assert self.sas_model is not None and self.sas_inputs is not None
         r2s, maes = [], []
         for i in range(0, len(C), self.sas_slice):
-            W = C[i:i + self.sas_slice, self.tasks]
+            W = C[i : i + self.sas_slice, self.tasks]
             X, fail, wsum = self.sas_inputs.cells_batch(W, W)
             w = (wsum > 0).astype(float)
             pred = refit_batch(self.sas_model, X, fail, w)
@@ -156,8 +161,15 @@ def resample_piece(counts: np.ndarray, resampler: Resampler) -> dict[str, dict[s
 
 
 def run_bootstrap(
-    fits: list[PredictorFit], s: np.ndarray, tasks: np.ndarray, n_tasks: int,
-    sas_inputs: SasInputs | None, n_boot: int, seed: int, workers: int, model: CurveModel,
+    fits: list[PredictorFit],
+    s: np.ndarray,
+    tasks: np.ndarray,
+    n_tasks: int,
+    sas_inputs: SasInputs | None,
+    n_boot: int,
+    seed: int,
+    workers: int,
+    model: CurveModel,
     bootstrap_map: BootstrapMap | None = None,
 ) -> None:
     from scipy import sparse
@@ -176,19 +188,27 @@ def run_bootstrap(
         G = c.n_groups
         for vals in (np.ones(len(s)), 1.0 - s, c.num, c.den):
             blocks.append(sparse.csr_matrix((vals, (tasks, c.codes)), shape=(n_tasks, G)))
-        specs.append(_CurveSpec(f.name, col, G, np.asarray(f.fitted, dtype=np.int64), f.median, f.z_floor))
+        specs.append(
+            _CurveSpec(f.name, col, G, np.asarray(f.fitted, dtype=np.int64), f.median, f.z_floor)
+        )
         col += 4 * G
     # resamples per batch: bounded so the (batch × tasks) counts stay small; SAS works on
     # (batch × runs) weights, in smaller slices that stay in cache
     chunk = max(1, min(n_boot, 4_000_000 // max(n_tasks, 1), 500))
     sas_slice = max(1, min(chunk, 300_000 // max(len(tasks), 1)))
     rs = Resampler(
-        sparse.hstack(blocks, format="csr") if blocks else None, tuple(specs),
-        sas_fit.name if sas_fit is not None else None, sas_fit.sas if sas_fit is not None else None,
-        sas_inputs if sas_fit is not None else None, tasks, sas_slice, model,
+        sparse.hstack(blocks, format="csr") if blocks else None,
+        tuple(specs),
+        sas_fit.name if sas_fit is not None else None,
+        sas_fit.sas if sas_fit is not None else None,
+        sas_inputs if sas_fit is not None else None,
+        tasks,
+        sas_slice,
+        model,
     )
     results: dict[str, dict[str, list[np.ndarray]]] = {
-        f.name: {k: [] for k in (*model.params, "r2", "mae")} for f in [*curve_fits, *([sas_fit] if sas_fit else [])]
+        f.name: {k: [] for k in (*model.params, "r2", "mae")}
+        for f in [*curve_fits, *([sas_fit] if sas_fit else [])]
     }
     rng = np.random.default_rng(seed)
 
@@ -203,7 +223,9 @@ def run_bootstrap(
         # the same draws, cut into pieces on SAS slice boundaries: every resample's numbers
         # are computed by the same functions on the same counts
         step = sas_slice * max(1, PIECE_RESAMPLES // sas_slice)
-        pieces = (C[i:i + step].astype(np.int32) for C in chunks() for i in range(0, len(C), step))
+        pieces = (
+            C[i : i + step].astype(np.int32) for C in chunks() for i in range(0, len(C), step)
+        )
         for part in bootstrap_map(resample_piece, rs, pieces):
             for name, figures in part.items():
                 for key, arr in figures.items():
@@ -212,7 +234,11 @@ def run_bootstrap(
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
             for C in chunks():
                 S = rs.sums(C)
-                jobs = [pool.submit(rs.curve, k, S) for k in range(len(specs))] if S is not None else []
+                jobs = (
+                    [pool.submit(rs.curve, k, S) for k in range(len(specs))]
+                    if S is not None
+                    else []
+                )
                 names = [spec.name for spec in specs]
                 if rs.sas_name is not None:
                     jobs.append(pool.submit(rs.sas, C))

@@ -94,7 +94,6 @@ DEFAULT_GROUP_BY: tuple[str, ...] = ("task_family", "harness", "model", "budget"
 CV_FOLDS = 5
 
 
-
 @dataclass(slots=True)
 class PredictorFit:
     """One row of the comparison: a predictor's fit, figures, intervals, held-out results."""
@@ -218,10 +217,14 @@ def _user_computable(p: Predictor, has_oracle: bool) -> bool:
 # ---------------------------------------------------------------- point fits
 
 
-def _fit_curve(p: Predictor, coord: Coord, s: np.ndarray, tasks: np.ndarray, model: CurveModel) -> PredictorFit:
+def _fit_curve(
+    p: Predictor, coord: Coord, s: np.ndarray, tasks: np.ndarray, model: CurveModel
+) -> PredictorFit:
     pts = group_points(coord.num, coord.den, s, coord.codes, coord.n_groups, tasks)
     use = np.flatnonzero(pts.n_runs > 0)
-    fit = PredictorFit(p, "ok", points=pts, n_runs=int(pts.n_runs[use].sum()), fitted=use.tolist(), coord=coord)
+    fit = PredictorFit(
+        p, "ok", points=pts, n_runs=int(pts.n_runs[use].sum()), fitted=use.tolist(), coord=coord
+    )
     zg = pts.z[use]
     z_floor = floor_of(zg)
     if z_floor is None:
@@ -230,8 +233,10 @@ def _fit_curve(p: Predictor, coord: Coord, s: np.ndarray, tasks: np.ndarray, mod
     fit.z_floor = z_floor
     fit.floored = int((zg <= 0).sum())
     if fit.floored:
-        fit.notes.append(f"{fit.floored} group{'s' if fit.floored != 1 else ''} with z ≤ 0 floored at "
-                         f"z_floor = ½ × the smallest positive group z ({z_floor:.4g})")
+        fit.notes.append(
+            f"{fit.floored} group{'s' if fit.floored != 1 else ''} with z ≤ 0 floored at "
+            f"z_floor = ½ × the smallest positive group z ({z_floor:.4g})"
+        )
     if len(use) < MIN_GROUPS:
         fit.status = "degenerate"
         fit.reason = f"{len(use)} groups; a 3-parameter curve needs at least {MIN_GROUPS}"
@@ -259,11 +264,17 @@ def _fit_curve(p: Predictor, coord: Coord, s: np.ndarray, tasks: np.ndarray, mod
     return fit
 
 
-def _fit_sas(n_runs: int, codes: np.ndarray, s: np.ndarray, inputs: SasInputs | None, per_run: bool) -> PredictorFit:
+def _fit_sas(
+    n_runs: int, codes: np.ndarray, s: np.ndarray, inputs: SasInputs | None, per_run: bool
+) -> PredictorFit:
     p = BY_NAME["sas"]
     if per_run:
-        return PredictorFit(p, "degenerate", "fewer than 3 groups (per-run analysis): SAS is a regression "
-                                             f"over cells and needs at least {MIN_GROUPS}")
+        return PredictorFit(
+            p,
+            "degenerate",
+            "fewer than 3 groups (per-run analysis): SAS is a regression "
+            f"over cells and needs at least {MIN_GROUPS}",
+        )
     if inputs is None or inputs.reference is None:
         return PredictorFit(p, "unavailable", "no harness labels: SAS needs a reference harness")
     ones = np.ones(n_runs)
@@ -303,8 +314,10 @@ def describe(f: PredictorFit, analysis: str = "groups") -> str:
     if h is None or h.runs.brier is None or h.runs.brier_base is None:
         return text + ", no held-out figures"
     auc = "n/a" if h.runs.auc is None else f"{h.runs.auc:.2f}"
-    return (f"{text}, held-out ({h.name}) AUC {auc}, Brier {h.runs.brier:.2f} vs "
-            f"{h.runs.brier_base:.2f} base")
+    return (
+        f"{text}, held-out ({h.name}) AUC {auc}, Brier {h.runs.brier:.2f} vs "
+        f"{h.runs.brier_base:.2f} base"
+    )
 
 
 def _choose_primary(
@@ -315,8 +328,11 @@ def _choose_primary(
     # held-out runs, else the task cross-validation
     selection = None
     for name in order:
-        if any(f.holdout(name) is not None and f.holdout(name).runs.runs > 0  # type: ignore[union-attr]
-               for f in fits if f.ok):
+        if any(
+            f.holdout(name) is not None and f.holdout(name).runs.runs > 0  # type: ignore[union-attr]
+            for f in fits
+            if f.ok
+        ):
             selection = name
             break
     for f in fits:
@@ -326,18 +342,32 @@ def _choose_primary(
     if requested is not None and requested != AUTO_PRIMARY:
         f = next(x for x in fits if x.name == requested)
         if not f.ok:
-            return requested, f"forced with --primary; it has no curve ({f.reason})", "forced", selection
+            return (
+                requested,
+                f"forced with --primary; it has no curve ({f.reason})",
+                "forced",
+                selection,
+            )
         h = f.held
         if h is None or h.runs.brier is None:
             why = "no held-out figures"
         elif f.predictive:
             why = f"held-out Brier {h.runs.brier:.3f} < base {h.runs.brier_base:.3f}: predictive"
         else:
-            why = f"held-out Brier {h.runs.brier:.3f} ≥ base {h.runs.brier_base:.3f}: not predictive"
+            why = (
+                f"held-out Brier {h.runs.brier:.3f} ≥ base {h.runs.brier_base:.3f}: not predictive"
+            )
         return requested, f"forced with --primary; {why}", "forced", selection
     if selection is None:
-        return None, "no held-out figures to judge a curve by (too few tasks or splits)", AUTO_PRIMARY, None
-    cands = [f for f in fits if f.ok and f.law is not None and _user_computable(f.predictor, has_oracle)]
+        return (
+            None,
+            "no held-out figures to judge a curve by (too few tasks or splits)",
+            AUTO_PRIMARY,
+            None,
+        )
+    cands = [
+        f for f in fits if f.ok and f.law is not None and _user_computable(f.predictor, has_oracle)
+    ]
     if not cands:
         return None, "no EFC curve a user's trace can compute was fitted", AUTO_PRIMARY, selection
     best: PredictorFit | None = None
@@ -354,12 +384,26 @@ def _choose_primary(
         top = max(scored, key=lambda x: x.held.runs.skill)  # type: ignore[union-attr, arg-type, return-value]
         r = top.held.runs  # type: ignore[union-attr]
         auc = "n/a" if r.auc is None else f"{r.auc:.2f}"
-        return None, (f"no EFC curve a user's trace can compute predicts held-out ({selection}) runs better "
-                      f"than the base rate; best: {top.name}, Brier {r.brier:.3f} vs {r.brier_base:.3f} base, "
-                      f"AUC {auc}"), AUTO_PRIMARY, selection
+        return (
+            None,
+            (
+                f"no EFC curve a user's trace can compute predicts held-out ({selection}) runs better "
+                f"than the base rate; best: {top.name}, Brier {r.brier:.3f} vs {r.brier_base:.3f} base, "
+                f"AUC {auc}"
+            ),
+            AUTO_PRIMARY,
+            selection,
+        )
     r = best.held.runs  # type: ignore[union-attr]
-    return best.name, (f"best held-out ({selection}) Brier skill {r.skill:.3f} among the EFC curves a user's "
-                       f"trace can compute that beat the base rate"), AUTO_PRIMARY, selection
+    return (
+        best.name,
+        (
+            f"best held-out ({selection}) Brier skill {r.skill:.3f} among the EFC curves a user's "
+            f"trace can compute that beat the base rate"
+        ),
+        AUTO_PRIMARY,
+        selection,
+    )
 
 
 # ---------------------------------------------------------------- entry point
@@ -400,9 +444,13 @@ def fit_corpus(
     names = list(dict.fromkeys(names))
     if primary is not None and primary != AUTO_PRIMARY:
         if primary not in BY_NAME:
-            raise InputError(f"unknown primary predictor {primary!r}; choose from auto, {', '.join(BY_NAME)}")
+            raise InputError(
+                f"unknown primary predictor {primary!r}; choose from auto, {', '.join(BY_NAME)}"
+            )
         if not BY_NAME[primary].curve:
-            raise InputError(f"{primary} is a regression over cells, not a curve; pick a scalar predictor as primary")
+            raise InputError(
+                f"{primary} is a regression over cells, not a curve; pick a scalar predictor as primary"
+            )
         if primary not in names:
             names.append(primary)
     if bootstrap < 0:
@@ -436,12 +484,16 @@ def fit_corpus(
         )
     if not common.all():
         g_before = make_grouping(table, group_by)
-        lost_groups = int(np.sum(np.bincount(g_before.codes[common], minlength=g_before.n_groups) == 0))
+        lost_groups = int(
+            np.sum(np.bincount(g_before.codes[common], minlength=g_before.n_groups) == 0)
+        )
         short = [f"{n} ({int((~have[n]).sum())})" for n in available if not have[n].all()]
-        notes.append(f"{int((~common).sum())} of {n_labeled} labeled runs lack a value of "
-                     f"{', '.join(short)}: left out of every predictor's fit, so all compare the same runs"
-                     + (f" ({lost_groups} groups lost)" if lost_groups else "")
-                     + "; -p without them keeps those runs")
+        notes.append(
+            f"{int((~common).sum())} of {n_labeled} labeled runs lack a value of "
+            f"{', '.join(short)}: left out of every predictor's fit, so all compare the same runs"
+            + (f" ({lost_groups} groups lost)" if lost_groups else "")
+            + "; -p without them keeps those runs"
+        )
         table = table.subset(common)
         parts = {n: (num[common], den[common]) for n, (num, den) in parts.items()}
     s = table.floats["success"]
@@ -451,19 +503,26 @@ def fit_corpus(
     grouping = make_grouping(table, group_by)
     tasks, task_names = table.codes("task_id")
     if any(t.startswith("run:") for t in task_names):
-        notes.append("runs without a task_id count as their own task in the bootstrap and the task "
-                     "cross-validation")
+        notes.append(
+            "runs without a task_id count as their own task in the bootstrap and the task "
+            "cross-validation"
+        )
     per_run = grouping.n_groups < MIN_GROUPS
     if per_run:
-        notes.append(f"only {grouping.n_groups} group{'s' if grouping.n_groups != 1 else ''} with labeled runs: "
-                     f"per-run analysis (each predictor's runs in quantile bins of z, about {RUNS_PER_BIN} "
-                     f"runs a bin, {BINS_MIN} to {BINS_MAX} bins; the curve is fitted on the bins)")
+        notes.append(
+            f"only {grouping.n_groups} group{'s' if grouping.n_groups != 1 else ''} with labeled runs: "
+            f"per-run analysis (each predictor's runs in quantile bins of z, about {RUNS_PER_BIN} "
+            f"runs a bin, {BINS_MIN} to {BINS_MAX} bins; the curve is fitted on the bins)"
+        )
     group_keys = [grouping.key_dict(g) for g in range(grouping.n_groups)]
     has_oracle = bool(np.isfinite(table.floats["oracle_efc"]).any())
 
     reference = pick_reference(table, sas_reference) if "sas" in names and not per_run else None
-    sas_inputs = (SasInputs.build(table, grouping.codes, grouping.n_groups, reference)
-                  if reference is not None else None)
+    sas_inputs = (
+        SasInputs.build(table, grouping.codes, grouping.n_groups, reference)
+        if reference is not None
+        else None
+    )
     fits: list[PredictorFit] = []
     for n in names:
         p = BY_NAME[n]
@@ -485,15 +544,29 @@ def fit_corpus(
         fits.append(_fit_curve(p, coord, s, tasks, model))
     workers = workers or min(4, os.cpu_count() or 1)
     if bootstrap > 0:
-        run_bootstrap(fits, s, tasks, len(task_names), sas_inputs, bootstrap, seed, workers, model, bootstrap_map)
+        run_bootstrap(
+            fits,
+            s,
+            tasks,
+            len(task_names),
+            sas_inputs,
+            bootstrap,
+            seed,
+            workers,
+            model,
+            bootstrap_map,
+        )
 
     plans: list[tuple[str, tuple[str, ...], Plan]] = []
     for h in holdout:
         hname, axes = parse_holdout(h, group_by, table)
         if hname in (p[0] for p in plans):
             continue
-        plan = (task_folds(tasks, len(task_names), cv_folds or CV_FOLDS, seed) if hname == TASKS
-                else holdout_splits(table, grouping, axes))
+        plan = (
+            task_folds(tasks, len(task_names), cv_folds or CV_FOLDS, seed)
+            if hname == TASKS
+            else holdout_splits(table, grouping, axes)
+        )
         plans.append((hname, axes, plan))
     if cv_folds and TASKS not in requested:
         plans.append((TASKS, (), task_folds(tasks, len(task_names), cv_folds, seed)))
@@ -513,12 +586,26 @@ def fit_corpus(
     order = [*requested, *([TASKS] if TASKS not in requested else [])]
     chosen, reason, mode, selection = _choose_primary(fits, order, primary, has_oracle)
     return CorpusFit(
-        grouping=grouping, fits=fits, primary=chosen, n_runs_total=n_total,
-        n_runs_labeled=n_labeled, n_tasks=len(task_names), bootstrap=bootstrap, seed=seed,
-        sas_reference=reference, notes=notes, primary_reason=reason, primary_mode=mode,
-        selection=selection, analysis="per_run" if per_run else "groups", n_runs_compared=len(table),
-        n_sources=len(set(table.labels["source"])), base_rate=float(np.mean(s)) if len(s) else None,
-        cv_folds=cv_folds, holdout_names=[p[0] for p in plans], curve=model,
+        grouping=grouping,
+        fits=fits,
+        primary=chosen,
+        n_runs_total=n_total,
+        n_runs_labeled=n_labeled,
+        n_tasks=len(task_names),
+        bootstrap=bootstrap,
+        seed=seed,
+        sas_reference=reference,
+        notes=notes,
+        primary_reason=reason,
+        primary_mode=mode,
+        selection=selection,
+        analysis="per_run" if per_run else "groups",
+        n_runs_compared=len(table),
+        n_sources=len(set(table.labels["source"])),
+        base_rate=float(np.mean(s)) if len(s) else None,
+        cv_folds=cv_folds,
+        holdout_names=[p[0] for p in plans],
+        curve=model,
         formats=sorted({lab.split(":", 1)[0] for lab in table.labels["source"]} - {MISSING}),
         kind="synthetic" if has_oracle else "real",
     )
@@ -526,13 +613,42 @@ def fit_corpus(
 
 def split_names(values: Sequence[str]) -> list[str]:
     """``a,b`` and repeated options alike: ["a", "b"]."""
-    return [v.strip() for v in itertools.chain.from_iterable(x.split(",") for x in values) if v.strip()]
+    return [
+        v.strip() for v in itertools.chain.from_iterable(x.split(",") for x in values) if v.strip()
+    ]
 
 
 __all__ = [
-    "CONFIDENCE", "CV_FOLDS", "DEFAULT_GROUP_BY", "HOLDOUT_PRESETS", "MIN_GROUPS", "PIECE_RESAMPLES", "RUN_AXES",
-    "TASKS", "BootstrapMap", "BootstrapResult", "Coord", "CorpusFit", "Grouping", "HeldOutGroup", "Holdout",
-    "Interval", "Plan", "Points", "PredictorFit", "Resampler", "Split", "describe", "fit_corpus", "floor_of",
-    "group_points", "holdout_splits", "make_grouping", "parse_holdout", "quantile_bins", "resample_piece",
-    "split_names", "task_folds",
+    "CONFIDENCE",
+    "CV_FOLDS",
+    "DEFAULT_GROUP_BY",
+    "HOLDOUT_PRESETS",
+    "MIN_GROUPS",
+    "PIECE_RESAMPLES",
+    "RUN_AXES",
+    "TASKS",
+    "BootstrapMap",
+    "BootstrapResult",
+    "Coord",
+    "CorpusFit",
+    "Grouping",
+    "HeldOutGroup",
+    "Holdout",
+    "Interval",
+    "Plan",
+    "Points",
+    "PredictorFit",
+    "Resampler",
+    "Split",
+    "describe",
+    "fit_corpus",
+    "floor_of",
+    "group_points",
+    "holdout_splits",
+    "make_grouping",
+    "parse_holdout",
+    "quantile_bins",
+    "resample_piece",
+    "split_names",
+    "task_folds",
 ]

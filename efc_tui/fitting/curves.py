@@ -83,15 +83,21 @@ class CurveModel:
 
 
 POWER = CurveModel(
-    "power", ("E_inf", "A", "alpha"),
+    "power",
+    ("E_inf", "A", "alpha"),
     "E(z) = min(1, E_inf + A * (z / median)^(-alpha))",
     {"E_inf": [0.0, 1.0], "A": [0.0, None], "alpha": [powerlaw.ALPHA_MIN, powerlaw.ALPHA_MAX]},
 )
 SATURATING = CurveModel(
-    "saturating", ("E_inf", "E_0", "z_0", "alpha"),
+    "saturating",
+    ("E_inf", "E_0", "z_0", "alpha"),
     "E(z) = E_inf + (E_0 - E_inf) / (1 + (z / median / z_0)^alpha)",
-    {"E_inf": [0.0, 1.0], "E_0": [0.0, 1.0], "z_0": [0.0, None],
-     "alpha": [saturating.ALPHA_MIN, saturating.ALPHA_MAX]},
+    {
+        "E_inf": [0.0, 1.0],
+        "E_0": [0.0, 1.0],
+        "z_0": [0.0, None],
+        "alpha": [saturating.ALPHA_MIN, saturating.ALPHA_MAX],
+    },
 )
 MODELS: dict[str, CurveModel] = {m.name: m for m in (SATURATING, POWER)}
 DEFAULT_CURVE = "saturating"
@@ -107,6 +113,10 @@ def get_model(name: str) -> CurveModel:
 def law_from_params(params: Mapping[str, Any]) -> Any:
     """A law from a fit file's ``params``: saturating when E_0 and z_0 are there."""
     if "E_0" in params and "z_0" in params:
-        return SaturatingLaw(float(params["E_inf"]), float(params["E_0"]), float(params["z_0"]),
-                             float(params["alpha"]))
+        return SaturatingLaw(
+            float(params["E_inf"]),
+            float(params["E_0"]),
+            float(params["z_0"]),
+            float(params["alpha"]),
+        )
     return PowerLaw(float(params["E_inf"]), float(params["A"]), float(params["alpha"]))

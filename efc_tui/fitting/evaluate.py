@@ -28,8 +28,10 @@ from efc_tui.fitting.table import RunTable, require_outcomes
 from efc_tui.fitting.validity import GroupFigures, RunFigures, brier, group_figures, run_figures
 
 EVAL_SCHEMA = "efc-fit-eval/1"
-SAS_NOT_FROZEN = ("not evaluable frozen: SAS's inputs (P_SA, E_c, the capability index) are the training "
-                  "cells' own outcomes; refit it on these runs with `efc-tui fit`")
+SAS_NOT_FROZEN = (
+    "not evaluable frozen: SAS's inputs (P_SA, E_c, the capability index) are the training "
+    "cells' own outcomes; refit it on these runs with `efc-tui fit`"
+)
 
 
 @dataclass(slots=True)
@@ -93,12 +95,20 @@ def evaluate_fit(ff: FitFile, table: RunTable) -> Evaluation:
             rows.append(CurveEvaluation(name, label, "not_evaluable", SAS_NOT_FROZEN))
             continue
         if p.get("status") != "ok" or not p.get("params"):
-            rows.append(CurveEvaluation(name, label, "not_evaluable",
-                                        f"the fit file has no curve for it ({p.get('reason') or p.get('status')})"))
+            rows.append(
+                CurveEvaluation(
+                    name,
+                    label,
+                    "not_evaluable",
+                    f"the fit file has no curve for it ({p.get('reason') or p.get('status')})",
+                )
+            )
             continue
         curve = ff.curve(name)
         if curve.predictor is None or curve.predictor.num is None:
-            rows.append(CurveEvaluation(name, label, "not_evaluable", "unknown predictor definition"))
+            rows.append(
+                CurveEvaluation(name, label, "not_evaluable", "unknown predictor definition")
+            )
             continue
         num, den = curve.predictor.parts(table.floats)
         row = CurveEvaluation(name, label, "ok")
@@ -116,10 +126,15 @@ def evaluate_fit(ff: FitFile, table: RunTable) -> Evaluation:
     if not common.any():
         raise InputError("no run has a value for every curve of the fit file")
     if not common.all():
-        short = [f"{r.name} ({int((~np.isfinite(num)).sum())})" for r, _, num, _ in curves
-                 if not np.isfinite(num).all()]
-        notes.append(f"{int((~common).sum())} of {n_labeled} labeled runs lack a value of {', '.join(short)}: "
-                     "left out for every curve, so all are scored on the same runs")
+        short = [
+            f"{r.name} ({int((~np.isfinite(num)).sum())})"
+            for r, _, num, _ in curves
+            if not np.isfinite(num).all()
+        ]
+        notes.append(
+            f"{int((~common).sum())} of {n_labeled} labeled runs lack a value of {', '.join(short)}: "
+            "left out for every curve, so all are scored on the same runs"
+        )
         table = table.subset(common)
         curves = [(r, c, num[common], den[common]) for r, c, num, den in curves]
     s = table.floats["success"]
@@ -131,8 +146,10 @@ def evaluate_fit(ff: FitFile, table: RunTable) -> Evaluation:
         grouping = make_grouping(table, group_by)
         n_groups = grouping.n_groups
         if n_groups < 2:
-            notes.append(f"{n_groups} group of the fit's grouping ({' × '.join(group_by)}) in these runs: "
-                         "grouped R² undefined, per-run figures only")
+            notes.append(
+                f"{n_groups} group of the fit's grouping ({' × '.join(group_by)}) in these runs: "
+                "grouped R² undefined, per-run figures only"
+            )
 
     for row, curve, num, den in curves:
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -140,17 +157,27 @@ def evaluate_fit(ff: FitFile, table: RunTable) -> Evaluation:
         if analysis == "groups":
             codes, G = grouping.codes, grouping.n_groups
         else:
-            lower = [float(v) for v in ((_entry(ff, row.name).get("bins") or {}).get("lower") or [])]
+            lower = [
+                float(v) for v in ((_entry(ff, row.name).get("bins") or {}).get("lower") or [])
+            ]
             if not lower:
-                row.status, row.reason = "not_evaluable", "the per-run fit file has no bin edges for it"
+                row.status, row.reason = (
+                    "not_evaluable",
+                    "the per-run fit file has no bin edges for it",
+                )
                 continue
-            codes = np.clip(np.searchsorted(np.asarray(lower), z, side="right") - 1, 0, len(lower) - 1)
+            codes = np.clip(
+                np.searchsorted(np.asarray(lower), z, side="right") - 1, 0, len(lower) - 1
+            )
             G = len(lower)
         pts = group_points(num, den, s, codes, G)
         use = np.flatnonzero(pts.n_runs > 0)
         pred = np.asarray(curve.failure(pts.z[use]), dtype=float)
-        row.groups = (group_figures(pts.failure[use], pred, pts.n_runs[use]) if len(use) >= 2
-                      else GroupFigures(len(use), None, None, None))
+        row.groups = (
+            group_figures(pts.failure[use], pred, pts.n_runs[use])
+            if len(use) >= 2
+            else GroupFigures(len(use), None, None, None)
+        )
         p_run = 1.0 - np.asarray(curve.failure(z), dtype=float)
         row.runs = run_figures(s, p_run, base)
         row.brier_fit_base = None if fit_base is None else brier(s, np.full(len(s), fit_base))
@@ -162,9 +189,18 @@ def evaluate_fit(ff: FitFile, table: RunTable) -> Evaluation:
     if analysis != "groups":
         n_groups = 0
     return Evaluation(
-        fit_source=ff.source, fit_sha256=ff.sha256, group_by=group_by, analysis=analysis, n_runs=n_total,
-        n_labeled=n_labeled, n_compared=len(table), n_groups=n_groups, base_rate=base, fit_base_rate=fit_base,
-        curves=rows, notes=notes,
+        fit_source=ff.source,
+        fit_sha256=ff.sha256,
+        group_by=group_by,
+        analysis=analysis,
+        n_runs=n_total,
+        n_labeled=n_labeled,
+        n_compared=len(table),
+        n_groups=n_groups,
+        base_rate=base,
+        fit_base_rate=fit_base,
+        curves=rows,
+        notes=notes,
     )
 
 
@@ -181,22 +217,43 @@ def evaluation_document(ev: Evaluation, inputs: list[str] | None = None) -> dict
     out = []
     for c in ev.curves:
         g, r = c.groups, c.runs
-        out.append({
-            "name": c.name, "label": c.label, "status": c.status, "reason": c.reason,
-            "predictive": c.predictive,
-            "groups": None if g is None else g.groups, "r2": _num(g.r2) if g else None,
-            "ceiling": _num(g.ceiling) if g else None, "mae": _num(g.mae) if g else None,
-            "runs": None if r is None else r.runs, "successes": None if r is None else r.successes,
-            "auc": _num(r.auc) if r else None, "brier": _num(r.brier) if r else None,
-            "brier_base": _num(r.brier_base) if r else None, "skill": _num(r.skill) if r else None,
-            "brier_fit_base": _num(c.brier_fit_base), "extrapolated_runs": c.extrapolated,
-            "floored_runs": c.floored,
-        })
+        out.append(
+            {
+                "name": c.name,
+                "label": c.label,
+                "status": c.status,
+                "reason": c.reason,
+                "predictive": c.predictive,
+                "groups": None if g is None else g.groups,
+                "r2": _num(g.r2) if g else None,
+                "ceiling": _num(g.ceiling) if g else None,
+                "mae": _num(g.mae) if g else None,
+                "runs": None if r is None else r.runs,
+                "successes": None if r is None else r.successes,
+                "auc": _num(r.auc) if r else None,
+                "brier": _num(r.brier) if r else None,
+                "brier_base": _num(r.brier_base) if r else None,
+                "skill": _num(r.skill) if r else None,
+                "brier_fit_base": _num(c.brier_fit_base),
+                "extrapolated_runs": c.extrapolated,
+                "floored_runs": c.floored,
+            }
+        )
     return {
         "schema": EVAL_SCHEMA,
-        "fit": {"source": ev.fit_source, "sha256": ev.fit_sha256, "base_rate": _num(ev.fit_base_rate)},
-        "corpus": {"inputs": list(inputs or []), "runs": ev.n_runs, "runs_labeled": ev.n_labeled,
-                   "runs_compared": ev.n_compared, "groups": ev.n_groups, "base_rate": _num(ev.base_rate)},
+        "fit": {
+            "source": ev.fit_source,
+            "sha256": ev.fit_sha256,
+            "base_rate": _num(ev.fit_base_rate),
+        },
+        "corpus": {
+            "inputs": list(inputs or []),
+            "runs": ev.n_runs,
+            "runs_labeled": ev.n_labeled,
+            "runs_compared": ev.n_compared,
+            "groups": ev.n_groups,
+            "base_rate": _num(ev.base_rate),
+        },
         "grouping": {"analysis": ev.analysis, "group_by": list(ev.group_by)},
         "judged_against": "the new runs' own success rate (brier_base); brier_fit_base is the fit's training rate",
         "notes": list(ev.notes),

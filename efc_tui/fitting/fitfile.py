@@ -66,9 +66,16 @@ def _validity(groups: GroupFigures | None, runs: RunFigures | None) -> dict[str,
     g = groups or GroupFigures(0, None, None, None)
     r = runs or RunFigures(0, 0, None, None, None, None)
     return {
-        "groups": g.groups, "r2": _num(g.r2), "mae": _num(g.mae), "ceiling": _num(g.ceiling),
-        "runs": r.runs, "successes": r.successes, "auc": _num(r.auc), "brier": _num(r.brier),
-        "brier_base": _num(r.brier_base), "skill": _num(r.skill),
+        "groups": g.groups,
+        "r2": _num(g.r2),
+        "mae": _num(g.mae),
+        "ceiling": _num(g.ceiling),
+        "runs": r.runs,
+        "successes": r.successes,
+        "auc": _num(r.auc),
+        "brier": _num(r.brier),
+        "brier_base": _num(r.brier_base),
+        "skill": _num(r.skill),
     }
 
 
@@ -90,12 +97,16 @@ def _holdout_doc(h: Holdout, keys: list[dict[str, str]]) -> dict[str, Any]:
                 "train_runs": sp.train_runs,
                 "test_runs": sp.test_runs,
                 "base_rate": _num(sp.base_rate),
-                "params": None if sp.law is None else {k: _num(v) for k, v in sp.law.as_dict().items()},
+                "params": None
+                if sp.law is None
+                else {k: _num(v) for k, v in sp.law.as_dict().items()},
                 "median": _num(sp.median),
                 "z_floor": _num(sp.z_floor),
                 # the task cross-validation keeps its split summaries only: its held-out groups
                 # are every group again, five times over
-                "groups": [] if h.name == TASKS else [
+                "groups": []
+                if h.name == TASKS
+                else [
                     {
                         "key": key(t.group),
                         "runs": t.runs,
@@ -116,8 +127,11 @@ def _predictor_doc(f: PredictorFit, fit: CorpusFit) -> dict[str, Any]:
     p = f.predictor
     g = fit.grouping
     keys = f.coord.keys if f.coord is not None else [g.key_dict(i) for i in range(g.n_groups)]
-    figures = {**_validity(f.groups_in, f.runs_in), "groups": len(f.fitted) if f.status != "unavailable" else 0,
-               "runs": f.n_runs}
+    figures = {
+        **_validity(f.groups_in, f.runs_in),
+        "groups": len(f.fitted) if f.status != "unavailable" else 0,
+        "runs": f.n_runs,
+    }
     doc: dict[str, Any] = {
         "name": p.name,
         "label": p.label,
@@ -127,8 +141,9 @@ def _predictor_doc(f: PredictorFit, fit: CorpusFit) -> dict[str, Any]:
         "denominator": p.den,
         "status": f.status,
         "reason": f.reason,
-        "normalization": None if f.median is None else {"method": "median of the fitted groups' floored z",
-                                                         "median": _num(f.median)},
+        "normalization": None
+        if f.median is None
+        else {"method": "median of the fitted groups' floored z", "median": _num(f.median)},
         "z_floor": _num(f.z_floor),
         "floored_groups": f.floored,
         "params": None if f.law is None else {k: _num(v) for k, v in f.law.as_dict().items()},
@@ -138,40 +153,50 @@ def _predictor_doc(f: PredictorFit, fit: CorpusFit) -> dict[str, Any]:
         "fit": {"method": f.method, "at_bounds": list(f.at_bounds)},
         "intervals": None,
         "bootstrap": None,
-        "bins": None if f.coord is None or f.coord.bin_lower is None else
-        {"lower": [_num(v) for v in f.coord.bin_lower]},
+        "bins": None
+        if f.coord is None or f.coord.bin_lower is None
+        else {"lower": [_num(v) for v in f.coord.bin_lower]},
         "groups": [],
         "holdout": [_holdout_doc(h, keys) for h in f.holdouts],
         "notes": list(f.notes),
     }
     if f.bootstrap is not None:
         doc["intervals"] = {k: [_num(v.lo), _num(v.hi)] for k, v in f.bootstrap.intervals.items()}
-        doc["bootstrap"] = {"resamples": f.bootstrap.n_resamples, "ok": f.bootstrap.n_ok,
-                            "confidence": CONFIDENCE, "unit": "task"}
+        doc["bootstrap"] = {
+            "resamples": f.bootstrap.n_resamples,
+            "ok": f.bootstrap.n_ok,
+            "confidence": CONFIDENCE,
+            "unit": "task",
+        }
     pts = f.points
     if pts is not None and f.predicted is not None:
         for gi, pred in zip(f.fitted, f.predicted, strict=True):
             z = pts.z[gi]
             zf = None if f.z_floor is None or not np.isfinite(z) else max(float(z), f.z_floor)
-            doc["groups"].append({
-                "key": dict(keys[gi]),
-                "runs": int(pts.n_runs[gi]),
-                "tasks": None if not np.isfinite(pts.n_tasks[gi]) else int(pts.n_tasks[gi]),
-                "failure": _num(pts.failure[gi]),
-                "z": _num(z),
-                "z_norm": None if f.median is None or zf is None else _num(zf / f.median),
-                "predicted": _num(pred),
-            })
+            doc["groups"].append(
+                {
+                    "key": dict(keys[gi]),
+                    "runs": int(pts.n_runs[gi]),
+                    "tasks": None if not np.isfinite(pts.n_tasks[gi]) else int(pts.n_tasks[gi]),
+                    "failure": _num(pts.failure[gi]),
+                    "z": _num(z),
+                    "z_norm": None if f.median is None or zf is None else _num(zf / f.median),
+                    "predicted": _num(pred),
+                }
+            )
     if f.sas is not None:
-        doc["sas"] = {k: (_num(v) if isinstance(v, float) else v) for k, v in f.sas.as_dict().items()}
+        doc["sas"] = {
+            k: (_num(v) if isinstance(v, float) else v) for k, v in f.sas.as_dict().items()
+        }
         for k in ("coefficients", "column_mean", "column_sd"):
             doc["sas"][k] = {t: _num(v) for t, v in doc["sas"][k].items()}
         doc["sas"]["reference_harness"] = fit.sas_reference
     return doc
 
 
-def fit_document(fit: CorpusFit, *, inputs: list[str] | None = None,
-                 estimator: dict[str, Any] | None = None) -> dict[str, Any]:
+def fit_document(
+    fit: CorpusFit, *, inputs: list[str] | None = None, estimator: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The efc-fit/1 document of a corpus fit (deterministic: no timestamps)."""
     prim = fit.primary_fit
     per_run = fit.analysis == "per_run"
@@ -208,23 +233,28 @@ def fit_document(fit: CorpusFit, *, inputs: list[str] | None = None,
         },
         "analysis": {
             "kind": fit.analysis,
-            "description": (f"per run: fewer than {MIN_GROUPS} groups, so each predictor's runs are put in "
-                            f"quantile bins of z (about {RUNS_PER_BIN} runs a bin, {BINS_MIN} to {BINS_MAX} "
-                            "bins) and the curve is fitted on the bins") if per_run else
-            f"groups: {' × '.join(fit.grouping.by)}",
+            "description": (
+                f"per run: fewer than {MIN_GROUPS} groups, so each predictor's runs are put in "
+                f"quantile bins of z (about {RUNS_PER_BIN} runs a bin, {BINS_MIN} to {BINS_MAX} "
+                "bins) and the curve is fitted on the bins"
+            )
+            if per_run
+            else f"groups: {' × '.join(fit.grouping.by)}",
         },
         "estimator": estimator,
         "notes": list(fit.notes),
         "selection": {
             "axis": fit.selection,
             "rule": "the EFC curve a user's trace can compute (not oracle_*, not sas, not a raw baseline) with the best held-out "
-                    "per-run Brier skill on this axis, among those with held-out Brier below the base "
-                    "rate's and AUC above 0.5",
+            "per-run Brier skill on this axis, among those with held-out Brier below the base "
+            "rate's and AUC above 0.5",
         },
         "primary": fit.primary,
         "primary_predictive": None if prim is None else prim.predictive,
         "primary_reason": fit.primary_reason,
-        "primary_description": None if prim is None or not prim.ok else describe(prim, fit.analysis),
+        "primary_description": None
+        if prim is None or not prim.ok
+        else describe(prim, fit.analysis),
         "predictors": [_predictor_doc(f, fit) for f in fit.fits],
     }
 
@@ -291,9 +321,19 @@ class HeldOut:
             return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
 
         succ = h.get("successes")
-        return cls(str(h.get("name")), int(h.get("groups") or 0), f("r2"), f("ceiling"), f("mae"),
-                   int(h.get("runs") or 0) if isinstance(h.get("runs"), int) else 0, f("auc"), f("brier"),
-                   f("brier_base"), f("skill"), succ if isinstance(succ, int) and not isinstance(succ, bool) else None)
+        return cls(
+            str(h.get("name")),
+            int(h.get("groups") or 0),
+            f("r2"),
+            f("ceiling"),
+            f("mae"),
+            int(h.get("runs") or 0) if isinstance(h.get("runs"), int) else 0,
+            f("auc"),
+            f("brier"),
+            f("brier_base"),
+            f("skill"),
+            succ if isinstance(succ, int) and not isinstance(succ, bool) else None,
+        )
 
 
 @dataclass(frozen=True)
@@ -364,7 +404,9 @@ class FitCurve:
 
 
 #: why a fit written before held-out figures existed gives no prediction
-_OLD_FILE = "the fit file has no held-out figures (written by an older efc-tui): refit with `efc-tui fit`"
+_OLD_FILE = (
+    "the fit file has no held-out figures (written by an older efc-tui): refit with `efc-tui fit`"
+)
 
 
 @dataclass(frozen=True)
@@ -392,7 +434,7 @@ class FitFile:
 
     @property
     def analysis(self) -> str:
-        """"groups" or "per_run" (fewer than 3 groups: quantile bins of each predictor)."""
+        """ "groups" or "per_run" (fewer than 3 groups: quantile bins of each predictor)."""
         return str((self.doc.get("analysis") or {}).get("kind") or "groups")
 
     def predictors(self) -> list[dict[str, Any]]:
@@ -400,7 +442,7 @@ class FitFile:
 
     @property
     def kind(self) -> str | None:
-        """"synthetic" (fitted on runs with oracle blocks) or "real"; None for older files."""
+        """ "synthetic" (fitted on runs with oracle blocks) or "real"; None for older files."""
         k = (self.doc.get("corpus") or {}).get("kind")
         return None if k is None else str(k)
 
@@ -415,7 +457,11 @@ class FitFile:
         c = self.doc.get("corpus") or {}
         what = {"synthetic": "synthetic runs", "real": "real runs"}.get(str(c.get("kind")), "runs")
         n = c.get("runs_labeled", c.get("runs"))
-        head = f"fit: {what}, {n:,} runs, {c.get('groups', '?')} groups" if isinstance(n, int) else f"fit: {what}"
+        head = (
+            f"fit: {what}, {n:,} runs, {c.get('groups', '?')} groups"
+            if isinstance(n, int)
+            else f"fit: {what}"
+        )
         curve = self.predictive_curve()
         if curve is None:
             return f"{head}, no predictive curve ({self.no_prediction_reason})"
@@ -435,25 +481,34 @@ class FitFile:
 
     def names(self) -> list[str]:
         """Predictors that have a usable curve (predictive or not: see ``FitCurve.predictive``)."""
-        return [p["name"] for p in self.predictors() if p.get("kind") == "power_law" and p.get("params")]
+        return [
+            p["name"] for p in self.predictors() if p.get("kind") == "power_law" and p.get("params")
+        ]
 
     def predictive_names(self) -> list[str]:
         """Curves whose held-out Brier is below the base rate's (what a UI may draw as a
         prediction)."""
-        return [p["name"] for p in self.predictors()
-                if p.get("kind") == "power_law" and p.get("params") and p.get("predictive") is True]
+        return [
+            p["name"]
+            for p in self.predictors()
+            if p.get("kind") == "power_law" and p.get("params") and p.get("predictive") is True
+        ]
 
     def curve(self, name: str | None = None) -> FitCurve:
         """The curve of ``name`` (default: the file's primary predictor), predictive or not."""
         want = name or self.primary
         if want is None:
             why = f" ({self.primary_reason})" if self.primary_reason else ""
-            raise InputError(f"the fit file has no primary curve{why}: name a predictor", self.source)
+            raise InputError(
+                f"the fit file has no primary curve{why}: name a predictor", self.source
+            )
         for p in self.predictors():
             if p.get("name") == want:
                 return _curve(p, self.source, self.doc)
-        raise InputError(f"the fit file has no predictor {want!r} (it has: {', '.join(self.names())})",
-                         self.source)
+        raise InputError(
+            f"the fit file has no predictor {want!r} (it has: {', '.join(self.names())})",
+            self.source,
+        )
 
     def predictive_curve(self) -> FitCurve | None:
         """The primary curve when it predicts held-out runs better than the base rate; None
@@ -482,8 +537,10 @@ class FitFile:
         if c.heldout is None:
             return f"{c.name} has no held-out figures"
         h = c.heldout
-        return (f"{c.name} does not predict held-out ({h.axis}) runs better than the base rate "
-                f"(Brier {_fmt(h.brier)} vs {_fmt(h.brier_base)} base)")
+        return (
+            f"{c.name} does not predict held-out ({h.axis}) runs better than the base rate "
+            f"(Brier {_fmt(h.brier)} vs {_fmt(h.brier_base)} base)"
+        )
 
 
 def _fmt(v: float | None) -> str:
@@ -497,14 +554,18 @@ def _curve(p: dict[str, Any], source: str, doc: dict[str, Any] | None = None) ->
     params = p.get("params")
     norm = p.get("normalization") or {}
     if p.get("status") != "ok" or not params:
-        raise InputError(f"{name} has no fitted curve ({p.get('reason') or p.get('status')})", source)
+        raise InputError(
+            f"{name} has no fitted curve ({p.get('reason') or p.get('status')})", source
+        )
     try:
         law = law_from_params(params)
         median = float(norm["median"])
         z_floor = None if p.get("z_floor") is None else float(p["z_floor"])
     except (KeyError, TypeError, ValueError):
-        raise InputError(f"{name}: params need E_inf, alpha and A (or E_0 and z_0), and normalization.median",
-                         source) from None
+        raise InputError(
+            f"{name}: params need E_inf, alpha and A (or E_0 and z_0), and normalization.median",
+            source,
+        ) from None
     if not (median > 0 and math.isfinite(median)):
         raise InputError(f"{name}: normalization median must be positive", source)
     if z_floor is not None and not (z_floor > 0 and math.isfinite(z_floor)):
@@ -512,28 +573,56 @@ def _curve(p: dict[str, Any], source: str, doc: dict[str, Any] | None = None) ->
     points = []
     for gpt in p.get("groups") or []:
         try:
-            points.append(CurvePoint(
-                key=dict(gpt.get("key") or {}), runs=int(gpt.get("runs") or 0),
-                failure=float(gpt["failure"]), z=float(gpt["z"]), z_norm=float(gpt["z_norm"]),
-                predicted=float(gpt["predicted"]),
-            ))
+            points.append(
+                CurvePoint(
+                    key=dict(gpt.get("key") or {}),
+                    runs=int(gpt.get("runs") or 0),
+                    failure=float(gpt["failure"]),
+                    z=float(gpt["z"]),
+                    z_norm=float(gpt["z_norm"]),
+                    predicted=float(gpt["predicted"]),
+                )
+            )
         except (KeyError, TypeError, ValueError):
-            raise InputError(f"{name}: a group point lacks failure, z, z_norm or predicted", source) from None
+            raise InputError(
+                f"{name}: a group point lacks failure, z, z_norm or predicted", source
+            ) from None
     figs = p.get("figures") or {}
-    iv = {k: (v[0], v[1]) for k, v in (p.get("intervals") or {}).items() if isinstance(v, list) and len(v) == 2}
+    iv = {
+        k: (v[0], v[1])
+        for k, v in (p.get("intervals") or {}).items()
+        if isinstance(v, list) and len(v) == 2
+    }
     pred = BY_NAME.get(name)
     if pred is None and p.get("numerator"):
-        pred = Predictor(name, str(p.get("label") or name), str(p.get("family") or ""),
-                         str(p["numerator"]), p.get("denominator"))
+        pred = Predictor(
+            name,
+            str(p.get("label") or name),
+            str(p.get("family") or ""),
+            str(p["numerator"]),
+            p.get("denominator"),
+        )
     axis = ((doc or {}).get("selection") or {}).get("axis")
-    held = next((HeldOut.from_doc(h) for h in p.get("holdout") or [] if h.get("name") == axis), None)
+    held = next(
+        (HeldOut.from_doc(h) for h in p.get("holdout") or [] if h.get("name") == axis), None
+    )
     predictive = p.get("predictive")
     return FitCurve(
-        name=name, label=str(p.get("label") or name), law=law, median=median,
-        r2=figs.get("r2"), mae=figs.get("mae"), points=tuple(points), intervals=iv,
-        predictor=pred, _sorted_z=tuple(sorted(pt.z for pt in points)), z_floor=z_floor,
-        predictive=predictive if isinstance(predictive, bool) else None, heldout=held,
-        ceiling=figs.get("ceiling"), description=str(p.get("description") or name),
+        name=name,
+        label=str(p.get("label") or name),
+        law=law,
+        median=median,
+        r2=figs.get("r2"),
+        mae=figs.get("mae"),
+        points=tuple(points),
+        intervals=iv,
+        predictor=pred,
+        _sorted_z=tuple(sorted(pt.z for pt in points)),
+        z_floor=z_floor,
+        predictive=predictive if isinstance(predictive, bool) else None,
+        heldout=held,
+        ceiling=figs.get("ceiling"),
+        description=str(p.get("description") or name),
     )
 
 
@@ -543,8 +632,9 @@ def parse_fit(data: bytes, source: str) -> FitFile:
     except orjson.JSONDecodeError as exc:
         raise InputError(f"fit file is not valid JSON ({exc.msg})", source) from None
     if not isinstance(doc, dict) or doc.get("schema") != FIT_SCHEMA:
-        raise InputError(f'not a fit file: needs "schema": "{FIT_SCHEMA}" (write one with `efc-tui fit`)',
-                         source)
+        raise InputError(
+            f'not a fit file: needs "schema": "{FIT_SCHEMA}" (write one with `efc-tui fit`)', source
+        )
     if not isinstance(doc.get("predictors"), list):
         raise InputError("fit file has no predictors list", source)
     return FitFile(doc, source, hashlib.sha256(data).hexdigest())
@@ -555,8 +645,10 @@ def _load_cached(path: str) -> FitFile:
     if path in (DEFAULT_FIT, DEFAULT_FIT_REAL):
         ref = resources.files("efc_tui.data").joinpath(path)
         if not ref.is_file():
-            raise InputError("the package ships no default fit yet: pass --fit FIT.json "
-                             "(write one with `efc-tui fit`)")
+            raise InputError(
+                "the package ships no default fit yet: pass --fit FIT.json "
+                "(write one with `efc-tui fit`)"
+            )
         return parse_fit(ref.read_bytes(), f"efc_tui/data/{path}")
     p = Path(path)
     try:
@@ -597,10 +689,18 @@ def _fit_by_source(source: str) -> FitFile:
 
 
 #: what `score --fit` adds per run: predicted success and the run's place on the curve
-FIT_COLUMNS: tuple[str, ...] = ("fit_success", "fit_z", "fit_z_norm", "fit_pctl", "fit_extrapolated")
+FIT_COLUMNS: tuple[str, ...] = (
+    "fit_success",
+    "fit_z",
+    "fit_z_norm",
+    "fit_pctl",
+    "fit_extrapolated",
+)
 
 
-def fit_columns(curve: FitCurve | None, figures: Any, extrapolated: str | None = None) -> dict[str, Any]:
+def fit_columns(
+    curve: FitCurve | None, figures: Any, extrapolated: str | None = None
+) -> dict[str, Any]:
     """``score --fit`` columns for one run: 1 − Ê, raw z, z / median, the share of the
     fitted groups with a lower z, and whether the prediction extrapolates. All None when the
     run lacks the predictor, or when there is no predictive curve (``curve`` None)."""
@@ -609,8 +709,13 @@ def fit_columns(curve: FitCurve | None, figures: Any, extrapolated: str | None =
     pos = curve.predict_figures(figures)
     if pos is None:
         return dict.fromkeys(FIT_COLUMNS)
-    return {"fit_success": pos.success, "fit_z": pos.z, "fit_z_norm": pos.z_norm, "fit_pctl": pos.percentile,
-            "fit_extrapolated": bool(extrapolated) or pos.extrapolated}
+    return {
+        "fit_success": pos.success,
+        "fit_z": pos.z,
+        "fit_z_norm": pos.z_norm,
+        "fit_pctl": pos.percentile,
+        "fit_extrapolated": bool(extrapolated) or pos.extrapolated,
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -644,13 +749,18 @@ class FitChooser:
         curve = ff.predictive_curve()
         pos = curve.predict_figures(figures) if curve is not None else None
         why = ff.extrapolation(run, pos) if curve is not None else None
-        return Placement(fit_columns(curve, figures, why), ff.source, why if pos is not None else None)
+        return Placement(
+            fit_columns(curve, figures, why), ff.source, why if pos is not None else None
+        )
 
     def note(self, source: str, extrapolation: str | None) -> None:
         """Count one placement (from ``place``, here or on a worker)."""
         if source not in self.seen:
-            self.seen[source] = self.fixed if self.fixed is not None and self.fixed.source == source \
+            self.seen[source] = (
+                self.fixed
+                if self.fixed is not None and self.fixed.source == source
                 else _fit_by_source(source)
+            )
         if extrapolation is not None:
             self._extrapolated[extrapolation] = self._extrapolated.get(extrapolation, 0) + 1
 
@@ -658,9 +768,12 @@ class FitChooser:
         """What ``score --json`` says of the fit a run was placed on."""
         ff = self.fit(run)
         curve = ff.predictive_curve()
-        return {"fit": ff.source, "description": ff.describe(),
-                "predictor": curve.name if curve is not None else None,
-                "extrapolation": ff.extrapolation(run, None)}
+        return {
+            "fit": ff.source,
+            "description": ff.describe(),
+            "predictor": curve.name if curve is not None else None,
+            "extrapolation": ff.extrapolation(run, None),
+        }
 
     def caption(self) -> str:
         if self.fixed is not None:
@@ -673,7 +786,9 @@ class FitChooser:
         out = []
         for ff in self.seen.values():
             if ff.predictive_curve() is None:
-                out.append(f"{ff.source}: no predictive curve ({ff.no_prediction_reason}): no predicted success is shown")
+                out.append(
+                    f"{ff.source}: no predictive curve ({ff.no_prediction_reason}): no predicted success is shown"
+                )
         for why, n in sorted(self._extrapolated.items()):
             out.append(f"{n} run(s) extrapolate the fit: {why}")
         return out

@@ -83,8 +83,13 @@ class Points:
 
 
 def group_points(
-    num: np.ndarray, den: np.ndarray, success: np.ndarray, codes: np.ndarray, n_groups: int,
-    tasks: np.ndarray | None = None, mask: np.ndarray | None = None,
+    num: np.ndarray,
+    den: np.ndarray,
+    success: np.ndarray,
+    codes: np.ndarray,
+    n_groups: int,
+    tasks: np.ndarray | None = None,
+    mask: np.ndarray | None = None,
 ) -> Points:
     """Per-group run counts, task counts (when ``tasks`` is given), Ē_i and
     z_i = Σ num / Σ den over the runs (in ``mask``) where num, den and success are known."""
@@ -103,7 +108,9 @@ def group_points(
         pairs = np.unique(c * width + tasks[ok])
         nt = np.bincount(pairs // width, minlength=G).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return Points(n, nt, np.where(n > 0, f / n, np.nan), np.where((n > 0) & (ds > 0), ns / ds, np.nan))
+        return Points(
+            n, nt, np.where(n > 0, f / n, np.nan), np.where((n > 0) & (ds > 0), ns / ds, np.nan)
+        )
 
 
 def floor_of(z: np.ndarray) -> float | None:

@@ -83,7 +83,9 @@ class Holdout:
         return self.groups.groups
 
 
-def parse_holdout(spec: str, group_by: Sequence[str], table: RunTable | None = None) -> tuple[str, tuple[str, ...]]:
+def parse_holdout(
+    spec: str, group_by: Sequence[str], table: RunTable | None = None
+) -> tuple[str, tuple[str, ...]]:
     """``tasks``, ``task_family``, ``harness``, ``model``, ``budget``, ``source``,
     ``combined`` or ``a+b``.
 
@@ -103,7 +105,9 @@ def parse_holdout(spec: str, group_by: Sequence[str], table: RunTable | None = N
     else:
         parts = [p for p in name.replace(",", "+").split("+") if p.strip()]
         if TASKS in (p.strip() for p in parts):
-            raise InputError(f"--holdout {spec}: {TASKS} (the task cross-validation) cannot be combined")
+            raise InputError(
+                f"--holdout {spec}: {TASKS} (the task cross-validation) cannot be combined"
+            )
         axes = check_axes(parts)
         name = "+".join(axes)
     missing = [a for a in axes if a not in group_by and a not in RUN_AXES]
@@ -157,8 +161,9 @@ def task_folds(tasks: np.ndarray, n_tasks: int, folds: int, seed: int) -> Plan:
     return [({TASKS: f"fold {i + 1}/{k}"}, fold != i, fold == i) for i in range(k)]
 
 
-def holdout_curve(f: PredictorFit, s: np.ndarray, name: str, axes: tuple[str, ...], plan: Plan,
-                   model: CurveModel) -> Holdout:
+def holdout_curve(
+    f: PredictorFit, s: np.ndarray, name: str, axes: tuple[str, ...], plan: Plan, model: CurveModel
+) -> Holdout:
     """Every split of one axis fitted at once (``fit_batch``: one row per split, its
     training groups weighted 1), then the held-out groups and runs predicted."""
     c = f.coord
@@ -169,12 +174,20 @@ def holdout_curve(f: PredictorFit, s: np.ndarray, name: str, axes: tuple[str, ..
     tests: list[Points] = []
     for held, train_mask, test_mask in plan:
         # training and held-out groups in one pass: held-out runs count as groups G..2G−1
-        both = group_points(c.num, c.den, s, c.codes + G * test_mask, 2 * G, None, train_mask | test_mask)
+        both = group_points(
+            c.num, c.den, s, c.codes + G * test_mask, 2 * G, None, train_mask | test_mask
+        )
         tr = Points(*(v[:G] for v in (both.n_runs, both.n_tasks, both.failure, both.z)))
         te = Points(*(v[G:] for v in (both.n_runs, both.n_tasks, both.failure, both.z)))
         tests.append(te)
         train_use = np.flatnonzero(tr.n_runs > 0)
-        sp = Split(held, train_use.tolist(), [], train_runs=int(train_mask.sum()), test_runs=int(test_mask.sum()))
+        sp = Split(
+            held,
+            train_use.tolist(),
+            [],
+            train_runs=int(train_mask.sum()),
+            test_runs=int(test_mask.sum()),
+        )
         splits.append(sp)
         z_floor = floor_of(tr.z[train_use])
         if not (te.n_runs > 0).any():
@@ -191,7 +204,9 @@ def holdout_curve(f: PredictorFit, s: np.ndarray, name: str, axes: tuple[str, ..
                 continue
             med = float(np.median(zf))
             ok = tr.n_runs > 0
-            rows_z.append(np.where(ok, np.maximum(np.nan_to_num(tr.z, nan=1.0), z_floor), 1.0) / med)
+            rows_z.append(
+                np.where(ok, np.maximum(np.nan_to_num(tr.z, nan=1.0), z_floor), 1.0) / med
+            )
             rows_e.append(np.where(ok, tr.failure, 0.0))
             rows_w.append(ok.astype(float))
             sp.median, sp.z_floor = med, z_floor
@@ -214,9 +229,12 @@ def holdout_curve(f: PredictorFit, s: np.ndarray, name: str, axes: tuple[str, ..
             law = model.law(*(v[r] for v in values), z_min=sp.z_floor / sp.median)
             pred = law.failure(np.maximum(te.z[test_use], sp.z_floor) / sp.median)
             sp.law = law
-            sp.test_groups = [HeldOutGroup(int(g), float(o), float(pv), int(n))
-                              for g, o, pv, n in zip(test_use, te.failure[test_use], pred, te.n_runs[test_use],
-                                                     strict=True)]
+            sp.test_groups = [
+                HeldOutGroup(int(g), float(o), float(pv), int(n))
+                for g, o, pv, n in zip(
+                    test_use, te.failure[test_use], pred, te.n_runs[test_use], strict=True
+                )
+            ]
             g_obs.append(te.failure[test_use])
             g_pred.append(pred)
             g_n.append(te.n_runs[test_use])
@@ -228,14 +246,24 @@ def holdout_curve(f: PredictorFit, s: np.ndarray, name: str, axes: tuple[str, ..
 
 
 def _pool_holdout(
-    name: str, axes: tuple[str, ...], splits: list[Split], g_obs: list[np.ndarray], g_pred: list[np.ndarray],
-    g_n: list[np.ndarray], r_y: list[np.ndarray], r_p: list[np.ndarray], r_b: list[np.ndarray],
+    name: str,
+    axes: tuple[str, ...],
+    splits: list[Split],
+    g_obs: list[np.ndarray],
+    g_pred: list[np.ndarray],
+    g_n: list[np.ndarray],
+    r_y: list[np.ndarray],
+    r_p: list[np.ndarray],
+    r_b: list[np.ndarray],
 ) -> Holdout:
     notes = []
     bad = [sp for sp in splits if sp.status != "ok"]
     if bad:
-        notes.append(f"{len(bad)} of {len(splits)} splits could not be fitted ("
-                     + "; ".join(sorted({sp.reason or '' for sp in bad})) + ")")
+        notes.append(
+            f"{len(bad)} of {len(splits)} splits could not be fitted ("
+            + "; ".join(sorted({sp.reason or "" for sp in bad}))
+            + ")"
+        )
     cat = np.concatenate if g_obs else (lambda _: np.zeros(0))
     gf = group_figures(cat(g_obs), cat(g_pred), cat(g_n))
     rf = run_figures(*(np.concatenate(v) if v else np.zeros(0) for v in (r_y, r_p, r_b)))
@@ -244,8 +272,15 @@ def _pool_holdout(
     return Holdout(name, axes, splits, gf, rf, notes)
 
 
-def holdout_sas(f: PredictorFit, inputs: SasInputs, codes: np.ndarray, s: np.ndarray, name: str,
-                 axes: tuple[str, ...], plan: Plan) -> Holdout:
+def holdout_sas(
+    f: PredictorFit,
+    inputs: SasInputs,
+    codes: np.ndarray,
+    s: np.ndarray,
+    name: str,
+    axes: tuple[str, ...],
+    plan: Plan,
+) -> Holdout:
     """SAS on each split: training-fold aggregates (P_SA, E_c, ACI, reference turns) from the
     training runs only, OLS on the training cells (training runs), prediction of the held-out
     cells (held-out runs) and of their runs."""
@@ -265,7 +300,13 @@ def holdout_sas(f: PredictorFit, inputs: SasInputs, codes: np.ndarray, s: np.nda
     for i, (held, train_mask, test_mask) in enumerate(plan):
         train_use = np.flatnonzero(wt[i] > 0)
         test_use = np.flatnonzero(we[i] > 0)
-        sp = Split(held, train_use.tolist(), [], train_runs=int(train_mask.sum()), test_runs=int(test_mask.sum()))
+        sp = Split(
+            held,
+            train_use.tolist(),
+            [],
+            train_runs=int(train_mask.sum()),
+            test_runs=int(test_mask.sum()),
+        )
         if len(train_use) < MIN_GROUPS or len(test_use) == 0:
             sp.status = "degenerate"
             sp.reason = f"{len(train_use)} training cells, {len(test_use)} held-out cells"
@@ -273,8 +314,12 @@ def holdout_sas(f: PredictorFit, inputs: SasInputs, codes: np.ndarray, s: np.nda
             model = fit_sas(Xt[i][train_use], ft[i][train_use], variant=variant)
             pred = model.predict(Xe[i][test_use])
             sp.base_rate = float(np.mean(s[train_mask]))
-            sp.test_groups = [HeldOutGroup(int(g), float(o), float(pv), int(n))
-                              for g, o, pv, n in zip(test_use, fe[i][test_use], pred, we[i][test_use], strict=True)]
+            sp.test_groups = [
+                HeldOutGroup(int(g), float(o), float(pv), int(n))
+                for g, o, pv, n in zip(
+                    test_use, fe[i][test_use], pred, we[i][test_use], strict=True
+                )
+            ]
             g_obs.append(fe[i][test_use])
             g_pred.append(pred)
             g_n.append(we[i][test_use])

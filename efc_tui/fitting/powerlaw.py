@@ -140,13 +140,15 @@ def _suffix_head(v: np.ndarray, K: int) -> np.ndarray:
     """The first K columns of ``_suffix(v)``, each a sum of the terms from k on (never a
     difference of running sums: the first groups' x = z^−α can be ~1e9 at large α)."""
     out = np.empty((v.shape[0], K))
-    out[:, K - 1] = v[:, K - 1:].sum(axis=1)
+    out[:, K - 1] = v[:, K - 1 :].sum(axis=1)
     if K > 1:
-        out[:, :K - 1] = np.cumsum(v[:, K - 2::-1], axis=1)[:, ::-1] + out[:, K - 1:]
+        out[:, : K - 1] = np.cumsum(v[:, K - 2 :: -1], axis=1)[:, ::-1] + out[:, K - 1 :]
     return out
 
 
-def _capped_sse(e: np.ndarray, a: np.ndarray, x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+def _capped_sse(
+    e: np.ndarray, a: np.ndarray, x: np.ndarray, y: np.ndarray, w: np.ndarray
+) -> np.ndarray:
     """Σ w·(min(1, e + a·x) − y)² per row, for (B,) parameters and (B, G) data."""
     with np.errstate(over="ignore", invalid="ignore"):
         m = np.minimum(e[:, None] + a[:, None] * x, 1.0)
@@ -154,7 +156,11 @@ def _capped_sse(e: np.ndarray, a: np.ndarray, x: np.ndarray, y: np.ndarray, w: n
 
 
 def _profile(
-    alpha: np.ndarray, logz: np.ndarray, y: np.ndarray, w: np.ndarray, pre: tuple[np.ndarray, ...],
+    alpha: np.ndarray,
+    logz: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    pre: tuple[np.ndarray, ...],
     bound: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(e, a, sse) of the capped model min(1, e + a·z^−α) at α (shape (B,)) for data (B, G)
@@ -196,8 +202,14 @@ def _profile(
         sk = syy - e * sy - a * sxy  # SSE at either least-squares optimum
         k = np.arange(1, K)[None, :]
         nk = n1[:, None]
-        x_next = x[:, 1:K] if x.shape[1] >= K else np.concatenate([x[:, 1:], np.zeros((B, 1))], axis=1)
-        ok = (k <= nk) & (e + a * x[:, :K - 1] >= 1.0 - 1e-12) & ((k >= nk) | (e + a * x_next < 1.0 + 1e-12))
+        x_next = (
+            x[:, 1:K] if x.shape[1] >= K else np.concatenate([x[:, 1:], np.zeros((B, 1))], axis=1)
+        )
+        ok = (
+            (k <= nk)
+            & (e + a * x[:, : K - 1] >= 1.0 - 1e-12)
+            & ((k >= nk) | (e + a * x_next < 1.0 + 1e-12))
+        )
     empty = n <= 0  # every group capped: E_inf = 1, A = 0 will do
     ok = np.where(empty, k <= nk, ok)
     tk = np.where(ok, cp + np.where(empty, 0.0, np.maximum(sk, 0.0)), np.inf)
@@ -278,7 +290,11 @@ def fit_batch(
     alpha_g = _GRID[best_k]
     use_grid = best_s < s
     e_g, a_g, _ = _profile(alpha_g, logz, y0, w, pre, best_s)
-    e, a, alpha = np.where(use_grid, e_g, e), np.where(use_grid, a_g, a), np.where(use_grid, alpha_g, alpha)
+    e, a, alpha = (
+        np.where(use_grid, e_g, e),
+        np.where(use_grid, a_g, a),
+        np.where(use_grid, alpha_g, alpha),
+    )
     # the SSE of the returned curve itself (the profile's closed-form sums can lose digits)
     return e, a, alpha, _capped_sse(e, a, np.exp(-alpha[:, None] * logz), y0, w)
 
@@ -343,8 +359,17 @@ def fit_power_law(z_norm: np.ndarray, y: np.ndarray) -> FitResult:
         x0[1] = max(x0[1], 1e-12)
         x0[2] = min(max(x0[2], ALPHA_MIN * (1 + 1e-9)), ALPHA_MAX * (1 - 1e-9))
         try:
-            res = least_squares(resid, x0, bounds=(lo, hi), method="trf", x_scale="jac",
-                                ftol=1e-12, xtol=1e-12, gtol=1e-12, max_nfev=2000)
+            res = least_squares(
+                resid,
+                x0,
+                bounds=(lo, hi),
+                method="trf",
+                x_scale="jac",
+                ftol=1e-12,
+                xtol=1e-12,
+                gtol=1e-12,
+                max_nfev=2000,
+            )
         except (ValueError, FloatingPointError):  # keep the profile solution
             continue
         s1 = float(np.sum(resid(res.x) ** 2))
@@ -367,7 +392,9 @@ def snap(law: PowerLaw, z_min: float = 1.0) -> PowerLaw:
     return PowerLaw(e, a, law.alpha)
 
 
-def r2_mae_batch(observed: np.ndarray, predicted: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def r2_mae_batch(
+    observed: np.ndarray, predicted: np.ndarray, w: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Row-wise R² and MAE over points with w > 0 (NaN R² where the row's Ē is constant)."""
     n = w.sum(axis=1)
     safe_n = np.where(n > 0, n, 1.0)

@@ -52,7 +52,11 @@ class Predictor:
         if self.num is None:
             raise ValueError(f"{self.name} has no per-run value")
         num = np.asarray(cols[self.num], dtype=float).copy()
-        den = np.ones_like(num) if self.den is None else np.asarray(cols[self.den], dtype=float).copy()
+        den = (
+            np.ones_like(num)
+            if self.den is None
+            else np.asarray(cols[self.den], dtype=float).copy()
+        )
         with np.errstate(invalid="ignore"):
             bad = ~(np.isfinite(num) & np.isfinite(den) & (den > 0))
         num[bad] = np.nan
@@ -93,7 +97,9 @@ PREDICTORS: tuple[Predictor, ...] = (
     Predictor("sas", "SAS", "baseline", None, curve=False),
     Predictor("oracle_efc", "Oracle-EFC", "efc", "oracle_efc"),
     Predictor("oracle_x", "Oracle-EFC/D_task", "efc/d_task", "oracle_efc", "d_task"),
-    Predictor("oracle_x_fitted", "Oracle-EFC/D_task (fitted)", "efc/d_task", "oracle_efc", "d_task_fitted"),
+    Predictor(
+        "oracle_x_fitted", "Oracle-EFC/D_task (fitted)", "efc/d_task", "oracle_efc", "d_task_fitted"
+    ),
     Predictor("est_efc", "Estimated-EFC", "efc", "est_efc"),
     Predictor("x_est", "Est-EFC/D_task", "efc/d_task", "est_efc", "d_task"),
     Predictor("x_est_fitted", "Est-EFC/D_task (fitted)", "efc/d_task", "est_efc", "d_task_fitted"),

@@ -49,8 +49,12 @@ REAL_END = "<!-- fit-real:end -->"
 
 #: what the paper reports for controlled synthetic scaling (SPEC §8), for comparison only
 PAPER_R2: dict[str, str] = {
-    "tokens": "0.27", "sas": "0.68", "oracle_efc": "0.95", "est_efc": "0.95",
-    "oracle_x": "0.99 (MAE 0.03)", "oracle_x_fitted": "0.96 (§5.2)",
+    "tokens": "0.27",
+    "sas": "0.68",
+    "oracle_efc": "0.95",
+    "est_efc": "0.95",
+    "oracle_x": "0.99 (MAE 0.03)",
+    "oracle_x_fitted": "0.96 (§5.2)",
 }
 
 
@@ -85,14 +89,19 @@ def reproduction_document(table: RunTable) -> dict[str, Any]:
 
     est = load_estimator()
     result = fit_corpus(table, bootstrap=BOOTSTRAP, seed=SEED, holdout=HOLDOUT)
-    doc = fit_document(result, inputs=[corpus_label()],
-                       estimator={"source": est.source, "sha256": est.sha256, "provisional": est.provisional})
+    doc = fit_document(
+        result,
+        inputs=[corpus_label()],
+        estimator={"source": est.source, "sha256": est.sha256, "provisional": est.provisional},
+    )
     for p in doc["predictors"]:  # keep the held-out summaries, not every held-out group
         for h in p["holdout"]:
             for sp in h["splits"]:
                 sp["groups"] = []
-    doc["notes"].append("held-out splits keep their parameters and figures; per-group "
-                        "held-out predictions are left out of this file (run `efc-tui fit` for them)")
+    doc["notes"].append(
+        "held-out splits keep their parameters and figures; per-group "
+        "held-out predictions are left out of this file (run `efc-tui fit` for them)"
+    )
     return doc
 
 
@@ -128,10 +137,15 @@ def markdown_table(doc: dict[str, Any]) -> str:
         for h in p["holdout"]:
             if h["name"] not in [n for n, _ in hold]:
                 hold.append((h["name"], "+".join(h["axes"])))
-    inside = next((p["figures"].get("ceiling") for p in doc["predictors"] if p["status"] == "ok"), None)
+    inside = next(
+        (p["figures"].get("ceiling") for p in doc["predictors"] if p["status"] == "ok"), None
+    )
     head = ["predictor", "groups", "R² [95% CI]", "MAE [95% CI]"]
-    head += [f"held-out {n if not a or a == n else f'{n} ({a})'} (ceiling {_f(_ceiling(doc, n))}): "
-             "R² / AUC / Brier (base)" for n, a in hold]
+    head += [
+        f"held-out {n if not a or a == n else f'{n} ({a})'} (ceiling {_f(_ceiling(doc, n))}): "
+        "R² / AUC / Brier (base)"
+        for n, a in hold
+    ]
     head += ["paper R² (§8)"]
     sel = (doc.get("selection") or {}).get("axis")
     lines = [
@@ -141,7 +155,8 @@ def markdown_table(doc: dict[str, Any]) -> str:
         f"Task-level bootstrap: {doc['settings']['bootstrap']} resamples, seed {doc['settings']['seed']}; "
         f"task cross-validation: {doc['settings']['cv_folds']} folds. "
         f"Estimator: `{doc['estimator']['source']}`"
-        + (" (provisional θ)" if doc["estimator"].get("provisional") else "") + ".",
+        + (" (provisional θ)" if doc["estimator"].get("provisional") else "")
+        + ".",
         "",
         "| " + " | ".join(head) + " |",
         "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|",
@@ -152,27 +167,38 @@ def markdown_table(doc: dict[str, Any]) -> str:
             row = [p["label"], "–", f"not fitted: {p['reason']}", ""] + ["" for _ in hold]
         else:
             by = {h["name"]: h for h in p["holdout"]}
-            row = [p["label"] + (" *" if p["name"] == doc.get("primary") else ""), str(figs["groups"]),
-                   _f(figs["r2"]) + _ci(iv.get("r2")), _f(figs["mae"], ".3f") + _ci(iv.get("mae"))]
+            row = [
+                p["label"] + (" *" if p["name"] == doc.get("primary") else ""),
+                str(figs["groups"]),
+                _f(figs["r2"]) + _ci(iv.get("r2")),
+                _f(figs["mae"], ".3f") + _ci(iv.get("mae")),
+            ]
             if p["status"] != "ok":
                 row[2] = f"{p['status']}: {p['reason']}"
             for n, _ in hold:
                 h = by.get(n)
-                row.append("–" if h is None else
-                           f"{_f(h['r2'])} / {_f(h.get('auc'))} / {_f(h.get('brier'), '.3f')} "
-                           f"({_f(h.get('brier_base'), '.3f')})")
+                row.append(
+                    "–"
+                    if h is None
+                    else f"{_f(h['r2'])} / {_f(h.get('auc'))} / {_f(h.get('brier'), '.3f')} "
+                    f"({_f(h.get('brier_base'), '.3f')})"
+                )
         row.append(PAPER_R2.get(p["name"], ""))
         lines.append("| " + " | ".join(r.replace("|", "\\|") for r in row) + " |")
     notes = [n for n in doc.get("notes", []) if not n.startswith("held-out splits keep")]
     shared: dict[str, list[str]] = {}
     for p in doc["predictors"]:
         for n in p.get("notes", []):
-            if not n.startswith("on a bound") and not n.startswith(("I:", "T:", "n_a", "reference")):
+            if not n.startswith("on a bound") and not n.startswith(
+                ("I:", "T:", "n_a", "reference")
+            ):
                 shared.setdefault(n, []).append(p["label"])
     lines.append("")
     if doc.get("primary"):
-        lines.append(f"`*` primary curve, chosen on held-out {sel}: {doc.get('primary_description')}. "
-                     "Notes from the run:")
+        lines.append(
+            f"`*` primary curve, chosen on held-out {sel}: {doc.get('primary_description')}. "
+            "Notes from the run:"
+        )
     else:
         lines.append(f"No primary curve: {doc.get('primary_reason')}. Notes from the run:")
     lines.append("")
@@ -211,15 +237,30 @@ def real_document(folder: Path = REAL_RUNS) -> dict[str, Any]:
     base = load_estimator()
     ledgers, folds = cross_fitted(runs, base, by="group")
     roots = [folder.resolve()]
-    rows = [run_row(led, source_label(led.run.source_format, led.run.source_path, roots)) for led in ledgers]
-    result = fit_corpus(RunTable.from_rows(rows), group_by=REAL_GROUP_BY, bootstrap=BOOTSTRAP, seed=SEED,
-                        holdout=REAL_HOLDOUT)
-    doc = fit_document(result, inputs=["../shared/real-runs"],
-                       estimator={"source": f"efc_tui/data/{REAL_ESTIMATOR}, cross-fitted", "sha256": base.sha256,
-                                  "provisional": False})
+    rows = [
+        run_row(led, source_label(led.run.source_format, led.run.source_path, roots))
+        for led in ledgers
+    ]
+    result = fit_corpus(
+        RunTable.from_rows(rows),
+        group_by=REAL_GROUP_BY,
+        bootstrap=BOOTSTRAP,
+        seed=SEED,
+        holdout=REAL_HOLDOUT,
+    )
+    doc = fit_document(
+        result,
+        inputs=["../shared/real-runs"],
+        estimator={
+            "source": f"efc_tui/data/{REAL_ESTIMATOR}, cross-fitted",
+            "sha256": base.sha256,
+            "provisional": False,
+        },
+    )
     doc["notes"].append(
         f"task demand cross-fitted: each run's D_task comes from a task table calibrated without its own "
-        f"agent × model ({len(folds)} folds), so no run is scored with a demand its own outcome shaped")
+        f"agent × model ({len(folds)} folds), so no run is scored with a demand its own outcome shaped"
+    )
     return doc
 
 
@@ -233,16 +274,37 @@ def regenerate(corpus: Path | None = None) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m efc_tui.fitting.reproduce", description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", type=Path, help="use this simulated corpus instead of simulating one")
-    ap.add_argument("--real-runs", type=Path, default=REAL_RUNS, help="the labeled real runs (default: ../shared/real-runs)")
-    ap.add_argument("--check", action="store_true", help="exit 1 if a shipped fit or a docs table is stale")
+    ap = argparse.ArgumentParser(
+        prog="python -m efc_tui.fitting.reproduce", description=__doc__.splitlines()[0]
+    )
+    ap.add_argument(
+        "--corpus", type=Path, help="use this simulated corpus instead of simulating one"
+    )
+    ap.add_argument(
+        "--real-runs",
+        type=Path,
+        default=REAL_RUNS,
+        help="the labeled real runs (default: ../shared/real-runs)",
+    )
+    ap.add_argument(
+        "--check", action="store_true", help="exit 1 if a shipped fit or a docs table is stale"
+    )
     args = ap.parse_args(argv)
     doc = regenerate(args.corpus)
-    outputs = [(DEFAULT_FIT_PATH, default_fit_bytes(doc), DOCS_START, DOCS_END, markdown_table(doc))]
+    outputs = [
+        (DEFAULT_FIT_PATH, default_fit_bytes(doc), DOCS_START, DOCS_END, markdown_table(doc))
+    ]
     if args.real_runs.is_dir():
         real = real_document(args.real_runs)
-        outputs.append((DEFAULT_FIT_REAL_PATH, default_fit_bytes(real), REAL_START, REAL_END, markdown_table(real)))
+        outputs.append(
+            (
+                DEFAULT_FIT_REAL_PATH,
+                default_fit_bytes(real),
+                REAL_START,
+                REAL_END,
+                markdown_table(real),
+            )
+        )
     else:
         sys.stderr.write(f"no {args.real_runs}: the real runs' fit is left as it is\n")
     docs = DOCS_PATH.read_text(encoding="utf-8")
@@ -262,7 +324,9 @@ def main(argv: list[str] | None = None) -> int:
     for path, data, start, end, block in outputs:
         write_atomic(path, data)
         docs = replace_block(docs, block, start, end)
-        sys.stderr.write(f"wrote {path.relative_to(REPO)} and its table in {DOCS_PATH.relative_to(REPO)}\n")
+        sys.stderr.write(
+            f"wrote {path.relative_to(REPO)} and its table in {DOCS_PATH.relative_to(REPO)}\n"
+        )
     write_atomic(DOCS_PATH, docs.encode("utf-8"))
     return 0
 

@@ -52,16 +52,46 @@ from efc_tui.fitting.table import MISSING, RunTable
 
 #: Eq. 1's columns in the order the rank check keeps them
 TERMS: tuple[str, ...] = (
-    "Ic", "Ic2", "log1p_T", "log1p_na", "log1p_O", "c", "R", "E_c", "log1p_Ae", "P_SA",
-    "Ic_x_Ec", "Ae_x_PSA", "O_x_T", "R_x_na", "c_x_Ic", "Ec_x_T", "PSA_x_log1p_na",
-    "Ic_x_log1p_T", "Ae_x_T",
+    "Ic",
+    "Ic2",
+    "log1p_T",
+    "log1p_na",
+    "log1p_O",
+    "c",
+    "R",
+    "E_c",
+    "log1p_Ae",
+    "P_SA",
+    "Ic_x_Ec",
+    "Ae_x_PSA",
+    "O_x_T",
+    "R_x_na",
+    "c_x_Ic",
+    "Ec_x_T",
+    "PSA_x_log1p_na",
+    "Ic_x_log1p_T",
+    "Ae_x_T",
 )
 TERM_LABELS: dict[str, str] = {
-    "Ic": "I−Ī", "Ic2": "(I−Ī)²", "log1p_T": "log(1+T)", "log1p_na": "log(1+n_a)",
-    "log1p_O": "log(1+O%)", "c": "c", "R": "R", "E_c": "E_c", "log1p_Ae": "log(1+A_e)",
-    "P_SA": "P_SA", "Ic_x_Ec": "I×E_c", "Ae_x_PSA": "A_e×P_SA", "O_x_T": "O%×T",
-    "R_x_na": "R×n_a", "c_x_Ic": "c×I", "Ec_x_T": "E_c×T", "PSA_x_log1p_na": "P_SA×log(1+n_a)",
-    "Ic_x_log1p_T": "I×log(1+T)", "Ae_x_T": "A_e×T",
+    "Ic": "I−Ī",
+    "Ic2": "(I−Ī)²",
+    "log1p_T": "log(1+T)",
+    "log1p_na": "log(1+n_a)",
+    "log1p_O": "log(1+O%)",
+    "c": "c",
+    "R": "R",
+    "E_c": "E_c",
+    "log1p_Ae": "log(1+A_e)",
+    "P_SA": "P_SA",
+    "Ic_x_Ec": "I×E_c",
+    "Ae_x_PSA": "A_e×P_SA",
+    "O_x_T": "O%×T",
+    "R_x_na": "R×n_a",
+    "c_x_Ic": "c×I",
+    "Ec_x_T": "E_c×T",
+    "PSA_x_log1p_na": "P_SA×log(1+n_a)",
+    "Ic_x_log1p_T": "I×log(1+T)",
+    "Ae_x_T": "A_e×T",
 }
 #: the terms that survive v3/NMI's robustness checks, plus capability (SAS.md §3.3)
 CORE_TERMS: tuple[str, ...] = ("P_SA", "PSA_x_log1p_na", "log1p_T", "Ec_x_T", "Ae_x_PSA", "Ic")
@@ -82,8 +112,10 @@ def pick_reference(table: RunTable, requested: str | None = None) -> str | None:
         return "H0"
     c = table.floats["c_raw"]
     lab = np.asarray(table.labels["harness"], dtype=object)
-    med = {h: float(np.nanmedian(c[lab == h])) if np.isfinite(c[lab == h]).any() else np.inf
-           for h in harnesses}
+    med = {
+        h: float(np.nanmedian(c[lab == h])) if np.isfinite(c[lab == h]).any() else np.inf
+        for h in harnesses
+    }
     return min(harnesses, key=lambda h: (med[h], h))
 
 
@@ -153,8 +185,13 @@ def fit_sas(X: np.ndarray, y: np.ndarray, variant: str | None = None) -> SasMode
             dropped[TERMS[j]] = "collinear"
     beta, *_ = np.linalg.lstsq(Z, y, rcond=None) if n else (np.zeros(1),)
     return SasModel(
-        variant=variant, terms=tuple(TERMS[j] for j in kept), mean=mean[kept], sd=sd[kept],
-        beta=np.asarray(beta, dtype=float), dropped=dropped, n_train=n,
+        variant=variant,
+        terms=tuple(TERMS[j] for j in kept),
+        mean=mean[kept],
+        sd=sd[kept],
+        beta=np.asarray(beta, dtype=float),
+        dropped=dropped,
+        n_train=n,
     )
 
 
@@ -204,7 +241,9 @@ class SasInputs:
     _ind: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, table: RunTable, codes: np.ndarray, n_groups: int, reference: str | None) -> SasInputs:
+    def build(
+        cls, table: RunTable, codes: np.ndarray, n_groups: int, reference: str | None
+    ) -> SasInputs:
         f = table.floats
         turns = np.maximum(np.nan_to_num(f["turns"], nan=1.0), 1.0)
         avail = f["tools_available"]
@@ -231,14 +270,28 @@ class SasInputs:
         ref_idx = harnesses.index(reference) if reference in harnesses else -1
         is_ref = harness_c == ref_idx
         if reference is None or ref_idx < 0:
-            notes.append("no reference harness in the corpus: O%, A_e, P_SA, E_c and I are constant")
+            notes.append(
+                "no reference harness in the corpus: O%, A_e, P_SA, E_c and I are constant"
+            )
         else:
             notes.append(f"reference (single-agent baseline) harness: {reference}")
         overhead = np.nan_to_num(f["overhead_tokens"], nan=0.0)
         inp = cls(
-            codes=codes, n_groups=n_groups, success=f["success"], turns=turns, tools_cell=tools_cell,
-            n_agents=n_agents, msg_rate=msgs / turns, redundancy=red, overhead=overhead, fm=fm,
-            fam=fam_c, model=model_c, harness=harness_c, is_ref=is_ref, reference=reference,
+            codes=codes,
+            n_groups=n_groups,
+            success=f["success"],
+            turns=turns,
+            tools_cell=tools_cell,
+            n_agents=n_agents,
+            msg_rate=msgs / turns,
+            redundancy=red,
+            overhead=overhead,
+            fm=fm,
+            fam=fam_c,
+            model=model_c,
+            harness=harness_c,
+            is_ref=is_ref,
+            reference=reference,
             notes=notes,
         )
 
@@ -250,11 +303,13 @@ class SasInputs:
         for key in np.unique(fm[is_ref]):
             idx = np.flatnonzero(is_ref & (fm == key))
             inp._ref_sorted.append((int(key), by_value(idx, turns), by_value(idx, overhead)))
-        size = {"fm": int(fm.max()) + 1 if len(fm) else 1,
-                "fam": int(fam_c.max()) + 1 if len(fam_c) else 1,
-                "model": n_model,
-                "harness": int(harness_c.max()) + 1 if len(harness_c) else 1,
-                "cell": n_groups}
+        size = {
+            "fm": int(fm.max()) + 1 if len(fm) else 1,
+            "fam": int(fam_c.max()) + 1 if len(fam_c) else 1,
+            "model": n_model,
+            "harness": int(harness_c.max()) + 1 if len(harness_c) else 1,
+            "cell": n_groups,
+        }
         keys = {"fm": fm, "fam": fam_c, "model": model_c, "harness": harness_c, "cell": codes}
         inp._ind = {k: _indicator(keys[k], size[k]) for k in keys}
         return inp
@@ -292,16 +347,23 @@ class SasInputs:
         train_w = np.asarray(self._ind["cell"] @ Wt.T).T
         train_cells = (train_w > 0) & (wsum > 0)
         with np.errstate(invalid="ignore"):
-            return np.where(train_cells.any(axis=1),
-                            np.nansum(np.where(train_cells, I, 0.0), axis=1)
-                            / np.maximum(train_cells.sum(axis=1), 1), 0.0)
+            return np.where(
+                train_cells.any(axis=1),
+                np.nansum(np.where(train_cells, I, 0.0), axis=1)
+                / np.maximum(train_cells.sum(axis=1), 1),
+                0.0,
+            )
 
-    def cells(self, w_cell: np.ndarray, w_train: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def cells(
+        self, w_cell: np.ndarray, w_train: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """One weighting: (X raw columns (G × 19), observed failure Ē (G,), cell weight (G,))."""
         X, fail, wsum = self.cells_batch(w_cell[None, :], w_train[None, :])
         return X[0], fail[0], wsum[0]
 
-    def cells_batch(self, Wc: np.ndarray, Wt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def cells_batch(
+        self, Wc: np.ndarray, Wt: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(X (b × G × 19), Ē (b × G), cell weight (b × G)) for b weightings of the runs.
 
         ``Wc`` weights runs into cell means (bootstrap multiplicity); ``Wt`` marks what
@@ -312,7 +374,9 @@ class SasInputs:
 
     def split_cells(
         self, Wtrain: np.ndarray, Wtest: np.ndarray
-    ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    ) -> tuple[
+        tuple[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]
+    ]:
         """Training cells (from the training runs) and held-out cells (from the held-out
         runs) of b splits: ((X, Ē, weight) of training cells, the same of held-out cells).
         Every aggregate comes from the training runs, and the held-out cells are centred with
@@ -331,10 +395,16 @@ class SasInputs:
         Wr = Wt * self.is_ref
         tot_r = Wr.sum(axis=1)
         has_ref = tot_r > 0
-        overall = np.where(has_ref, (Wr * s).sum(axis=1) / np.where(has_ref, tot_r, 1.0), 0.0)[:, None]
+        overall = np.where(has_ref, (Wr * s).sum(axis=1) / np.where(has_ref, tot_r, 1.0), 0.0)[
+            :, None
+        ]
         p_fm = np.take_along_axis(self._mean_by("fm", s, Wr), np.broadcast_to(self.fm, Wt.shape), 1)
-        p_fam = np.take_along_axis(self._mean_by("fam", s, Wr), np.broadcast_to(self.fam, Wt.shape), 1)
-        aci = np.take_along_axis(self._mean_by("model", s, Wr), np.broadcast_to(self.model, Wt.shape), 1)
+        p_fam = np.take_along_axis(
+            self._mean_by("fam", s, Wr), np.broadcast_to(self.fam, Wt.shape), 1
+        )
+        aci = np.take_along_axis(
+            self._mean_by("model", s, Wr), np.broadcast_to(self.model, Wt.shape), 1
+        )
         p_sa = np.where(np.isnan(p_fm), overall, p_fm)
         p_sa = np.where(self.is_ref, np.where(np.isnan(p_fam), overall, p_fam), p_sa)
         aci = np.where(np.isnan(aci), overall, aci)
@@ -370,11 +440,30 @@ class SasInputs:
             i_bar = self.i_bar(I, wsum, Wt)
         Ic = I - i_bar[:, None]
         logO = np.sign(O) * np.log1p(np.abs(O))
-        X = np.stack([
-            Ic, Ic * Ic, np.log1p(T), np.log1p(na), logO, c, R, Ec, np.log1p(Ae), Psa,
-            Ic * Ec, Ae * Psa, O * T, R * na, c * Ic, Ec * T, Psa * np.log1p(na),
-            Ic * np.log1p(T), Ae * T,
-        ], axis=2)
+        X = np.stack(
+            [
+                Ic,
+                Ic * Ic,
+                np.log1p(T),
+                np.log1p(na),
+                logO,
+                c,
+                R,
+                Ec,
+                np.log1p(Ae),
+                Psa,
+                Ic * Ec,
+                Ae * Psa,
+                O * T,
+                R * na,
+                c * Ic,
+                Ec * T,
+                Psa * np.log1p(na),
+                Ic * np.log1p(T),
+                Ae * T,
+            ],
+            axis=2,
+        )
         return X, fail, wsum, i_bar
 
 
@@ -392,7 +481,9 @@ def refit_batch(model: SasModel, X: np.ndarray, y: np.ndarray, w: np.ndarray) ->
     Xs = X[:, :, idx] if idx else np.zeros((b, G, 0))
     Xs = np.where(m[:, :, None] > 0, np.nan_to_num(Xs), 0.0)
     mean = Xs.sum(axis=1) / n[:, None]
-    sd = np.sqrt(np.maximum((m[:, :, None] * (Xs - mean[:, None, :]) ** 2).sum(axis=1) / n[:, None], 0.0))
+    sd = np.sqrt(
+        np.maximum((m[:, :, None] * (Xs - mean[:, None, :]) ** 2).sum(axis=1) / n[:, None], 0.0)
+    )
     sd = np.where(sd > 1e-12, sd, 1.0)
     Z = (Xs - mean[:, None, :]) / sd[:, None, :]
     D = np.concatenate([np.ones((b, G, 1)), Z], axis=2) * m[:, :, None]

@@ -49,7 +49,7 @@ class SaturatingLaw:
     @property
     def a(self) -> float:
         """A of the power-law tail E_inf + A·z^(−α)."""
-        return (self.e_0 - self.e_inf) * self.z_0 ** self.alpha
+        return (self.e_0 - self.e_inf) * self.z_0**self.alpha
 
     def as_dict(self) -> dict[str, float]:
         return {"E_inf": self.e_inf, "E_0": self.e_0, "z_0": self.z_0, "alpha": self.alpha}
@@ -124,7 +124,7 @@ def fit_saturating(z_norm: np.ndarray, y: np.ndarray, w: np.ndarray | None = Non
         hi = np.array([1.0, 1.0, 8.0, ALPHA_MAX])
         sol = least_squares(resid, np.clip(x0, lo, hi), bounds=(lo, hi), method="trf")
         e_i, gap, l0, al = sol.x
-        if e_i + gap <= 1.0 + 1e-9 and float((sol.fun ** 2).sum()) < best[0]:
+        if e_i + gap <= 1.0 + 1e-9 and float((sol.fun**2).sum()) < best[0]:
             ei, e0, lz, a = float(e_i), float(min(1.0, e_i + gap)), float(l0), float(al)
     except Exception:  # the grid optimum stands
         pass
@@ -136,8 +136,17 @@ _BATCH_LOGZ0 = np.linspace(-4.0, 4.0, 25)
 _BATCH_ALPHAS = np.geomspace(ALPHA_MIN, ALPHA_MAX, 16)
 
 
-def _solve_rows(z: np.ndarray, logz: np.ndarray, y: np.ndarray, w: np.ndarray, lz: np.ndarray,
-                a: np.ndarray, Sw: np.ndarray, Sy: np.ndarray, Syy: np.ndarray) -> tuple[np.ndarray, ...]:
+def _solve_rows(
+    z: np.ndarray,
+    logz: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    lz: np.ndarray,
+    a: np.ndarray,
+    Sw: np.ndarray,
+    Sy: np.ndarray,
+    Syy: np.ndarray,
+) -> tuple[np.ndarray, ...]:
     """For per-row (log z_0, α), the best (E_inf, E_0) under the bounds and its SSE."""
     B = z.shape[0]
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
@@ -154,7 +163,11 @@ def _solve_rows(z: np.ndarray, logz: np.ndarray, y: np.ndarray, w: np.ndarray, l
     cands = [
         (np.where(ok_u, ei_u, 0.0), np.where(ok_u, g_u, 0.0), ok_u),  # unconstrained
         (np.clip(Sy / np.where(Sw > 0, Sw, 1.0), 0.0, 1.0), np.zeros(B), np.ones(B, bool)),  # flat
-        (np.zeros(B), np.clip(Ssy / np.where(Sss > 0, Sss, 1.0), 0.0, 1.0), np.ones(B, bool)),  # E_inf = 0
+        (
+            np.zeros(B),
+            np.clip(Ssy / np.where(Sss > 0, Sss, 1.0), 0.0, 1.0),
+            np.ones(B, bool),
+        ),  # E_inf = 0
         (e1, 1.0 - e1, np.ones(B, bool)),  # E_0 = 1
     ]
     best = np.full(B, np.inf)
@@ -169,7 +182,9 @@ def _solve_rows(z: np.ndarray, logz: np.ndarray, y: np.ndarray, w: np.ndarray, l
     return ei_b, g_b, best
 
 
-def fit_saturating_batch(z_norm: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, ...]:
+def fit_saturating_batch(
+    z_norm: np.ndarray, y: np.ndarray, w: np.ndarray
+) -> tuple[np.ndarray, ...]:
     """Fit one saturating law per row of (B, G) arrays at once (weights 0 leave a group out).
 
     Returns (E_inf, E_0, z_0, α, SSE), each of length B. A coarse (log z_0, α) grid with

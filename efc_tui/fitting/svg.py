@@ -34,7 +34,9 @@ def _f(x: float) -> str:
 
 
 class _Panel:
-    def __init__(self, x0: float, y0: float, xlim: tuple[float, float], ylim: tuple[float, float], logx: bool):
+    def __init__(
+        self, x0: float, y0: float, xlim: tuple[float, float], ylim: tuple[float, float], logx: bool
+    ):
         self.x0, self.y0 = x0, y0
         self.w = PANEL_W - MARGIN["left"] - MARGIN["right"]
         self.h = PANEL_H - MARGIN["top"] - MARGIN["bottom"]
@@ -64,23 +66,35 @@ class _Panel:
         for y in (0.0, 0.25, 0.5, 0.75, 1.0):
             if self.ylim[0] <= y <= self.ylim[1]:
                 py = self.py(y)
-                out.append(f'<line x1="{_f(L - 3)}" y1="{_f(py)}" x2="{_f(L)}" y2="{_f(py)}" stroke="#999"/>')
-                out.append(f'<text x="{_f(L - 5)}" y="{_f(py + 3)}" text-anchor="end">{_f(y)}</text>')
+                out.append(
+                    f'<line x1="{_f(L - 3)}" y1="{_f(py)}" x2="{_f(L)}" y2="{_f(py)}" stroke="#999"/>'
+                )
+                out.append(
+                    f'<text x="{_f(L - 5)}" y="{_f(py + 3)}" text-anchor="end">{_f(y)}</text>'
+                )
         if self.logx:
             lo, hi = (math.log10(v) for v in self.xlim)
             for k in range(math.ceil(lo), math.floor(hi) + 1):
                 px = self.px(10.0**k)
-                out.append(f'<line x1="{_f(px)}" y1="{_f(T + self.h)}" x2="{_f(px)}" y2="{_f(T + self.h + 3)}" stroke="#999"/>')
-                out.append(f'<text x="{_f(px)}" y="{_f(T + self.h + 14)}" text-anchor="middle">1e{k}</text>')
+                out.append(
+                    f'<line x1="{_f(px)}" y1="{_f(T + self.h)}" x2="{_f(px)}" y2="{_f(T + self.h + 3)}" stroke="#999"/>'
+                )
+                out.append(
+                    f'<text x="{_f(px)}" y="{_f(T + self.h + 14)}" text-anchor="middle">1e{k}</text>'
+                )
         else:
             for x in (0.0, 0.5, 1.0):
                 px = self.px(x)
-                out.append(f'<text x="{_f(px)}" y="{_f(T + self.h + 14)}" text-anchor="middle">{_f(x)}</text>')
+                out.append(
+                    f'<text x="{_f(px)}" y="{_f(T + self.h + 14)}" text-anchor="middle">{_f(x)}</text>'
+                )
         return out
 
     def points(self, xs: Any, ys: Any, color: str) -> list[str]:
-        return [f'<circle cx="{_f(self.px(x))}" cy="{_f(self.py(y))}" r="3" fill="{color}" fill-opacity="0.75"/>'
-                for x, y in zip(xs, ys, strict=True)]
+        return [
+            f'<circle cx="{_f(self.px(x))}" cy="{_f(self.py(y))}" r="3" fill="{color}" fill-opacity="0.75"/>'
+            for x, y in zip(xs, ys, strict=True)
+        ]
 
     def line(self, xs: Any, ys: Any, color: str, dash: bool = False) -> str:
         pts = " ".join(f"{_f(self.px(x))},{_f(self.py(y))}" for x, y in zip(xs, ys, strict=True))
@@ -121,9 +135,13 @@ def render_svg(doc: dict[str, Any]) -> str:
             cx = np.geomspace(lo, hi, 80)
             body = panel.frame(title, "z / median", "failure rate")
             body += panel.points(zs, es, POINT)
-            if p.get("predictive") is False:  # say so instead of drawing a curve that predicts nothing
-                body.append(f'<text x="{_f(x0 + PANEL_W / 2)}" y="{_f(y0 + MARGIN["top"] + 14)}" '
-                            'text-anchor="middle" fill="#b00">no predictive curve: held-out Brier ≥ base rate</text>')
+            if (
+                p.get("predictive") is False
+            ):  # say so instead of drawing a curve that predicts nothing
+                body.append(
+                    f'<text x="{_f(x0 + PANEL_W / 2)}" y="{_f(y0 + MARGIN["top"] + 14)}" '
+                    'text-anchor="middle" fill="#b00">no predictive curve: held-out Brier ≥ base rate</text>'
+                )
             else:
                 body.append(panel.line(cx, law.failure(cx), CURVE))
         else:
@@ -135,16 +153,22 @@ def render_svg(doc: dict[str, Any]) -> str:
             body += panel.points(prd, obs, POINT)
         panels.append(body)
     primary = next((p for p in preds if p.get("name") == doc.get("primary")), None)
-    if primary is not None and any(sp.get("groups") for h in primary.get("holdout") or [] for sp in h.get("splits", [])):
+    if primary is not None and any(
+        sp.get("groups") for h in primary.get("holdout") or [] for sp in h.get("splits", [])
+    ):
         i = len(panels)
         x0, y0 = (i % COLS) * PANEL_W, (i // COLS) * PANEL_H
         panel = _Panel(x0, y0, (0.0, 1.0), (0.0, 1.0), logx=False)
-        body = panel.frame(f"{primary.get('label')}: held-out", "predicted success", "observed success")
+        body = panel.frame(
+            f"{primary.get('label')}: held-out", "predicted success", "observed success"
+        )
         body.append(panel.line([0, 1], [0, 1], "#999", dash=True))
         for h in primary["holdout"]:
             for sp in h.get("splits", []):
                 gs = sp.get("groups", [])
-                body += panel.points([g["predicted_success"] for g in gs], [g["observed_success"] for g in gs], HELD)
+                body += panel.points(
+                    [g["predicted_success"] for g in gs], [g["observed_success"] for g in gs], HELD
+                )
         panels.append(body)
     n = max(1, len(panels))
     W = PANEL_W * min(COLS, n)
@@ -156,6 +180,8 @@ def render_svg(doc: dict[str, Any]) -> str:
         f'<rect width="{W}" height="{H}" fill="white"/>',
     ]
     if not panels:
-        head.append(f'<text x="{W / 2}" y="{H / 2}" text-anchor="middle">no predictor could be fitted</text>')
+        head.append(
+            f'<text x="{W / 2}" y="{H / 2}" text-anchor="middle">no predictor could be fitted</text>'
+        )
     body_lines = [line for panel in panels for line in panel]
     return "\n".join([*head, *body_lines, "</svg>"]) + "\n"

@@ -25,19 +25,45 @@ if TYPE_CHECKING:
     from efc_tui.scoring import Estimator, Ledger
 
 #: run metadata used for grouping, held-out splits and the task-level bootstrap
-LABEL_COLUMNS: tuple[str, ...] = ("run_id", "task_id", "task_family", "harness", "model", "budget", "source")
+LABEL_COLUMNS: tuple[str, ...] = (
+    "run_id",
+    "task_id",
+    "task_family",
+    "harness",
+    "model",
+    "budget",
+    "source",
+)
 #: the axes runs can be grouped by and held out along
 AXES: tuple[str, ...] = ("task_family", "harness", "model", "budget", "source")
 
 #: RunFigures fields kept per run (SPEC §4)
 FIGURE_COLUMNS: tuple[str, ...] = (
-    "events", "efc", "est_efc", "stable_efc", "nrs_efc", "oracle_efc", "c_raw", "tokens",
-    "tool_calls", "wall_s", "ops", "d_task", "d_task_fitted",
+    "events",
+    "efc",
+    "est_efc",
+    "stable_efc",
+    "nrs_efc",
+    "oracle_efc",
+    "c_raw",
+    "tokens",
+    "tool_calls",
+    "wall_s",
+    "ops",
+    "d_task",
+    "d_task_fitted",
 )
 #: run-level quantities the SAS baseline maps onto its variables (see fitting/sas.py)
 SAS_COLUMNS: tuple[str, ...] = (
-    "turns", "tools_used", "tools_available", "n_agents", "agent_messages", "redundancy",
-    "overhead_tokens", "error_events", "retries",
+    "turns",
+    "tools_used",
+    "tools_available",
+    "n_agents",
+    "agent_messages",
+    "redundancy",
+    "overhead_tokens",
+    "error_events",
+    "retries",
 )
 FLOAT_COLUMNS: tuple[str, ...] = ("success", *FIGURE_COLUMNS, *SAS_COLUMNS)
 
@@ -117,7 +143,9 @@ def sas_quantities(
     }
 
 
-def source_label(source_format: str, source_path: str | None, roots: Sequence[str | Path] = ()) -> str:
+def source_label(
+    source_format: str, source_path: str | None, roots: Sequence[str | Path] = ()
+) -> str:
     """Where a run came from: ``<reader's source_format>:<top-level input folder>``.
 
     The top-level input folder is, for a run found under a folder given as input, the first
@@ -147,7 +175,9 @@ def run_row(ledger: Ledger, source: str | None = None) -> dict[str, Any]:
         "harness": run.harness,
         "model": run.model,
         "budget": budget_label(run.budget),
-        "source": source if source is not None else source_label(run.source_format, run.source_path),
+        "source": source
+        if source is not None
+        else source_label(run.source_format, run.source_path),
         "success": None if run.success is None else float(run.success),
     }
     for k in FIGURE_COLUMNS:
@@ -210,14 +240,18 @@ class RunTable:
 
     @classmethod
     def from_runs(
-        cls, runs: Iterable[Run], estimator: Estimator | None = None, roots: Sequence[str | Path] = ()
+        cls,
+        runs: Iterable[Run],
+        estimator: Estimator | None = None,
+        roots: Sequence[str | Path] = (),
     ) -> RunTable:
         """Score each run and keep its row (the events are dropped as soon as it is scored).
         ``roots``: the inputs the runs were read from, for their ``source`` label."""
         from efc_tui.scoring import score_run
 
         return cls.from_rows(
-            run_row(score_run(r, estimator), source_label(r.source_format, r.source_path, roots)) for r in runs
+            run_row(score_run(r, estimator), source_label(r.source_format, r.source_path, roots))
+            for r in runs
         )
 
     def subset(self, mask: np.ndarray) -> RunTable:
@@ -230,8 +264,9 @@ class RunTable:
 
     def codes(self, column: str) -> tuple[np.ndarray, list[str]]:
         """Integer codes of a label column and the sorted distinct values."""
-        values, inverse = np.unique(np.asarray(self.labels[column], dtype=object).astype(str),
-                                    return_inverse=True)
+        values, inverse = np.unique(
+            np.asarray(self.labels[column], dtype=object).astype(str), return_inverse=True
+        )
         return inverse.astype(np.int64), [str(v) for v in values]
 
     def to_pandas(self) -> pd.DataFrame:
@@ -245,7 +280,9 @@ class RunTable:
         out = []
         for i in range(len(self)):
             row: dict[str, Any] = {k: v[i] for k, v in self.labels.items()}
-            row.update({k: (None if math.isnan(v[i]) else float(v[i])) for k, v in self.floats.items()})
+            row.update(
+                {k: (None if math.isnan(v[i]) else float(v[i])) for k, v in self.floats.items()}
+            )
             out.append(row)
         return out
 
@@ -256,7 +293,7 @@ def require_outcomes(table: RunTable) -> None:
         raise InputError("no runs to fit")
     if not np.isfinite(table.floats["success"]).any():
         raise InputError(
-            "no run has a success label (the run header's \"success\"); a scaling fit "
+            'no run has a success label (the run header\'s "success"); a scaling fit '
             "regresses failure rate on the predictor and needs the outcome of each run"
         )
 

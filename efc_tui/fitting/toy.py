@@ -32,8 +32,13 @@ def toy_rows(
     seed: int = 0,
 ) -> list[dict[str, Any]]:
     rng = np.random.default_rng(seed)
-    combos = [(f, h, m, b) for f in range(families) for h in range(harnesses)
-              for m in range(models) for b in range(budgets)]
+    combos = [
+        (f, h, m, b)
+        for f in range(families)
+        for h in range(harnesses)
+        for m in range(models)
+        for b in range(budgets)
+    ]
     zg = np.exp(rng.uniform(np.log(z_range[0]), np.log(z_range[1]), len(combos)))
     med = float(np.median(zg))
     rows: list[dict[str, Any]] = []
@@ -43,38 +48,42 @@ def toy_rows(
         for r in range(runs_per_group):
             t = int(rng.integers(tasks_per_family))
             x = zg[gi] * float(np.exp(rng.normal(0.0, noise)))
-            raw = float(np.exp(rng.normal(0.5 * np.log(zg[gi]), 1.0)))  # raw spend: loosely tied to z
+            raw = float(
+                np.exp(rng.normal(0.5 * np.log(zg[gi]), 1.0))
+            )  # raw spend: loosely tied to z
             efc = x * d_task
             tokens = 1000.0 * (1.0 + raw)
             tools = float(rng.poisson(3 + 2 * raw))
             wall = float(rng.gamma(2.0, 5.0))
             ops = tools + float(rng.poisson(4))
             c_raw = tokens / 1000.0 + 0.35 * tools + 0.1 * wall + 0.04 * ops
-            rows.append({
-                "run_id": f"g{gi}-r{r}",
-                "task_id": f"F{f}-t{t}",
-                "task_family": f"F{f}",
-                "harness": f"H{h}",
-                "model": f"M{m}",
-                "budget": {"tokens": 1000 * (b + 1)},
-                "success": float(rng.random() >= e),
-                "events": 10.0,
-                "efc": efc,
-                "est_efc": efc * float(np.exp(rng.normal(0.0, noise))),
-                "stable_efc": efc,
-                "nrs_efc": efc * float(np.exp(rng.normal(0.0, noise))),
-                "oracle_efc": efc,
-                "c_raw": c_raw,
-                "tokens": tokens,
-                "tool_calls": tools,
-                "wall_s": wall,
-                "ops": ops,
-                "d_task": d_task,
-                "d_task_fitted": d_task,
-                "turns": 3.0 + tools,
-                "tools_used": float(min(5, 1 + h % 4)),
-                "overhead_tokens": float(rng.gamma(2.0, 50.0 * (1 + h % 3))),
-                "error_events": float(rng.poisson(2)),
-                "retries": float(rng.poisson(1)),
-            })
+            rows.append(
+                {
+                    "run_id": f"g{gi}-r{r}",
+                    "task_id": f"F{f}-t{t}",
+                    "task_family": f"F{f}",
+                    "harness": f"H{h}",
+                    "model": f"M{m}",
+                    "budget": {"tokens": 1000 * (b + 1)},
+                    "success": float(rng.random() >= e),
+                    "events": 10.0,
+                    "efc": efc,
+                    "est_efc": efc * float(np.exp(rng.normal(0.0, noise))),
+                    "stable_efc": efc,
+                    "nrs_efc": efc * float(np.exp(rng.normal(0.0, noise))),
+                    "oracle_efc": efc,
+                    "c_raw": c_raw,
+                    "tokens": tokens,
+                    "tool_calls": tools,
+                    "wall_s": wall,
+                    "ops": ops,
+                    "d_task": d_task,
+                    "d_task_fitted": d_task,
+                    "turns": 3.0 + tools,
+                    "tools_used": float(min(5, 1 + h % 4)),
+                    "overhead_tokens": float(rng.gamma(2.0, 50.0 * (1 + h % 3))),
+                    "error_events": float(rng.poisson(2)),
+                    "retries": float(rng.poisson(1)),
+                }
+            )
     return rows

@@ -139,8 +139,13 @@ def auc_lower_bound(auc: float, successes: int, failures: int) -> float:
     return auc - AUC_Z * float(np.sqrt(max(var, 0.0)))
 
 
-def is_predictive(brier: float | None, brier_base: float | None, auc: float | None,
-                  successes: int | None = None, runs: int | None = None) -> bool:
+def is_predictive(
+    brier: float | None,
+    brier_base: float | None,
+    auc: float | None,
+    successes: int | None = None,
+    runs: int | None = None,
+) -> bool:
     """Brier strictly below the base rate's, and AUC above ½ — by more than chance when the
     counts are known: the 95% lower bound AUC − 1.96·SE (Hanley–McNeil) above ½.
     **Decision** (docs/fitting.md): with a few hundred runs a curve fitted on shuffled
@@ -180,7 +185,14 @@ def run_figures(y: np.ndarray, p_success: np.ndarray, base: np.ndarray | float) 
 
 
 __all__ = [
-    "GroupFigures", "RunFigures", "auc", "auc_lower_bound", "brier", "group_figures", "is_predictive",
-    "noise_ceiling", "r2_mae",
+    "GroupFigures",
+    "RunFigures",
+    "auc",
+    "auc_lower_bound",
+    "brier",
+    "group_figures",
+    "is_predictive",
+    "noise_ceiling",
+    "r2_mae",
     "run_figures",
 ]

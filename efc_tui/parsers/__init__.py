@@ -33,8 +33,17 @@ EXTENSION_BONUS = 0.05
 BEST_SCORE = 1.0 + EXTENSION_BONUS
 
 __all__ = [
-    "READERS", "TRACE_SUFFIXES", "Discovery", "Outcomes", "ReadOptions", "Reader", "detect",
-    "discover", "expand_paths", "get_reader", "load",
+    "READERS",
+    "TRACE_SUFFIXES",
+    "Discovery",
+    "Outcomes",
+    "ReadOptions",
+    "Reader",
+    "detect",
+    "discover",
+    "expand_paths",
+    "get_reader",
+    "load",
 ]
 
 
@@ -94,7 +103,10 @@ def detect(path: Path, head: Sniff | None = None) -> Reader:
 
 
 def load(
-    path: str | Path, fmt: str | None = None, *, lenient: bool = False,
+    path: str | Path,
+    fmt: str | None = None,
+    *,
+    lenient: bool = False,
     outcomes: Outcomes | None = None,
 ) -> Iterator[Run]:
     """Yield the runs in one file, each with its outcome from the sidecars around the file

@@ -37,8 +37,14 @@ ASSISTANT_ROLES = frozenset({"assistant", "model", "gemini", "ai", "bot"})
 def apply_usage(d: Draft, u: Usage | None) -> None:
     """Put a model call's usage on its carrier draft (nothing when it is unknown)."""
     if u is not None and u.known:
-        d.set_usage(u.input or 0, u.output or 0, u.cache_read or 0, u.cache_write or 0,
-                    u.reasoning or 0, u.cost)
+        d.set_usage(
+            u.input or 0,
+            u.output or 0,
+            u.cache_read or 0,
+            u.cache_write or 0,
+            u.reasoning or 0,
+            u.cost,
+        )
 
 
 class RunBuilder:
@@ -70,11 +76,24 @@ class RunBuilder:
         return len(self._open)
 
     # adding ------------------------------------------------------------------
-    def message(self, text: str, *, role: str = "user", ts: float | None = None,
-                compaction: bool = False, extra: dict[str, Any] | None = None,
-                kind: EventKind = EventKind.MESSAGE) -> Draft:
-        d = Draft(kind=kind, observation=text, step=self.next_step(), t_start=ts, t_end=ts,
-                  idle=role in HUMAN_ROLES)
+    def message(
+        self,
+        text: str,
+        *,
+        role: str = "user",
+        ts: float | None = None,
+        compaction: bool = False,
+        extra: dict[str, Any] | None = None,
+        kind: EventKind = EventKind.MESSAGE,
+    ) -> Draft:
+        d = Draft(
+            kind=kind,
+            observation=text,
+            step=self.next_step(),
+            t_start=ts,
+            t_end=ts,
+            idle=role in HUMAN_ROLES,
+        )
         d.extra["role"] = role
         if compaction:
             d.extra["compaction"] = True
@@ -83,19 +102,43 @@ class RunBuilder:
         self.drafts.append(d)
         return d
 
-    def error(self, text: str, *, ts: float | None = None, status: Status = Status.API_ERROR,
-              tool: str | None = None, extra: dict[str, Any] | None = None) -> Draft:
-        d = Draft(kind=EventKind.ERROR, status=status, tool=tool, observation=text,
-                  step=self.next_step(), t_start=ts, t_end=ts)
+    def error(
+        self,
+        text: str,
+        *,
+        ts: float | None = None,
+        status: Status = Status.API_ERROR,
+        tool: str | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> Draft:
+        d = Draft(
+            kind=EventKind.ERROR,
+            status=status,
+            tool=tool,
+            observation=text,
+            step=self.next_step(),
+            t_start=ts,
+            t_end=ts,
+        )
         if extra:
             d.extra.update(extra)
         self.drafts.append(d)
         return d
 
-    def assistant(self, text: str, calls: Iterable[ToolCall] = (), *, usage: Usage | None = None,
-                  reasoning: str = "", t_start: float | None = None, t_end: float | None = None,
-                  model: str | None = None, text_kind: EventKind = EventKind.REFLECT,
-                  extra: dict[str, Any] | None = None, always: bool = False) -> list[Draft]:
+    def assistant(
+        self,
+        text: str,
+        calls: Iterable[ToolCall] = (),
+        *,
+        usage: Usage | None = None,
+        reasoning: str = "",
+        t_start: float | None = None,
+        t_end: float | None = None,
+        model: str | None = None,
+        text_kind: EventKind = EventKind.REFLECT,
+        extra: dict[str, Any] | None = None,
+        always: bool = False,
+    ) -> list[Draft]:
         """A model turn: one draft per tool call, or one text draft when it made none.
 
         ``t_start`` / ``t_end`` are when the model call began and answered; tool-call
@@ -106,13 +149,23 @@ class RunBuilder:
         out: list[Draft] = []
         answered = t_end if t_end is not None else t_start
         for c in calls:
-            d = Draft(tool=c.name, call_id=c.id, action=action_text_of(c.args), is_call=True,
-                      step=step, t_start=answered, t_model=t_start, sibling=bool(out))
+            d = Draft(
+                tool=c.name,
+                call_id=c.id,
+                action=action_text_of(c.args),
+                is_call=True,
+                step=step,
+                t_start=answered,
+                t_model=t_start,
+                sibling=bool(out),
+            )
             if c.id is not None:
                 d.extra["tool_call_id"] = c.id
             out.append(d)
         if not out and (text or reasoning or always or (usage is not None and usage.known)):
-            d = Draft(kind=text_kind, action=text or reasoning, step=step, t_start=t_start, t_end=answered)
+            d = Draft(
+                kind=text_kind, action=text or reasoning, step=step, t_start=t_start, t_end=answered
+            )
             if text and reasoning:
                 d.extra["reasoning"] = reasoning
             out.append(d)
@@ -121,7 +174,9 @@ class RunBuilder:
         first = out[0]
         first.model_call = True
         apply_usage(first, usage)
-        first.gen_text = "\n".join(x for x in [text, reasoning, *(d.action for d in out if d.is_call)] if x)
+        first.gen_text = "\n".join(
+            x for x in [text, reasoning, *(d.action for d in out if d.is_call)] if x
+        )
         if first.is_call:
             if text:
                 first.extra["thought"] = text
@@ -146,16 +201,30 @@ class RunBuilder:
     def more_call(self, first: Draft, call: ToolCall, *, ts: float | None = None) -> Draft:
         """Another tool call of the model response whose first draft is ``first``, for
         formats that write each call of one response as a line of its own."""
-        d = Draft(tool=call.name, call_id=call.id, action=action_text_of(call.args), is_call=True,
-                  step=first.step, t_start=ts, sibling=True)
+        d = Draft(
+            tool=call.name,
+            call_id=call.id,
+            action=action_text_of(call.args),
+            is_call=True,
+            step=first.step,
+            t_start=ts,
+            sibling=True,
+        )
         if call.id is not None:
             d.extra["tool_call_id"] = call.id
         first.gen_text = "\n".join(x for x in (first.gen_text, d.action) if x)
         self._add(d)
         return d
 
-    def call(self, name: str | None, args: Any, *, call_id: str | None = None,
-             ts: float | None = None, extra: dict[str, Any] | None = None) -> Draft:
+    def call(
+        self,
+        name: str | None,
+        args: Any,
+        *,
+        call_id: str | None = None,
+        ts: float | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> Draft:
         """A tool call made outside a model turn (a solver or the harness called it)."""
         [d] = self.assistant("", [ToolCall(call_id, name, args)], t_end=ts)
         d.model_call = False
@@ -164,11 +233,20 @@ class RunBuilder:
             d.extra.update(extra)
         return d
 
-    def result(self, call_id: str | None, text: str, *, name: str | None = None,
-               is_error: bool | None = None, exit_code: int | None = None,
-               timed_out: bool | None = None, ts: float | None = None,
-               status: Status | None = None, truncated: bool = False,
-               extra: dict[str, Any] | None = None) -> Draft | None:
+    def result(
+        self,
+        call_id: str | None,
+        text: str,
+        *,
+        name: str | None = None,
+        is_error: bool | None = None,
+        exit_code: int | None = None,
+        timed_out: bool | None = None,
+        ts: float | None = None,
+        status: Status | None = None,
+        truncated: bool = False,
+        extra: dict[str, Any] | None = None,
+    ) -> Draft | None:
         """The result of a call: joined by id, else to the oldest call still open when the
         id is missing. A second result for a closed call is ignored (returns None)."""
         d: Draft | None = None
@@ -179,19 +257,44 @@ class RunBuilder:
         elif call_id is None and self._open:
             d = self._open[next(iter(self._open))]
         if d is None:
-            d = Draft(tool=name, call_id=call_id, is_call=True,
-                      step=self.step if self._step >= 0 else self.next_step(), t_start=ts)
+            d = Draft(
+                tool=name,
+                call_id=call_id,
+                is_call=True,
+                step=self.step if self._step >= 0 else self.next_step(),
+                t_start=ts,
+            )
             d.extra["orphan_result"] = True
             if call_id is not None:
                 d.extra["tool_call_id"] = call_id
             self.drafts.append(d)
-        return self.fill(d, text, name=name, is_error=is_error, exit_code=exit_code,
-                         timed_out=timed_out, ts=ts, status=status, truncated=truncated, extra=extra)
+        return self.fill(
+            d,
+            text,
+            name=name,
+            is_error=is_error,
+            exit_code=exit_code,
+            timed_out=timed_out,
+            ts=ts,
+            status=status,
+            truncated=truncated,
+            extra=extra,
+        )
 
-    def fill(self, d: Draft, text: str, *, name: str | None = None, is_error: bool | None = None,
-             exit_code: int | None = None, timed_out: bool | None = None, ts: float | None = None,
-             status: Status | None = None, truncated: bool = False,
-             extra: dict[str, Any] | None = None) -> Draft:
+    def fill(
+        self,
+        d: Draft,
+        text: str,
+        *,
+        name: str | None = None,
+        is_error: bool | None = None,
+        exit_code: int | None = None,
+        timed_out: bool | None = None,
+        ts: float | None = None,
+        status: Status | None = None,
+        truncated: bool = False,
+        extra: dict[str, Any] | None = None,
+    ) -> Draft:
         """Give a specific call draft its result (readers that pair by position)."""
         self._open.pop(id(d), None)
         if d.call_id is not None and self._by_id.get(d.call_id) is d:
@@ -213,15 +316,30 @@ class RunBuilder:
             d.extra.update(extra)
         return d
 
-    def feed(self, msg: Msg, *, usage: Usage | None = None, t_start: float | None = None,
-             t_end: float | None = None, model: str | None = None,
-             text_kind: EventKind = EventKind.REFLECT) -> list[Draft]:
+    def feed(
+        self,
+        msg: Msg,
+        *,
+        usage: Usage | None = None,
+        t_start: float | None = None,
+        t_end: float | None = None,
+        model: str | None = None,
+        text_kind: EventKind = EventKind.REFLECT,
+    ) -> list[Draft]:
         """Add one dialect-neutral message."""
         out: list[Draft] = []
         role = msg.role.lower()
         if role in ASSISTANT_ROLES:
-            return self.assistant(msg.text, msg.calls, usage=usage, reasoning=msg.reasoning,
-                                  t_start=t_start, t_end=t_end, model=model, text_kind=text_kind)
+            return self.assistant(
+                msg.text,
+                msg.calls,
+                usage=usage,
+                reasoning=msg.reasoning,
+                t_start=t_start,
+                t_end=t_end,
+                model=model,
+                text_kind=text_kind,
+            )
         if role in PROMPT_ROLES:
             return out  # system / developer prompts are not feedback events
         ts = t_end if t_end is not None else t_start
@@ -247,6 +365,8 @@ class RunBuilder:
         if run.cost_usd == 0.0 and fin.tokens_in + fin.tokens_out > 0:
             # calls that used tokens at no recorded price: the harness knew no prices
             run.cost_usd = None
-            run.flags.append(f"{run.source_format}: cost: the log says 0 USD for calls that used tokens "
-                             "(no prices known): not kept")
+            run.flags.append(
+                f"{run.source_format}: cost: the log says 0 USD for calls that used tokens "
+                "(no prices known): not kept"
+            )
         return run

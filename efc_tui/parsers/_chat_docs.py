@@ -36,13 +36,17 @@ from efc_tui.parsers.sniffs import is_anthropic_response, is_openai_response
 
 
 def _new_run(fmt: str, path: Path, run_id: str | None, model: Any = None) -> Run:
-    return Run(run_id=run_id or stem(path), model=opt_str(model), source_format=fmt, source_path=str(path))
+    return Run(
+        run_id=run_id or stem(path), model=opt_str(model), source_format=fmt, source_path=str(path)
+    )
 
 
 def chat_doc_run(doc: Any, path: Path, fmt: str, run_id: str | None = None) -> Run:
     """One JSON document (request, response, conversation or list of messages) as a run."""
     if is_openai_response(doc) or is_anthropic_response(doc):
-        msg, usage = openai_response_msg(doc) if is_openai_response(doc) else anthropic_response_msg(doc)
+        msg, usage = (
+            openai_response_msg(doc) if is_openai_response(doc) else anthropic_response_msg(doc)
+        )
         run = _new_run(fmt, path, run_id or id_str(doc.get("id")), doc.get("model"))
         for key in ("stop_reason", "system_fingerprint"):
             if doc.get(key) is not None:
@@ -58,7 +62,9 @@ def chat_doc_run(doc: Any, path: Path, fmt: str, run_id: str | None = None) -> R
         # {"request": {...}, "response": {...}} logging records
         req = doc["request"]
         resp = doc.get("response")
-        if isinstance(req.get("messages"), list) and (is_openai_response(resp) or is_anthropic_response(resp)):
+        if isinstance(req.get("messages"), list) and (
+            is_openai_response(resp) or is_anthropic_response(resp)
+        ):
             return _conversation(req, path, fmt, run_id, response=resp)
         return chat_doc_run(req, path, fmt, run_id)
     if isinstance(doc, dict) and isinstance(doc.get("messages"), list):
@@ -68,8 +74,9 @@ def chat_doc_run(doc: Any, path: Path, fmt: str, run_id: str | None = None) -> R
     raise InputError("not a chat request, response or message list", path)
 
 
-def _conversation(doc: dict[str, Any], path: Path, fmt: str, run_id: str | None,
-                  response: Any = None) -> Run:
+def _conversation(
+    doc: dict[str, Any], path: Path, fmt: str, run_id: str | None, response: Any = None
+) -> Run:
     run = _new_run(fmt, path, run_id, doc.get("model"))
     b = RunBuilder(run)
     for m in doc["messages"]:  # a top-level Anthropic "system" prompt is not an event
@@ -79,9 +86,15 @@ def _conversation(doc: dict[str, Any], path: Path, fmt: str, run_id: str | None,
         ts = parse_time(as_dict(m).get("timestamp") or as_dict(m).get("created_at"))
         b.feed(msg, t_start=ts, t_end=ts)
     if response is not None:
-        msg, usage = openai_response_msg(response) if is_openai_response(response) else anthropic_response_msg(response)
+        msg, usage = (
+            openai_response_msg(response)
+            if is_openai_response(response)
+            else anthropic_response_msg(response)
+        )
         ts = parse_time(as_dict(response).get("created"))
-        b.feed(msg, usage=usage, t_start=ts, t_end=ts, model=opt_str(as_dict(response).get("model")))
+        b.feed(
+            msg, usage=usage, t_start=ts, t_end=ts, model=opt_str(as_dict(response).get("model"))
+        )
         if run.model is None:
             run.model = opt_str(as_dict(response).get("model"))
     return b.finish()
@@ -112,7 +125,9 @@ def _sse_run(path: Path, options: ReadOptions, fmt: str) -> Run:
         raise InputError("no data events in this SSE stream", path)
     run = _new_run(fmt, path, None)
     b = RunBuilder(run)
-    anthropic = any(as_dict(e.data).get("type") == "message_start" or e.name == "message_start" for e in events)
+    anthropic = any(
+        as_dict(e.data).get("type") == "message_start" or e.name == "message_start" for e in events
+    )
     errors: list[dict[str, Any]] = []
     if anthropic:
         meta, msg, usage = assemble_anthropic_sse(events, errors)

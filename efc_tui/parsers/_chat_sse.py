@@ -75,7 +75,9 @@ def sse_events(path: Path, options: ReadOptions, warnings: list[str]) -> Iterato
                 warnings.append(f"{path}:{i}: truncated last line ignored (a stream cut off?)")
                 return
             if not options.lenient:
-                raise InputError(f"not valid JSON in SSE data ({getattr(exc, 'msg', exc)})", path, i) from None
+                raise InputError(
+                    f"not valid JSON in SSE data ({getattr(exc, 'msg', exc)})", path, i
+                ) from None
             warnings.append(f"{path}:{i}: skipped: not valid JSON in SSE data")
             continue
         yield SseEvent(i, name, data)
@@ -132,7 +134,9 @@ def assemble_openai_sse(events: Iterable[SseEvent]) -> tuple[dict[str, Any], Msg
     return meta, msg, usage
 
 
-def assemble_anthropic_sse(events: Iterable[SseEvent], errors: list[dict[str, Any]]) -> tuple[dict[str, Any], Msg, Usage | None]:
+def assemble_anthropic_sse(
+    events: Iterable[SseEvent], errors: list[dict[str, Any]]
+) -> tuple[dict[str, Any], Msg, Usage | None]:
     """Rebuild the message from ``message_start`` / ``content_block_*`` / ``message_delta``;
     stream ``error`` events are appended to ``errors``."""
     message: dict[str, Any] = {}
@@ -169,7 +173,9 @@ def assemble_anthropic_sse(events: Iterable[SseEvent], errors: list[dict[str, An
     for idx, parts in partial.items():
         if idx in blocks:
             raw = "".join(parts)
-            blocks[idx]["input"] = parse_json_text(raw) if raw.strip() else as_dict(blocks[idx].get("input"))
+            blocks[idx]["input"] = (
+                parse_json_text(raw) if raw.strip() else as_dict(blocks[idx].get("input"))
+            )
     message["content"] = [blocks[i] for i in sorted(blocks)]
     message["usage"] = usage
     msg, u = anthropic_response_msg(message)

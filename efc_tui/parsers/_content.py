@@ -25,7 +25,14 @@ _TEXT_TYPES = {"text", "input_text", "output_text", "summary_text", "reasoning_t
 _REASONING_TYPES = {"thinking", "reasoning", "redacted_thinking"}
 _IMAGE_TYPES = {"image", "image_url", "input_image", "output_image"}
 _FILE_TYPES = {"document", "file", "audio", "input_audio", "input_file", "video"}
-_CALL_TYPES = {"tool_use", "server_tool_use", "mcp_tool_use", "tool_call", "tool-call", "function_call"}
+_CALL_TYPES = {
+    "tool_use",
+    "server_tool_use",
+    "mcp_tool_use",
+    "tool_call",
+    "tool-call",
+    "function_call",
+}
 _RESULT_SUFFIXES = ("tool_result", "tool-result", "tool_call_response", "function_response")
 _MAX_DEPTH = 20
 
@@ -151,8 +158,10 @@ def content_text(content: Any, _depth: int = 0) -> tuple[str, int]:
         return (f"[{typ}: {b64_size(data)} bytes]" if isinstance(data, str) else f"[{typ}]"), 0
     if typ == "tool_result" or (typ is None and "content" in content):
         return content_text(content.get("content"), _depth + 1)
-    if typ in _REASONING_TYPES or typ in _CALL_TYPES or (
-        isinstance(typ, str) and typ.endswith(_RESULT_SUFFIXES)
+    if (
+        typ in _REASONING_TYPES
+        or typ in _CALL_TYPES
+        or (isinstance(typ, str) and typ.endswith(_RESULT_SUFFIXES))
     ):
         return "", 0
     t = content.get("text")
@@ -221,9 +230,24 @@ def result_text(body: Any) -> str:
 # --------------------------------------------------------------------------- actions
 
 _NOISE_ARGS = {
-    "timeout", "duration", "is_input", "thought", "security_risk", "description", "restart",
-    "blocking", "is_static", "cwd", "impl_source", "confirmation_state", "hidden",
-    "max_output_tokens", "workdir", "yield_time_ms", "with_escalated_permissions", "justification",
+    "timeout",
+    "duration",
+    "is_input",
+    "thought",
+    "security_risk",
+    "description",
+    "restart",
+    "blocking",
+    "is_static",
+    "cwd",
+    "impl_source",
+    "confirmation_state",
+    "hidden",
+    "max_output_tokens",
+    "workdir",
+    "yield_time_ms",
+    "with_escalated_permissions",
+    "justification",
 }
 _COMMAND_ARGS = ("command", "cmd", "code", "script", "keystrokes", "shell", "bash")
 

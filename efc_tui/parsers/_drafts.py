@@ -95,8 +95,15 @@ class Draft:
     keys: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def set_usage(self, tin: int, tout: int, cache_read: int = 0, cache_write: int = 0,
-                  reasoning: int = 0, cost: float | None = None) -> None:
+    def set_usage(
+        self,
+        tin: int,
+        tout: int,
+        cache_read: int = 0,
+        cache_write: int = 0,
+        reasoning: int = 0,
+        cost: float | None = None,
+    ) -> None:
         """Add a model call's usage (``tin`` counts cached input tokens too)."""
         self.model_call = True
         self.tokens_in = (self.tokens_in or 0) + tin
@@ -147,8 +154,12 @@ def _kind_and_status(d: Draft, after_failure: bool) -> tuple[EventKind, Status, 
     if status is None:
         if d.is_call and d.has_result:
             status, checks = classify_observation(
-                d.observation, exit_code=d.exit_code, is_error=d.is_error, timed_out=d.timed_out,
-                is_check=kind is EventKind.CHECK, command=d.action if d.exit_code is not None else None,
+                d.observation,
+                exit_code=d.exit_code,
+                is_error=d.is_error,
+                timed_out=d.timed_out,
+                is_check=kind is EventKind.CHECK,
+                command=d.action if d.exit_code is not None else None,
             )
             flags.append("status")
         else:
@@ -211,8 +222,11 @@ def finalize(drafts: list[Draft], *, run_start: float | None = None) -> Finalize
             est_other += 1
         else:
             tin = tout = 0
-        for key, value in (("cache_read_tokens", d.cache_read), ("cache_write_tokens", d.cache_write),
-                           ("reasoning_tokens", d.reasoning_tokens)):
+        for key, value in (
+            ("cache_read_tokens", d.cache_read),
+            ("cache_write_tokens", d.cache_write),
+            ("reasoning_tokens", d.reasoning_tokens),
+        ):
             if value:
                 extra[key] = value
         if d.cost_usd is not None:
@@ -249,30 +263,55 @@ def finalize(drafts: list[Draft], *, run_start: float | None = None) -> Finalize
         if d.images:
             extra["images"] = d.images
         tool_calls = 1 if d.is_call else 0
-        events.append(Event(
-            index=i, step=d.step, kind=kind, tool=d.tool, status=status, action_text=d.action,
-            observation_text=d.observation, tokens_in=int(tin), tokens_out=int(tout),
-            tool_calls=tool_calls, wall_s=float(wall),
-            # operations (SPEC §4): the model call, the tool call, the memory write
-            ops=(1 if d.model_call else 0) + tool_calls + (1 if memory_write else 0),
-            checks=checks, memory_write=memory_write, plan=plan, truncated=d.truncated,
-            timestamp=d.t_start if d.t_start is not None else d.t_end, flags=tuple(flags), extra=extra,
-        ))
+        events.append(
+            Event(
+                index=i,
+                step=d.step,
+                kind=kind,
+                tool=d.tool,
+                status=status,
+                action_text=d.action,
+                observation_text=d.observation,
+                tokens_in=int(tin),
+                tokens_out=int(tout),
+                tool_calls=tool_calls,
+                wall_s=float(wall),
+                # operations (SPEC §4): the model call, the tool call, the memory write
+                ops=(1 if d.model_call else 0) + tool_calls + (1 if memory_write else 0),
+                checks=checks,
+                memory_write=memory_write,
+                plan=plan,
+                truncated=d.truncated,
+                timestamp=d.t_start if d.t_start is not None else d.t_end,
+                flags=tuple(flags),
+                extra=extra,
+            )
+        )
     run_flags: list[str] = []
     if no_result:
-        run_flags.append(f"{no_result} tool call(s) have no result in the log (interrupted, or the log is cut short)")
+        run_flags.append(
+            f"{no_result} tool call(s) have no result in the log (interrupted, or the log is cut short)"
+        )
     if drafts and not any_usage:
-        run_flags.append("tokens: the log records no token usage; estimated from text length at 4 chars/token")
+        run_flags.append(
+            "tokens: the log records no token usage; estimated from text length at 4 chars/token"
+        )
     elif est_calls:
-        run_flags.append(f"tokens: {est_calls} model call(s) have no usage in the log; estimated at 4 chars/token")
+        run_flags.append(
+            f"tokens: {est_calls} model call(s) have no usage in the log; estimated at 4 chars/token"
+        )
     if drafts and not any_ts and not any_dur:
         run_flags.append("wall time: the log records no timestamps or durations; counted as 0 s")
     elif no_wall:
-        run_flags.append(f"wall time: {no_wall} tool or model call(s) have no timestamp; counted as 0 s")
+        run_flags.append(
+            f"wall time: {no_wall} tool or model call(s) have no timestamp; counted as 0 s"
+        )
     return Finalized(events, run_flags, tin_sum, tout_sum, cr_sum, cw_sum, cost)
 
 
-def share_totals(drafts: list[Draft], tokens_in: int, tokens_out: int, *, base_chars: int = 0) -> int:
+def share_totals(
+    drafts: list[Draft], tokens_in: int, tokens_out: int, *, base_chars: int = 0
+) -> int:
     """Share a run's token totals out over its model calls when the log keeps only the
     totals (SWE-agent ``model_stats``, Cursor's ``result`` line), exactly (largest
     remainder): input in proportion to the context each call saw (``base_chars`` of system
@@ -290,7 +329,9 @@ def share_totals(drafts: list[Draft], tokens_in: int, tokens_out: int, *, base_c
             w_in.append(context)
             w_out.append(float(max(1, len(generated))))
         context += len(generated) + len(d.observation)
-    for d, tin, tout in zip(calls, apportion(tokens_in, w_in), apportion(tokens_out, w_out), strict=True):
+    for d, tin, tout in zip(
+        calls, apportion(tokens_in, w_in), apportion(tokens_out, w_out), strict=True
+    ):
         d.tokens_in, d.tokens_out = tin, tout
         d.shared_usage = True
     return len(calls)
@@ -334,8 +375,16 @@ class ThoughtBuffer:
     def __bool__(self) -> bool:
         return bool(self.parts)
 
-    def add(self, text: str, key: str | None, t: float | None, step: int, *, thinking: bool = False,
-            extra: dict[str, Any] | None = None) -> None:
+    def add(
+        self,
+        text: str,
+        key: str | None,
+        t: float | None,
+        step: int,
+        *,
+        thinking: bool = False,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
         if not text:
             return
         self.parts.append(text)
@@ -363,4 +412,6 @@ class ThoughtBuffer:
         text = self.take()
         if thinking:
             extra["thinking"] = True
-        return Draft(kind=EventKind.REFLECT, action=text, gen_text=text, t_start=t, step=step, extra=extra)
+        return Draft(
+            kind=EventKind.REFLECT, action=text, gen_text=text, t_start=t, step=step, extra=extra
+        )

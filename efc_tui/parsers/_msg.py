@@ -109,9 +109,19 @@ def chat_message(m: Any) -> Msg | None:
                 msg.calls.append(call)
         elif is_result_block(b):
             cid = id_str(b.get("tool_use_id")) or id_str(b.get("toolCallId")) or id_str(b.get("id"))
-            body = b.get("content") if "content" in b else b.get("output", b.get("result", b.get("response")))
-            msg.results.append(Result(cid, result_text(body), opt_str(b.get("toolName") or b.get("name")),
-                                      bool(b.get("is_error")) if "is_error" in b else None))
+            body = (
+                b.get("content")
+                if "content" in b
+                else b.get("output", b.get("result", b.get("response")))
+            )
+            msg.results.append(
+                Result(
+                    cid,
+                    result_text(body),
+                    opt_str(b.get("toolName") or b.get("name")),
+                    bool(b.get("is_error")) if "is_error" in b else None,
+                )
+            )
         else:
             rest.append(b)
     msg.text = text_of(rest if isinstance(content, list) else content)
@@ -126,11 +136,18 @@ def chat_message(m: Any) -> Msg | None:
             msg.calls.append(call)
     fc = m.get("function_call")
     if isinstance(fc, dict):
-        msg.calls.append(ToolCall(None, opt_str(fc.get("name")), parse_json_text(fc.get("arguments"))))
+        msg.calls.append(
+            ToolCall(None, opt_str(fc.get("name")), parse_json_text(fc.get("arguments")))
+        )
     if role == "tool":
-        msg.results.append(Result(id_str(m.get("tool_call_id")), msg.text,
-                                  opt_str(m.get("name")) or opt_str(m.get("function")),
-                                  _error_flag(m.get("error"))))
+        msg.results.append(
+            Result(
+                id_str(m.get("tool_call_id")),
+                msg.text,
+                opt_str(m.get("name")) or opt_str(m.get("function")),
+                _error_flag(m.get("error")),
+            )
+        )
         msg.text = ""
     elif role in ("function", "ipython"):
         msg.results.append(Result(None, msg.text, opt_str(m.get("name"))))
@@ -178,10 +195,19 @@ def usage_openai(u: Any) -> Usage | None:
     cache_read = opt_count(details.get("cached_tokens"))
     if not cache_read:
         cache_read = opt_count(u.get("cache_read_input_tokens"))
-    reasoning = opt_count(as_dict(u.get("completion_tokens_details") or u.get("output_tokens_details")).get(
-        "reasoning_tokens"))
-    return Usage(tin, tout, cache_read, opt_count(u.get("cache_creation_input_tokens")), reasoning,
-                 as_float(u.get("cost")))
+    reasoning = opt_count(
+        as_dict(u.get("completion_tokens_details") or u.get("output_tokens_details")).get(
+            "reasoning_tokens"
+        )
+    )
+    return Usage(
+        tin,
+        tout,
+        cache_read,
+        opt_count(u.get("cache_creation_input_tokens")),
+        reasoning,
+        as_float(u.get("cost")),
+    )
 
 
 def usage_anthropic(u: Any) -> Usage | None:

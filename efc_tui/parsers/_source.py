@@ -56,7 +56,7 @@ def loads_repairing(data: bytes) -> tuple[Any, bool]:
     lone surrogate escapes, they are replaced by U+FFFD and the text parsed again; the flag
     says a repair happened. Raises ``orjson.JSONDecodeError`` when the JSON itself is bad."""
     if data.startswith(_BOM):
-        data = data[len(_BOM):]
+        data = data[len(_BOM) :]
     try:
         return orjson.loads(data), False
     except orjson.JSONDecodeError:
@@ -173,7 +173,8 @@ class JsonlSource:
                 if not raw.endswith(b"\n"):
                     self.truncated_last = True
                     self.warnings.append(
-                        f"{self.path}:{lineno}: truncated last line ignored (a log still being written?)")
+                        f"{self.path}:{lineno}: truncated last line ignored (a log still being written?)"
+                    )
                     break
                 self.bad(f"not valid JSON ({getattr(exc, 'msg', 'nested too deeply')})", lineno)
                 continue
@@ -191,7 +192,9 @@ class JsonlSource:
             if self.truncated_last and self.lines == 1:
                 raise InputError("the only line is cut short: nothing to read", self.path)
             if self.skipped:
-                raise InputError(f"no readable {noun} line ({self.skipped} malformed line(s) skipped)", self.path)
+                raise InputError(
+                    f"no readable {noun} line ({self.skipped} malformed line(s) skipped)", self.path
+                )
             raise InputError(not_this, self.path)
 
     def run_notes(self) -> tuple[list[str], list[str]]:
@@ -240,7 +243,7 @@ def is_jsonl(s: Sniff) -> bool:
         return False
     text = s.head.lstrip()
     nl = text.find(b"\n")
-    return nl >= 0 and bool(text[nl + 1:].strip())
+    return nl >= 0 and bool(text[nl + 1 :].strip())
 
 
 def first_line_cut(head: bytes) -> bytes | None:
@@ -284,7 +287,9 @@ def trim_note(doc: Any, kept: int) -> str | None:
     """A run flag when whoever collected the file trimmed it and says so
     (``_corpus_trim_applied`` / ``_corpus_original_step_count`` beside the steps); its
     totals then cover steps that are not in the file."""
-    if not isinstance(doc, dict) or not (doc.get("_corpus_trim_applied") or "_corpus_original_step_count" in doc):
+    if not isinstance(doc, dict) or not (
+        doc.get("_corpus_trim_applied") or "_corpus_original_step_count" in doc
+    ):
         return None
     original = doc.get("_corpus_original_step_count")
     of = f" of {original}" if isinstance(original, int) and not isinstance(original, bool) else ""
@@ -301,9 +306,20 @@ def guarded(fmt: str, path: Path, runs: Iterator[Run]) -> Iterator[Run]:
         yield from runs
     except InputError:
         raise
-    except (KeyError, TypeError, AttributeError, ValueError, IndexError, RecursionError,
-            OverflowError, UnicodeError, NotImplementedError) as exc:
-        raise InputError(f"unexpected {fmt} structure ({type(exc).__name__}: {exc})", path) from None
+    except (
+        KeyError,
+        TypeError,
+        AttributeError,
+        ValueError,
+        IndexError,
+        RecursionError,
+        OverflowError,
+        UnicodeError,
+        NotImplementedError,
+    ) as exc:
+        raise InputError(
+            f"unexpected {fmt} structure ({type(exc).__name__}: {exc})", path
+        ) from None
 
 
 def stem(path: Path) -> str:

@@ -32,8 +32,15 @@ FLAG_PREFIX = "source totals"
 COST_RTOL = 1e-6
 
 
-def totals_from_counts(*, input_tokens: Any = None, output_tokens: Any = None, cache_tokens: Any = None,
-                       cost_usd: Any = None, source: str, cache_separate: bool | None = None) -> dict[str, Any]:
+def totals_from_counts(
+    *,
+    input_tokens: Any = None,
+    output_tokens: Any = None,
+    cache_tokens: Any = None,
+    cost_usd: Any = None,
+    source: str,
+    cache_separate: bool | None = None,
+) -> dict[str, Any]:
     """The structure from a source's counts. ``input_tokens`` may or may not include the
     cached tokens: ``cache_separate`` says which; None decides from the numbers (cached
     tokens larger than the input cannot be part of it, as OpenClaw on Harbor reports)."""
@@ -42,8 +49,13 @@ def totals_from_counts(*, input_tokens: Any = None, output_tokens: Any = None, c
         cache_separate = tin is not None and cache is not None and cache > tin
     if tin is not None and cache_separate and cache:
         tin += cache
-    return {"tokens_in": tin, "tokens_out": tout, "cache_tokens": cache, "cost_usd": as_float(cost_usd),
-            "from": source}
+    return {
+        "tokens_in": tin,
+        "tokens_out": tout,
+        "cache_tokens": cache,
+        "cost_usd": as_float(cost_usd),
+        "from": source,
+    }
 
 
 def set_source_totals(run: Run, totals: dict[str, Any]) -> None:
@@ -76,12 +88,16 @@ def check_source_totals(run: Run) -> list[str]:
             continue
         rel = (mine - theirs) / theirs if theirs else float("inf")
         why = f" ({estimated} event(s) estimated from text)" if estimated else ""
-        found.append(f"{FLAG_PREFIX}: {key} {mine} from the events, {theirs} in {src} ({rel:+.1%}){why}")
+        found.append(
+            f"{FLAG_PREFIX}: {key} {mine} from the events, {theirs} in {src} ({rel:+.1%}){why}"
+        )
     cost = as_float(totals.get("cost_usd"))
     costs = [c for c in (as_float(e.extra.get("cost_usd")) for e in run.events) if c is not None]
     if cost is not None and costs:
         mine_cost = sum(costs)
         if abs(mine_cost - cost) > COST_RTOL * abs(cost) + 1e-9:
-            found.append(f"{FLAG_PREFIX}: cost_usd {mine_cost:.6g} from the calls, {cost:.6g} in {src}")
+            found.append(
+                f"{FLAG_PREFIX}: cost_usd {mine_cost:.6g} from the calls, {cost:.6g} in {src}"
+            )
     run.flags.extend(found)
     return found

@@ -82,7 +82,10 @@ def _conventions(steps: list[Any]) -> _Conventions:
 
 def _usage_complete(steps: list[Any], final: dict[str, Any], conv: _Conventions) -> bool:
     """Whether the steps' own metrics add up to ``final_metrics`` (prompt and completion)."""
-    want_in, want_out = opt_count(final.get("total_prompt_tokens")), opt_count(final.get("total_completion_tokens"))
+    want_in, want_out = (
+        opt_count(final.get("total_prompt_tokens")),
+        opt_count(final.get("total_completion_tokens")),
+    )
     if want_in is None or want_out is None:
         return False
     got_in = got_out = 0
@@ -104,7 +107,14 @@ def _usage(metrics: Any, conv: _Conventions) -> Usage | None:
     if tin is not None:
         tin += (cached or 0) if conv.cache_outside else 0
         tin += (creation or 0) if conv.creation_outside else 0
-    return Usage(tin, tout, cached, creation, opt_count(ex.get("reasoning_tokens")), as_float(m.get("cost_usd")))
+    return Usage(
+        tin,
+        tout,
+        cached,
+        creation,
+        opt_count(ex.get("reasoning_tokens")),
+        as_float(m.get("cost_usd")),
+    )
 
 
 def _call_key(step: dict[str, Any]) -> tuple[Any, ...] | None:
@@ -117,8 +127,13 @@ def _call_key(step: dict[str, Any]) -> tuple[Any, ...] | None:
     ex = as_dict(m.get("extra"))
     if not prompt or not ("cache_creation_input_tokens" in ex or "cache_read_input_tokens" in ex):
         return None  # only Anthropic usage (cache reads and writes) identifies one call this surely
-    return (step.get("model_name"), prompt, m.get("cached_tokens"), ex.get("cache_creation_input_tokens"),
-            ex.get("cache_read_input_tokens"))
+    return (
+        step.get("model_name"),
+        prompt,
+        m.get("cached_tokens"),
+        ex.get("cache_creation_input_tokens"),
+        ex.get("cache_read_input_tokens"),
+    )
 
 
 def _result_text(r: dict[str, Any]) -> str:
@@ -161,31 +176,46 @@ def _read(path: Path) -> Iterator[Run]:
         run.model = reader.models[0]
     run = b.finish()
     if conv.cache_outside:
-        run.flags.append("atif: cached_tokens are reported beside prompt_tokens (not inside): added to the input")
+        run.flags.append(
+            "atif: cached_tokens are reported beside prompt_tokens (not inside): added to the input"
+        )
     if conv.creation_outside:
-        run.flags.append("atif: cache writes (extra.cache_creation_input_tokens) are outside prompt_tokens: added")
+        run.flags.append(
+            "atif: cache writes (extra.cache_creation_input_tokens) are outside prompt_tokens: added"
+        )
     if reader.merged:
-        run.flags.append(f"atif: {reader.merged} step(s) repeat the usage of the step before (one API call split "
-                         "into several steps): counted once")
+        run.flags.append(
+            f"atif: {reader.merged} step(s) repeat the usage of the step before (one API call split "
+            "into several steps): counted once"
+        )
     note = trim_note(doc, len(doc["steps"]))
     if note:
         run.flags.append(note)
     if reader.followed:
         run.extra["subtrajectories_read"] = reader.followed
     if reader.missing:
-        run.flags.append(f"atif: {len(reader.missing)} referenced sub-trajectory file(s) not found beside the "
-                         "trajectory: their steps are not in this run")
+        run.flags.append(
+            f"atif: {len(reader.missing)} referenced sub-trajectory file(s) not found beside the "
+            "trajectory: their steps are not in this run"
+        )
     final = as_dict(doc.get("final_metrics"))
     fin_extra = as_dict(final.get("extra"))
     total_cost = as_float(final.get("total_cost_usd"))
     if total_cost:  # the source's own total (the calls' sum is checked against it); 0 = no prices
         run.cost_usd = total_cost
     if final:
-        creation = opt_count(fin_extra.get("total_cache_creation_input_tokens")) if conv.creation_outside else None
+        creation = (
+            opt_count(fin_extra.get("total_cache_creation_input_tokens"))
+            if conv.creation_outside
+            else None
+        )
         totals = totals_from_counts(
-            input_tokens=final.get("total_prompt_tokens"), output_tokens=final.get("total_completion_tokens"),
-            cache_tokens=final.get("total_cached_tokens"), cost_usd=total_cost,
-            source=f"{path.name} final_metrics", cache_separate=conv.cache_outside,
+            input_tokens=final.get("total_prompt_tokens"),
+            output_tokens=final.get("total_completion_tokens"),
+            cache_tokens=final.get("total_cached_tokens"),
+            cost_usd=total_cost,
+            source=f"{path.name} final_metrics",
+            cache_separate=conv.cache_outside,
         )
         if creation and totals["tokens_in"] is not None:
             totals["tokens_in"] += creation
@@ -202,16 +232,20 @@ def _explain_totals(run: Run, doc: dict[str, Any], final: dict[str, Any], reader
     steps = [s for s in as_list(doc.get("steps")) if isinstance(s, dict)]
     declared = opt_count(final.get("total_steps"))
     if declared is not None and declared > len(steps):
-        run.flags.append(f"atif: final_metrics counts {declared} steps, the file holds {len(steps)} "
-                         "(a trimmed or partial file)")
+        run.flags.append(
+            f"atif: final_metrics counts {declared} steps, the file holds {len(steps)} "
+            "(a trimmed or partial file)"
+        )
     if reader.merged:
         raw = 0
         for step in steps:
             u = _usage(step.get("metrics"), reader.conv) if step.get("source") == "agent" else None
             raw += (u.input or 0) if u is not None else 0
         if raw == as_dict(run.extra.get("source_totals")).get("tokens_in"):
-            run.flags.append("atif: final_metrics adds the repeated usage of split steps again "
-                             f"(its input total equals the undeduplicated step sum, {raw})")
+            run.flags.append(
+                "atif: final_metrics adds the repeated usage of split steps again "
+                f"(its input total equals the undeduplicated step sum, {raw})"
+            )
 
 
 #: sub-trajectories are followed this deep (a summariser's own summariser, ...)
@@ -232,21 +266,36 @@ class _Steps:
         self._last_key: tuple[Any, ...] | None = None
         self._last_carrier: Draft | None = None
 
-    def document(self, doc: dict[str, Any], path: Path, warnings: list[str], depth: int,
-                 sub: str | None = None) -> None:
+    def document(
+        self,
+        doc: dict[str, Any],
+        path: Path,
+        warnings: list[str],
+        depth: int,
+        sub: str | None = None,
+    ) -> None:
         self.seen.add(path.resolve())
         for i, step in enumerate(as_list(doc.get("steps"))):
             if isinstance(step, dict):
                 self.step(step, i == 0, path, warnings, depth, sub)
 
-    def step(self, step: dict[str, Any], first: bool, path: Path, warnings: list[str], depth: int,
-             sub: str | None) -> None:
+    def step(
+        self,
+        step: dict[str, Any],
+        first: bool,
+        path: Path,
+        warnings: list[str],
+        depth: int,
+        sub: str | None,
+    ) -> None:
         b = self.b
         source = opt_str(step.get("source")) or "agent"
         ts = parse_time(step.get("timestamp"))
         text = text_of(step.get("message"))
         results = [as_dict(r) for r in as_list(as_dict(step.get("observation")).get("results"))]
-        step_extra: dict[str, Any] = {"step_id": step.get("step_id")} if step.get("step_id") is not None else {}
+        step_extra: dict[str, Any] = (
+            {"step_id": step.get("step_id")} if step.get("step_id") is not None else {}
+        )
         if sub:
             step_extra["subtrajectory"] = sub
         if source != "agent":
@@ -265,31 +314,71 @@ class _Steps:
         if model and model not in self.models:
             self.models.append(model)
         calls = [
-            ToolCall(id_str(tc.get("tool_call_id")), opt_str(tc.get("function_name")), tc.get("arguments"))
+            ToolCall(
+                id_str(tc.get("tool_call_id")),
+                opt_str(tc.get("function_name")),
+                tc.get("arguments"),
+            )
             for tc in (as_dict(x) for x in as_list(step.get("tool_calls")))
         ]
-        if not calls and results and not step.get("metrics") and not model and self._results_only(step, results, ts):
+        if (
+            not calls
+            and results
+            and not step.get("metrics")
+            and not model
+            and self._results_only(step, results, ts)
+        ):
             return
         if not calls and not results and not step.get("metrics") and self.conv.usage_complete:
             # final_metrics say no model call produced it (e.g. OpenHands' error answer to a
             # malformed call, or text of a response already counted): the agent's words, no usage
             self._last_key = None
-            b.message(text, role="agent", ts=ts, kind=EventKind.REFLECT, extra={**step_extra, "no_model_call": True})
+            b.message(
+                text,
+                role="agent",
+                ts=ts,
+                kind=EventKind.REFLECT,
+                extra={**step_extra, "no_model_call": True},
+            )
             return
         key = _call_key(step)
         repeat = key is not None and key == self._last_key and self._last_carrier is not None
         usage = None if repeat else _usage(step.get("metrics"), self.conv)
         reasoning = text_of(step.get("reasoning_content"))
         if calls:
-            drafts = b.assistant(text, calls, usage=usage, reasoning=reasoning, t_start=ts, t_end=ts,
-                                 model=model, extra=step_extra)
+            drafts = b.assistant(
+                text,
+                calls,
+                usage=usage,
+                reasoning=reasoning,
+                t_start=ts,
+                t_end=ts,
+                model=model,
+                extra=step_extra,
+            )
         elif results:
             # the harness answered the agent's message itself (e.g. a response it could not parse)
-            drafts = b.assistant("", [ToolCall(None, None, text)], usage=usage, reasoning=reasoning,
-                                 t_start=ts, t_end=ts, model=model, extra=step_extra)
+            drafts = b.assistant(
+                "",
+                [ToolCall(None, None, text)],
+                usage=usage,
+                reasoning=reasoning,
+                t_start=ts,
+                t_end=ts,
+                model=model,
+                extra=step_extra,
+            )
         else:
-            drafts = b.assistant(text, (), usage=usage, reasoning=reasoning, t_start=ts, t_end=ts, model=model,
-                                 extra=step_extra)
+            drafts = b.assistant(
+                text,
+                (),
+                usage=usage,
+                reasoning=reasoning,
+                t_start=ts,
+                t_end=ts,
+                model=model,
+                extra=step_extra,
+            )
         if drafts:
             if usage is None and not step.get("metrics") and self.conv.usage_complete:
                 # final_metrics are all in other steps: a call of a response counted there
@@ -300,8 +389,12 @@ class _Steps:
                 self._last_key, self._last_carrier = key, drafts[0]
         if calls or results:
             _pair(b, drafts, results, ts)
-        self.follow([ref for r in results for ref in as_list(r.get("subagent_trajectory_ref"))], path,
-                    warnings, depth)
+        self.follow(
+            [ref for r in results for ref in as_list(r.get("subagent_trajectory_ref"))],
+            path,
+            warnings,
+            depth,
+        )
 
     def _merge(self, d: Draft, step: dict[str, Any]) -> None:
         """A step repeating the API call of the step before: no usage of its own (the
@@ -317,7 +410,9 @@ class _Steps:
         carrier.gen_text = "\n".join(x for x in (carrier.gen_text, d.gen_text) if x)
         d.extra["same_call_as_step"] = carrier.extra.get("step_id")
 
-    def _results_only(self, step: dict[str, Any], results: list[dict[str, Any]], ts: float | None) -> bool:
+    def _results_only(
+        self, step: dict[str, Any], results: list[dict[str, Any]], ts: float | None
+    ) -> bool:
         """An agent step that only carries tool results (OpenClaw writes each result as a
         step of its own, its call's id in ``extra.tool_call_id``): the results of earlier
         calls. False when no earlier call is waiting for them."""
@@ -334,8 +429,15 @@ class _Steps:
         ex = as_dict(step.get("extra"))
         code = as_int(ex.get("exec_exit_code"))
         for cid, r in targets:
-            b.result(cid, _result_text(r), ts=ts, exit_code=code,
-                     extra={"result_step_id": step.get("step_id")} if step.get("step_id") is not None else None)
+            b.result(
+                cid,
+                _result_text(r),
+                ts=ts,
+                exit_code=code,
+                extra={"result_step_id": step.get("step_id")}
+                if step.get("step_id") is not None
+                else None,
+            )
         return True
 
     def follow(self, refs: list[Any], path: Path, warnings: list[str], depth: int) -> None:
@@ -350,8 +452,10 @@ class _Steps:
             if target in self.seen:
                 continue
             if not target.is_relative_to(folder) or not target.name.endswith(".json"):
-                warnings.append(f"{path}: sub-trajectory {rel!r} not followed (outside the trajectory's folder, "
-                                "or not a .json file)")
+                warnings.append(
+                    f"{path}: sub-trajectory {rel!r} not followed (outside the trajectory's folder, "
+                    "or not a .json file)"
+                )
                 continue
             if not target.is_file():
                 self.missing.append(rel)
@@ -370,7 +474,9 @@ class _Steps:
             self.document(doc, target, warnings, depth + 1, opt_str(ref.get("session_id")) or rel)
 
 
-def _pair(b: RunBuilder, drafts: list[Draft], results: list[dict[str, Any]], ts: float | None) -> None:
+def _pair(
+    b: RunBuilder, drafts: list[Draft], results: list[dict[str, Any]], ts: float | None
+) -> None:
     """Results by ``source_call_id``, else by position among the step's unanswered calls."""
     waiting = list(drafts)
     leftovers: list[str] = []

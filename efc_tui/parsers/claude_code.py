@@ -183,7 +183,12 @@ class _Session:
         typ = obj.get("type")
         if not isinstance(typ, str):
             return
-        if typ in CLAUDE_LINE_TYPES or typ in CLAUDE_META_TYPES or any(k in obj for k in CLAUDE_ID_KEYS) or claude_stream_json_line(obj):
+        if (
+            typ in CLAUDE_LINE_TYPES
+            or typ in CLAUDE_META_TYPES
+            or any(k in obj for k in CLAUDE_ID_KEYS)
+            or claude_stream_json_line(obj)
+        ):
             self.known_lines += 1
         if self.session_id is None:
             self.session_id = opt_str(obj.get("sessionId")) or opt_str(obj.get("session_id"))
@@ -233,7 +238,10 @@ class _Session:
             d = Draft(
                 kind=EventKind.ERROR if is_err else EventKind.MESSAGE,
                 status=Status.API_ERROR if is_err else None,
-                observation=text, images=images, step=self.step, t_start=ts,
+                observation=text,
+                images=images,
+                step=self.step,
+                t_start=ts,
                 extra={"role": "assistant", "synthetic": True},
             )
             self.emit(d, None, side)
@@ -249,13 +257,20 @@ class _Session:
         u = msg.get("usage")
         if isinstance(u, dict) and key is not None:
             vals = [
-                as_count(u.get("input_tokens")), as_count(u.get("cache_creation_input_tokens")),
-                as_count(u.get("cache_read_input_tokens")), as_count(u.get("output_tokens")),
+                as_count(u.get("input_tokens")),
+                as_count(u.get("cache_creation_input_tokens")),
+                as_count(u.get("cache_read_input_tokens")),
+                as_count(u.get("output_tokens")),
             ]
             prev = self.usage.get(key)
-            self.usage[key] = vals if prev is None else [max(a, b) for a, b in zip(prev, vals, strict=True)]
-        blocks = content if isinstance(content, list) else ([{"type": "text", "text": content}]
-                                                           if isinstance(content, str) else [])
+            self.usage[key] = (
+                vals if prev is None else [max(a, b) for a, b in zip(prev, vals, strict=True)]
+            )
+        blocks = (
+            content
+            if isinstance(content, list)
+            else ([{"type": "text", "text": content}] if isinstance(content, str) else [])
+        )
         made = False
         for block in blocks:
             b = as_dict(block)
@@ -263,13 +278,21 @@ class _Session:
             if btype == "text" or btype == "thinking" or btype == "redacted_thinking":
                 text = as_str(b.get("text")) if btype == "text" else as_str(b.get("thinking"))
                 if text:
-                    self.buffer.add(text, key, ts, self.step, thinking=btype != "text",
-                                    extra={"_sidechain": True} if side else None)
+                    self.buffer.add(
+                        text,
+                        key,
+                        ts,
+                        self.step,
+                        thinking=btype != "text",
+                        extra={"_sidechain": True} if side else None,
+                    )
                     made = True
             elif btype == "tool_use" or btype == "server_tool_use":
                 name = as_str(b.get("name")) or "tool"
                 inp = b.get("input")
-                d = Draft(tool=name, action=_action(name, inp), is_call=True, step=self.step, t_start=ts)
+                d = Draft(
+                    tool=name, action=_action(name, inp), is_call=True, step=self.step, t_start=ts
+                )
                 if self.buffer and self.buffer.key == key:
                     d.add_thought(self.buffer.take())
                 d.gen_text = f"{d.gen_text}\n{d.action}" if d.gen_text else d.action
@@ -290,7 +313,12 @@ class _Session:
                 self.open_calls[id(d)] = d
                 self.emit(d, key, side)
                 made = True
-        if not made and key is not None and key not in self.carriers and key not in self.orphan_keys:
+        if (
+            not made
+            and key is not None
+            and key not in self.carriers
+            and key not in self.orphan_keys
+        ):
             self.orphan_keys.append(key)
 
     def _take_call(self, tid: str | None) -> Draft | None:
@@ -308,7 +336,9 @@ class _Session:
         content = msg.get("content")
         side = _sidechain(obj)
         result = obj.get("toolUseResult")
-        if isinstance(content, list) and any(as_dict(b).get("type") == "tool_result" for b in content):
+        if isinstance(content, list) and any(
+            as_dict(b).get("type") == "tool_result" for b in content
+        ):
             rest: list[Any] = []
             for block in content:
                 b = as_dict(block)
@@ -321,7 +351,9 @@ class _Session:
                 if not text and isinstance(b.get("text"), str):
                     text = b["text"]
                 if d is None:
-                    d = Draft(is_call=True, step=self.step, t_start=ts, extra={"orphan_result": True})
+                    d = Draft(
+                        is_call=True, step=self.step, t_start=ts, extra={"orphan_result": True}
+                    )
                     if tid:
                         d.extra["tool_use_id"] = tid
                     self.orphan_results += 1
@@ -340,8 +372,17 @@ class _Session:
             if rest:
                 text, images = content_text(rest)
                 if text or images:
-                    self.emit(Draft(observation=text, images=images, step=self.step, t_start=ts,
-                                    extra={"role": "user", "injected": True}), None, side)
+                    self.emit(
+                        Draft(
+                            observation=text,
+                            images=images,
+                            step=self.step,
+                            t_start=ts,
+                            extra={"role": "user", "injected": True},
+                        ),
+                        None,
+                        side,
+                    )
             return
         text, images = content_text(content)
         if not text and not images:
@@ -361,8 +402,13 @@ class _Session:
         if text.startswith("[Request interrupted"):
             extra["interrupted"] = True
             idle = False
-        self.emit(Draft(observation=text, images=images, step=self.step, t_start=ts, idle=idle,
-                        extra=extra), None, side)
+        self.emit(
+            Draft(
+                observation=text, images=images, step=self.step, t_start=ts, idle=idle, extra=extra
+            ),
+            None,
+            side,
+        )
 
     def _structured(self, d: Draft, result: Any) -> None:
         """Hints from the line's ``toolUseResult`` (tool-specific structured result)."""
@@ -379,7 +425,9 @@ class _Session:
                 d.exit_code = code
                 break
         if "totalTokens" in r or "totalDurationMs" in r:
-            sub = {k: r[k] for k in ("totalTokens", "totalDurationMs", "totalToolUseCount") if k in r}
+            sub = {
+                k: r[k] for k in ("totalTokens", "totalDurationMs", "totalToolUseCount") if k in r
+            }
             d.extra["subagent"] = sub
             self.subagent_reported += as_count(r.get("totalTokens"))
         if "newTodos" in r and (d.tool or "").lower() == "todowrite":
@@ -398,7 +446,9 @@ class _Session:
         err = obj.get("error")
         if sub in ("api_error", "error") or (sub == "" and isinstance(err, dict)):
             e = as_dict(err)
-            text = as_str(e.get("message")) or as_str(e.get("formatted")) or as_str(obj.get("content"))
+            text = (
+                as_str(e.get("message")) or as_str(e.get("formatted")) or as_str(obj.get("content"))
+            )
             if not text and isinstance(err, str):
                 text = err
             extra: dict[str, Any] = {"subtype": sub or "error"}
@@ -408,12 +458,32 @@ class _Session:
             for k in ("retryAttempt", "maxRetries"):
                 if as_int(obj.get(k)) is not None:
                     extra[k] = obj[k]
-            self.emit(Draft(kind=EventKind.ERROR, status=Status.API_ERROR, observation=text or sub,
-                            step=self.step, t_start=ts, extra=extra), None, side)
+            self.emit(
+                Draft(
+                    kind=EventKind.ERROR,
+                    status=Status.API_ERROR,
+                    observation=text or sub,
+                    step=self.step,
+                    t_start=ts,
+                    extra=extra,
+                ),
+                None,
+                side,
+            )
         elif sub in ("api_refusal", "model_refusal_fallback"):
             text = as_str(obj.get("apiRefusalExplanation")) or as_str(obj.get("content")) or sub
-            self.emit(Draft(kind=EventKind.ERROR, status=Status.API_ERROR, observation=text,
-                            step=self.step, t_start=ts, extra={"subtype": sub}), None, side)
+            self.emit(
+                Draft(
+                    kind=EventKind.ERROR,
+                    status=Status.API_ERROR,
+                    observation=text,
+                    step=self.step,
+                    t_start=ts,
+                    extra={"subtype": sub},
+                ),
+                None,
+                side,
+            )
         elif sub == "compact_boundary":
             meta = as_dict(obj.get("compactMetadata"))
             extra = {"compaction": True, "subtype": sub}
@@ -437,7 +507,9 @@ class _Session:
                 u = self.usage.get(k)
                 if u is not None:
                     inp, cw, cr, out = u
-                    d.set_usage(inp + cw + cr, out, cache_read=cr, cache_write=cw, cost=self.costs.get(k))
+                    d.set_usage(
+                        inp + cw + cr, out, cache_read=cr, cache_write=cw, cost=self.costs.get(k)
+                    )
                 elif k in self.costs:
                     d.cost_usd = (d.cost_usd or 0.0) + self.costs[k]
         fin = finalize(self.drafts, run_start=self.start)
@@ -463,7 +535,9 @@ class _Session:
         if self.session_id:
             run.extra["session_id"] = self.session_id
         if self.versions:
-            run.extra["cli_version"] = self.versions[0] if len(self.versions) == 1 else self.versions
+            run.extra["cli_version"] = (
+                self.versions[0] if len(self.versions) == 1 else self.versions
+            )
         if self.cwd:
             run.extra["cwd"] = self.cwd
         if self.branch:
@@ -471,8 +545,10 @@ class _Session:
         if self.titles:
             run.extra["titles"] = self.titles
         run.extra["usage"] = {
-            "tokens_in": fin.tokens_in, "tokens_out": fin.tokens_out,
-            "cache_read_tokens": fin.cache_read, "cache_write_tokens": fin.cache_write,
+            "tokens_in": fin.tokens_in,
+            "tokens_out": fin.tokens_out,
+            "cache_read_tokens": fin.cache_read,
+            "cache_write_tokens": fin.cache_write,
             "api_messages": len(self.usage),
         }
         if self.sidechain_events and not (self.all_sidechain and self.drafts):
@@ -488,9 +564,13 @@ class _Session:
             )
         if self.drafts and (self.all_sidechain and (self.agent_id or stem.startswith("agent-"))):
             run.extra["subagent_of"] = self.session_id
-            run.flags.append(f"a subagent transcript of session {self.session_id}: read as a run of its own")
+            run.flags.append(
+                f"a subagent transcript of session {self.session_id}: read as a run of its own"
+            )
         if self.orphan_results:
-            run.flags.append(f"{self.orphan_results} tool result(s) have no matching tool call in the file")
+            run.flags.append(
+                f"{self.orphan_results} tool result(s) have no matching tool call in the file"
+            )
         if not self.drafts:
             run.flags.append("the session holds no messages (only metadata lines)")
         run.cost_usd = round(fin.cost_usd, 10) if fin.cost_usd is not None else None
@@ -505,15 +585,18 @@ class _Session:
         run.warnings.extend(warnings)
         return run
 
-
     def _stream_result(self, run: Run) -> None:
         """What ``stream-json``'s ``init`` and ``result`` lines add: how the run ended, its
         duration, its cost and the session's token totals (kept as source totals)."""
         run.extra["stream_json"] = True
-        run.run_id = self.session_id or run.run_id  # the file is named after the harness (claude-code.txt)
+        run.run_id = (
+            self.session_id or run.run_id
+        )  # the file is named after the harness (claude-code.txt)
         res = self.result
         if not res:
-            run.flags.append("stream-json without a result line: the run did not finish (or the log is cut short)")
+            run.flags.append(
+                "stream-json without a result line: the run did not finish (or the log is cut short)"
+            )
             return
         run.exit_status = opt_str(res.get("subtype"))
         for key in ("num_turns", "duration_ms", "duration_api_ms", "is_error"):
@@ -525,33 +608,49 @@ class _Session:
         if total is not None:  # the session's own total (the calls' sum is checked against it)
             run.cost_usd = total
         u = as_dict(res.get("usage"))
-        cw, cr = as_count(u.get("cache_creation_input_tokens")), as_count(u.get("cache_read_input_tokens"))
+        cw, cr = (
+            as_count(u.get("cache_creation_input_tokens")),
+            as_count(u.get("cache_read_input_tokens")),
+        )
         base = opt_count(u.get("input_tokens"))
         if u and self.sidechain_events == 0:  # the totals cover the main thread only
-            set_source_totals(run, totals_from_counts(
-                input_tokens=None if base is None else base + cw + cr, output_tokens=u.get("output_tokens"),
-                cache_tokens=cr, cost_usd=total, source=f"{self.path.name} result line", cache_separate=False))
+            set_source_totals(
+                run,
+                totals_from_counts(
+                    input_tokens=None if base is None else base + cw + cr,
+                    output_tokens=u.get("output_tokens"),
+                    cache_tokens=cr,
+                    cost_usd=total,
+                    source=f"{self.path.name} result line",
+                    cache_separate=False,
+                ),
+            )
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
-    source = JsonlSource(path, options, text_lines_ok=path.name.lower().endswith((".txt", ".txt.gz")))
+    source = JsonlSource(
+        path, options, text_lines_ok=path.name.lower().endswith((".txt", ".txt.gz"))
+    )
     session = _Session(path)
     for lineno, obj in source:
         try:
             session.line(obj)
         except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
             source.bad(f"unexpected structure ({type(exc).__name__}: {exc})", lineno)
-    source.require(session.known_lines, "session",
-                   "not a Claude Code session: no line has a known type and session ids")
+    source.require(
+        session.known_lines,
+        "session",
+        "not a Claude Code session: no line has a known type and session ids",
+    )
     yield session.finish(source)
 
 
 READER = Reader(
     name=NAME,
     summary="Claude Code session JSONL (~/.claude/projects/*/*.jsonl), incl. sidechains; "
-            "and `claude -p --output-format stream-json` output (Harbor's claude-code.txt)",
+    "and `claude -p --output-format stream-json` output (Harbor's claude-code.txt)",
     detects_on='JSONL whose first line has "type" (user/assistant/summary/system/...) and sessionId/uuid/parentUuid; '
-               'or stream-json lines with "session_id" (system init with "tools", result)',
+    'or stream-json lines with "session_id" (system init with "tools", result)',
     extensions=(".jsonl", ".txt"),
     sniff=sniffs.claude_code,
     read=read,

@@ -68,11 +68,31 @@ from efc_tui.parsers.sniffs import CODEX_LINE_TYPES
 
 NAME = "codex"
 _CALL_TYPES = {"function_call", "custom_tool_call", "local_shell_call", "tool_search_call"}
-_OUTPUT_TYPES = {"function_call_output", "custom_tool_call_output", "tool_search_output",
-                 "local_shell_call_output"}
-_SHELLS = {"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash", "powershell", "pwsh"}
-_CONTEXT_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md", "<permissions",
-                     "<user_shell_command>", "<turn_aborted>")
+_OUTPUT_TYPES = {
+    "function_call_output",
+    "custom_tool_call_output",
+    "tool_search_output",
+    "local_shell_call_output",
+}
+_SHELLS = {
+    "bash",
+    "sh",
+    "zsh",
+    "/bin/bash",
+    "/bin/sh",
+    "/bin/zsh",
+    "/usr/bin/bash",
+    "powershell",
+    "pwsh",
+}
+_CONTEXT_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "# AGENTS.md",
+    "<permissions",
+    "<user_shell_command>",
+    "<turn_aborted>",
+)
 _EXIT_HEADER = re.compile(r"^Exit code: (-?\d+)\s*\nWall time: ([\d.]+) seconds?", re.MULTILINE)
 _PROCESS_EXIT = re.compile(r"Process exited with code (-?\d+)")
 _IMAGE_LINE = re.compile(r"^\[image(?:: [^\]\n]*)?\]$\n?", re.MULTILINE)  # _content.image_note
@@ -172,7 +192,9 @@ class _Rollout:
         self.by_call: dict[str, Draft] = {}
         self.hints: dict[str, dict[str, Any]] = {}
         self.pending_em: Counter[tuple[str, str]] = Counter()  # event_msg copies not yet matched
-        self.pending_ri: Counter[tuple[str, str]] = Counter()  # response_item copies not yet matched
+        self.pending_ri: Counter[tuple[str, str]] = (
+            Counter()
+        )  # response_item copies not yet matched
         self.since_count: list[Draft] = []  # model-output drafts since the last token_count
         self.carry: tuple[int, int, int] | None = None
         self.last_total: tuple[int, ...] | None = None
@@ -247,7 +269,9 @@ class _Rollout:
             self.event_msg(payload)
         elif typ == "compacted":
             self.flush()
-            self.compaction(as_str(payload.get("message")), len(as_list(payload.get("replacement_history"))))
+            self.compaction(
+                as_str(payload.get("message")), len(as_list(payload.get("replacement_history")))
+            )
 
     def response_item(self, p: dict[str, Any]) -> None:
         ptype = as_str(p.get("type"))
@@ -258,8 +282,14 @@ class _Rollout:
             if role == "assistant":
                 if self._dedupe("agent", text, "ri"):
                     return
-                d = Draft(kind=EventKind.REFLECT, action=text, gen_text=text, t_start=ts, images=images,
-                          extra={"role": "assistant"})
+                d = Draft(
+                    kind=EventKind.REFLECT,
+                    action=text,
+                    gen_text=text,
+                    t_start=ts,
+                    images=images,
+                    extra={"role": "assistant"},
+                )
                 self._thought_into(d)
                 self.emit(d, model_output=True)
             elif role == "user":
@@ -284,7 +314,11 @@ class _Rollout:
             if cid:
                 d.extra["call_id"] = cid
                 self.by_call[cid] = d
-            if p.get("type") == "custom_tool_call" and isinstance(p.get("input"), str) and name == "apply_patch":
+            if (
+                p.get("type") == "custom_tool_call"
+                and isinstance(p.get("input"), str)
+                and name == "apply_patch"
+            ):
                 d.action = p["input"]
             self.emit(d, model_output=True)
         elif ptype in _OUTPUT_TYPES:
@@ -311,8 +345,15 @@ class _Rollout:
             act = as_dict(p.get("action"))
             q = as_str(act.get("query")) or as_str(p.get("revised_prompt")) or dumps(act or p)
             tool = "web_search" if ptype == "web_search_call" else "image_generation"
-            ws = Draft(tool=tool, action=q, is_call=True, has_result=True, t_start=ts,
-                       observation=as_str(p.get("status")), extra={"result_not_logged": True})
+            ws = Draft(
+                tool=tool,
+                action=q,
+                is_call=True,
+                has_result=True,
+                t_start=ts,
+                observation=as_str(p.get("status")),
+                extra={"result_not_logged": True},
+            )
             self._thought_into(ws)
             self.emit(ws, model_output=True)
         elif ptype in ("compaction", "compaction_summary"):
@@ -368,8 +409,13 @@ class _Rollout:
             text = as_str(p.get("message"))
             if self._dedupe("agent", text, "em"):
                 return
-            d = Draft(kind=EventKind.REFLECT, action=text, gen_text=text, t_start=ts,
-                      extra={"role": "assistant"})
+            d = Draft(
+                kind=EventKind.REFLECT,
+                action=text,
+                gen_text=text,
+                t_start=ts,
+                extra={"role": "assistant"},
+            )
             self._thought_into(d)
             self.emit(d, model_output=True)
         elif ptype == "token_count":
@@ -382,8 +428,13 @@ class _Rollout:
                 if code is not None:
                     h["exit_code"] = code
                 dur = p.get("duration")
-                secs = as_float(dur) if not isinstance(dur, dict) else (
-                    (as_float(dur.get("secs")) or 0.0) + (as_float(dur.get("nanos")) or 0.0) / 1e9
+                secs = (
+                    as_float(dur)
+                    if not isinstance(dur, dict)
+                    else (
+                        (as_float(dur.get("secs")) or 0.0)
+                        + (as_float(dur.get("nanos")) or 0.0) / 1e9
+                    )
                 )
                 if secs is not None:
                     h["duration_s"] = secs
@@ -403,8 +454,15 @@ class _Rollout:
             extra = {"event": ptype}
             if p.get("codex_error_info") is not None:
                 extra["codex_error_info"] = p["codex_error_info"]
-            self.emit(Draft(kind=EventKind.ERROR, status=Status.API_ERROR, observation=text, t_start=ts,
-                            extra=extra))
+            self.emit(
+                Draft(
+                    kind=EventKind.ERROR,
+                    status=Status.API_ERROR,
+                    observation=text,
+                    t_start=ts,
+                    extra=extra,
+                )
+            )
         elif ptype == "context_compacted":
             self.flush()
             self.compaction("", 0)
@@ -421,16 +479,25 @@ class _Rollout:
 
         def triple(u: Any) -> tuple[int, int, int]:
             u = as_dict(u)
-            return as_count(u.get("input_tokens")), as_count(u.get("cached_input_tokens")), as_count(
-                u.get("output_tokens"))
+            return (
+                as_count(u.get("input_tokens")),
+                as_count(u.get("cached_input_tokens")),
+                as_count(u.get("output_tokens")),
+            )
 
         usage: tuple[int, int, int] | None = None
         if isinstance(total, dict):
             t = triple(total)
             if t == self.last_total:
                 return  # the same count again (rate-limit updates repeat it)
-            if self.last_total is not None and all(a >= b for a, b in zip(t, self.last_total, strict=True)):
-                usage = (t[0] - self.last_total[0], t[1] - self.last_total[1], t[2] - self.last_total[2])
+            if self.last_total is not None and all(
+                a >= b for a, b in zip(t, self.last_total, strict=True)
+            ):
+                usage = (
+                    t[0] - self.last_total[0],
+                    t[1] - self.last_total[1],
+                    t[2] - self.last_total[2],
+                )
             elif isinstance(last, dict):
                 usage = triple(last)
             else:
@@ -474,8 +541,11 @@ class _Rollout:
         fin = finalize(self.drafts, run_start=self.start)
         stem = self.path.name.removesuffix(".gz").removesuffix(".jsonl")
         sid = opt_str(self.meta.get("id")) or opt_str(self.meta.get("session_id"))
-        model = self.models.most_common(1)[0][0] if self.models else (
-            self.turn_models[0] if self.turn_models else None)
+        model = (
+            self.models.most_common(1)[0][0]
+            if self.models
+            else (self.turn_models[0] if self.turn_models else None)
+        )
         run = Run(
             run_id=stem,
             events=fin.events,
@@ -502,12 +572,16 @@ class _Rollout:
         if git:
             run.extra["git"] = {k: v for k, v in git.items() if isinstance(v, str)}
         if self.sessions > 1:
-            run.flags.append(f"{self.sessions} session_meta lines: the first one is the run's header")
+            run.flags.append(
+                f"{self.sessions} session_meta lines: the first one is the run's header"
+            )
         if self.aborted:
             run.extra["turns_aborted"] = self.aborted
         run.extra["usage"] = {
-            "tokens_in": fin.tokens_in, "tokens_out": fin.tokens_out,
-            "cache_read_tokens": fin.cache_read, "model_responses_counted": self.counted_responses,
+            "tokens_in": fin.tokens_in,
+            "tokens_out": fin.tokens_out,
+            "cache_read_tokens": fin.cache_read,
+            "model_responses_counted": self.counted_responses,
         }
         if self.bare:
             run.flags.append("an early rollout layout (bare response items, no line envelope)")
@@ -527,7 +601,11 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
         if first:
             first = False
             # early rollouts: a bare header {id, timestamp, instructions?}, then bare items
-            if as_str(obj.get("type")) not in CODEX_LINE_TYPES and "id" in obj and "timestamp" in obj:
+            if (
+                as_str(obj.get("type")) not in CODEX_LINE_TYPES
+                and "id" in obj
+                and "timestamp" in obj
+            ):
                 rollout.bare = True
                 rollout.meta = obj
                 rollout.known += 1
@@ -536,7 +614,9 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
             rollout.line(obj)
         except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
             source.bad(f"unexpected structure ({type(exc).__name__}: {exc})", lineno)
-    source.require(rollout.known, "rollout", "not a Codex rollout: no {timestamp, type, payload} line")
+    source.require(
+        rollout.known, "rollout", "not a Codex rollout: no {timestamp, type, payload} line"
+    )
     yield rollout.finish(source)
 
 

@@ -91,7 +91,9 @@ def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
         if isinstance(obj, dict):
             log.event(obj)
     if source is not None:
-        source.require(log.known, "Cursor CLI", "not a Cursor CLI log: no line has a known event type")
+        source.require(
+            log.known, "Cursor CLI", "not a Cursor CLI log: no line has a known event type"
+        )
     elif log.known == 0:
         raise InputError("not a Cursor CLI log: no step has a known event type", path)
     run = log.finish()
@@ -123,9 +125,19 @@ def tool_call_parts(tool_call: Any) -> tuple[str | None, Any, dict[str, Any] | N
 
 #: Cursor's bookkeeping in a call's arguments (not what the agent asked for)
 _ARG_NOISE = {
-    "toolCallId", "parsingResult", "simpleCommands", "hasInputRedirect", "hasOutputRedirect",
-    "fileOutputThresholdBytes", "isBackground", "skipApproval", "timeoutBehavior", "closeStdin",
-    "workingDirectory", "timeout", "streamContent",
+    "toolCallId",
+    "parsingResult",
+    "simpleCommands",
+    "hasInputRedirect",
+    "hasOutputRedirect",
+    "fileOutputThresholdBytes",
+    "isBackground",
+    "skipApproval",
+    "timeoutBehavior",
+    "closeStdin",
+    "workingDirectory",
+    "timeout",
+    "streamContent",
 }
 
 
@@ -157,7 +169,9 @@ def _files(value: Any, depth: int = 0) -> list[str] | None:
 def _todos(todos: Any) -> str:
     return "\n".join(
         f"- [{as_str(as_dict(t).get('status')).removeprefix('TODO_STATUS_').lower() or '?'}] "
-        f"{as_str(as_dict(t).get('content'))}" for t in as_list(todos))
+        f"{as_str(as_dict(t).get('content'))}"
+        for t in as_list(todos)
+    )
 
 
 def _result_text(body: dict[str, Any]) -> str:
@@ -234,7 +248,9 @@ class _Log:
         if not self.text and not self.thinking:
             return
         text, reasoning = "".join(self.text), "".join(self.thinking)
-        drafts = self.b.assistant(text, (), reasoning=reasoning, t_start=self.text_ts, t_end=self.text_ts)
+        drafts = self.b.assistant(
+            text, (), reasoning=reasoning, t_start=self.text_ts, t_end=self.text_ts
+        )
         if drafts and self.text_call:
             self.firsts.setdefault(self.text_call, drafts[0])
         self.text, self.thinking, self.text_call, self.text_ts = [], [], None, None
@@ -252,7 +268,9 @@ class _Log:
             else:
                 text, reasoning = "".join(self.text), "".join(self.thinking)
                 self.text, self.thinking, self.text_call = [], [], None
-                [d] = self.b.assistant(text, [call], reasoning=reasoning, t_start=self.text_ts or ts, t_end=ts)
+                [d] = self.b.assistant(
+                    text, [call], reasoning=reasoning, t_start=self.text_ts or ts, t_end=ts
+                )
                 if mcid:
                     self.firsts[mcid] = d
             if cid is not None:
@@ -263,12 +281,19 @@ class _Log:
                 self.b.fill(d, dumps(obj.get("tool_call")), ts=ts, truncated=True)
                 return
             failed = kind in _FAILED
-            if (d.tool or "").lower() in ("updatetodos", "todowrite") and isinstance(body.get("todos"), list):
+            if (d.tool or "").lower() in ("updatetodos", "todowrite") and isinstance(
+                body.get("todos"), list
+            ):
                 d.kind, d.memory_write = EventKind.MEMORY, _todos(body["todos"])
-            self.b.fill(d, _result_text(body), ts=ts, exit_code=as_int(body.get("exitCode")),
-                        is_error=True if failed else None,
-                        status=Status.STATIC_REJECT if kind == "rejected" else None,
-                        extra={"result_kind": kind} if kind else None)
+            self.b.fill(
+                d,
+                _result_text(body),
+                ts=ts,
+                exit_code=as_int(body.get("exitCode")),
+                is_error=True if failed else None,
+                status=Status.STATIC_REJECT if kind == "rejected" else None,
+                extra={"result_kind": kind} if kind else None,
+            )
 
     def finish(self) -> Run:
         self.flush()
@@ -283,22 +308,35 @@ class _Log:
             if n:
                 self.run.flags.append(
                     f"tokens: Cursor keeps only session totals (result.usage: {base_in + reads + writes} in, "
-                    f"{out} out); shared over the {n} model calls by context and output length")
+                    f"{out} out); shared over the {n} model calls by context and output length"
+                )
         if res:
             self.run.exit_status = opt_str(res.get("subtype"))
             for key in ("duration_ms", "duration_api_ms", "is_error"):
                 if res.get(key) is not None:
                     self.run.extra[key] = res[key]
         else:
-            self.run.flags.append("no result line: the session did not finish (or the log is cut short)")
+            self.run.flags.append(
+                "no result line: the session did not finish (or the log is cut short)"
+            )
         run = self.b.finish()
         if base_in is not None or out is not None:
             # the cache split is the session's only (no call records it): kept, not compared
-            run.extra["usage"] = {"input_tokens": base_in, "cache_read_tokens": reads,
-                                  "cache_write_tokens": writes, "output_tokens": out}
-            set_source_totals(run, totals_from_counts(
-                input_tokens=(base_in or 0) + reads + writes, output_tokens=out,
-                source=f"{self.path.name} result.usage", cache_separate=False))
+            run.extra["usage"] = {
+                "input_tokens": base_in,
+                "cache_read_tokens": reads,
+                "cache_write_tokens": writes,
+                "output_tokens": out,
+            }
+            set_source_totals(
+                run,
+                totals_from_counts(
+                    input_tokens=(base_in or 0) + reads + writes,
+                    output_tokens=out,
+                    source=f"{self.path.name} result.usage",
+                    cache_separate=False,
+                ),
+            )
         return run
 
 
@@ -306,7 +344,7 @@ READER = Reader(
     name=NAME,
     summary="Cursor CLI stream-json (cursor-agent --output-format stream-json), JSONL or wrapped in steps[]",
     detects_on='JSONL events with "type" system/user/assistant/thinking/tool_call/result and '
-               '"model_call_id" / "timestamp_ms"; or {"schema_version": "cursor-jsonl-v1", "steps": [...]}',
+    '"model_call_id" / "timestamp_ms"; or {"schema_version": "cursor-jsonl-v1", "steps": [...]}',
     extensions=(".jsonl", ".json", ".txt"),
     sniff=sniffs.cursor_cli,
     read=read,

@@ -51,20 +51,57 @@ if TYPE_CHECKING:
 
 #: file endings a folder walk picks up (content still decides the format)
 TRACE_SUFFIXES = (
-    ".jsonl", ".jsonl.gz", ".json", ".json.gz", ".traj", ".eval", ".ndjson", ".txt", ".cast",
+    ".jsonl",
+    ".jsonl.gz",
+    ".json",
+    ".json.gz",
+    ".traj",
+    ".eval",
+    ".ndjson",
+    ".txt",
+    ".cast",
 )
 _SKIP_NAMES = {"FORMATS.md", "SOURCES.md"}
 
 #: names of sidecar files (lower case): read for outcomes and metadata, never as logs
-SIDECAR_NAMES = frozenset({
-    "result.json", "results.json", "config.json", "metadata.json", "meta.json",
-    "run_metadata.json", "reward.txt", "reward.json", "ctrf.json", "all_preds.jsonl",
-    "preds.json", "preds.jsonl", "predictions.json", "predictions.jsonl", "report.json",
-    "trial.log", "job.log", "exception.txt", "test-stdout.txt", "test-stderr.txt",
-    "commands.txt", "post-test.txt", "pre-agent.txt", "post-agent.txt", "manifest.json",
-    "args.yaml", "metadata.yaml", "config.yaml", "run_instance.log", "test_output.txt",
-    "patch.diff", "eval.sh", "return-code.txt", "command.txt",
-})
+SIDECAR_NAMES = frozenset(
+    {
+        "result.json",
+        "results.json",
+        "config.json",
+        "metadata.json",
+        "meta.json",
+        "run_metadata.json",
+        "reward.txt",
+        "reward.json",
+        "ctrf.json",
+        "all_preds.jsonl",
+        "preds.json",
+        "preds.jsonl",
+        "predictions.json",
+        "predictions.jsonl",
+        "report.json",
+        "trial.log",
+        "job.log",
+        "exception.txt",
+        "test-stdout.txt",
+        "test-stderr.txt",
+        "commands.txt",
+        "post-test.txt",
+        "pre-agent.txt",
+        "post-agent.txt",
+        "manifest.json",
+        "args.yaml",
+        "metadata.yaml",
+        "config.yaml",
+        "run_instance.log",
+        "test_output.txt",
+        "patch.diff",
+        "eval.sh",
+        "return-code.txt",
+        "command.txt",
+    }
+)
 #: files under these folders are sidecars (verifier output, SWE-bench evaluation logs)
 SIDECAR_DIRS = frozenset({"verifier", "run_evaluation", "patches", "eval_outputs"})
 _SIDECAR_SUFFIXES = (".patch", ".diff", ".pred")
@@ -87,7 +124,11 @@ TRIAL_LOG_ORDER = (
 
 def is_trace_name(name: str) -> bool:
     """A file name a folder walk reads (content still decides the format)."""
-    return name not in _SKIP_NAMES and name.lower().endswith(TRACE_SUFFIXES) and not name.startswith(".")
+    return (
+        name not in _SKIP_NAMES
+        and name.lower().endswith(TRACE_SUFFIXES)
+        and not name.startswith(".")
+    )
 
 
 def is_sidecar(path: PurePath) -> bool:
@@ -259,8 +300,18 @@ _TRAJ_NAME = LazyPattern(
     r"(^|[._-])output\.jsonl|\.eval$|\.cast$",
     re.IGNORECASE,
 )
-_TRAJ_DIRS = frozenset({"trajs", "trajectories", "sessions", "rollouts", "transcripts", "agent",
-                        "agent-logs", "episodes"})
+_TRAJ_DIRS = frozenset(
+    {
+        "trajs",
+        "trajectories",
+        "sessions",
+        "rollouts",
+        "transcripts",
+        "agent",
+        "agent-logs",
+        "episodes",
+    }
+)
 _TRAJ_KEYS = LazyPattern(
     rb'"(messages|steps|history|trajectory|traj|turns|conversation|transcript|tool_calls|'
     rb'tool_use|function_call|role|observation|action|events|spans|resourceSpans)"\s*:'
@@ -299,7 +350,9 @@ def looks_like_trajectory(path: Path) -> bool:
     if is_sidecar(path):
         return False
     name = path.name
-    if _TRAJ_NAME.rx.search(name) or any(part.lower() in _TRAJ_DIRS for part in path.parent.parts[-2:]):
+    if _TRAJ_NAME.rx.search(name) or any(
+        part.lower() in _TRAJ_DIRS for part in path.parent.parts[-2:]
+    ):
         return True
     try:
         head = read_head(path).head

@@ -64,7 +64,7 @@ def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
                 target = obj.get("$rewindTo")
                 keys = list(messages)
                 if target in messages:
-                    for k in keys[keys.index(target):]:
+                    for k in keys[keys.index(target) :]:
                         del messages[k]
                 else:
                     messages.clear()
@@ -76,12 +76,16 @@ def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
                 meta.update(obj)
             # anything else: an unknown record kind, ignored
         if not gemini_meta(meta):
-            raise InputError("not a Gemini CLI session (no sessionId / projectHash metadata line)", path)
+            raise InputError(
+                "not a Gemini CLI session (no sessionId / projectHash metadata line)", path
+            )
         doc = {**meta, "messages": list(meta.get("messages") or []) or list(messages.values())}
     else:
         doc, warnings = load_document(path)
         if not gemini_meta(doc) or not isinstance(doc.get("messages"), list):
-            raise InputError("not a Gemini CLI session (no sessionId / projectHash / messages)", path)
+            raise InputError(
+                "not a Gemini CLI session (no sessionId / projectHash / messages)", path
+            )
     run = _run(doc, path)
     if lines is not None:
         lines.settle(run)
@@ -95,7 +99,13 @@ def _usage(tokens: Any) -> Usage | None:
     if tin is None and tout is None:
         return None
     tool, thoughts = opt_count(t.get("tool")) or 0, opt_count(t.get("thoughts")) or 0
-    return Usage((tin or 0) + tool, (tout or 0) + thoughts, opt_count(t.get("cached")) or None, None, thoughts or None)
+    return Usage(
+        (tin or 0) + tool,
+        (tout or 0) + thoughts,
+        opt_count(t.get("cached")) or None,
+        None,
+        thoughts or None,
+    )
 
 
 def _tool_result(tc: dict[str, Any]) -> tuple[str, bool]:
@@ -128,7 +138,11 @@ def _tool_result(tc: dict[str, Any]) -> tuple[str, bool]:
 
 
 def _run(doc: dict[str, Any], path: Path) -> Run:
-    extra = {k: doc[k] for k in ("projectHash", "startTime", "lastUpdated", "summary", "kind") if doc.get(k)}
+    extra = {
+        k: doc[k]
+        for k in ("projectHash", "startTime", "lastUpdated", "summary", "kind")
+        if doc.get(k)
+    }
     run = Run(
         run_id=id_str(doc.get("sessionId")) or stem(path),
         harness="gemini-cli",
@@ -148,24 +162,46 @@ def _run(doc: dict[str, Any], path: Path) -> Run:
             if run.model is None:
                 run.model = model
             thoughts = "\n".join(
-                ": ".join(x for x in (opt_str(as_dict(t).get("subject")), opt_str(as_dict(t).get("description"))) if x)
+                ": ".join(
+                    x
+                    for x in (
+                        opt_str(as_dict(t).get("subject")),
+                        opt_str(as_dict(t).get("description")),
+                    )
+                    if x
+                )
                 for t in as_list(m.get("thoughts"))
             )
             calls = [as_dict(tc) for tc in as_list(m.get("toolCalls"))]
             drafts = b.assistant(
                 text,
-                [ToolCall(id_str(tc.get("id")), opt_str(tc.get("name")), tc.get("args")) for tc in calls],
-                usage=_usage(m.get("tokens")), reasoning=thoughts, t_end=ts, model=model, always=True,
+                [
+                    ToolCall(id_str(tc.get("id")), opt_str(tc.get("name")), tc.get("args"))
+                    for tc in calls
+                ],
+                usage=_usage(m.get("tokens")),
+                reasoning=thoughts,
+                t_end=ts,
+                model=model,
+                always=True,
             )
             for d, tc in zip(drafts if calls else [], calls, strict=False):
                 status_raw = opt_str(tc.get("status"))
                 out, is_err = _tool_result(tc)
-                if status_raw in (None, "scheduled", "validating", "executing", "awaiting_approval") and not out:
+                if (
+                    status_raw
+                    in (None, "scheduled", "validating", "executing", "awaiting_approval")
+                    and not out
+                ):
                     continue  # never ran: no result
-                b.fill(d, out, is_error=True if (is_err or status_raw == "error") else None,
-                       ts=parse_time(tc.get("timestamp")) or ts,
-                       status=Status.STATIC_REJECT if status_raw == "cancelled" else None,
-                       extra={"tool_status": status_raw} if status_raw else None)
+                b.fill(
+                    d,
+                    out,
+                    is_error=True if (is_err or status_raw == "error") else None,
+                    ts=parse_time(tc.get("timestamp")) or ts,
+                    status=Status.STATIC_REJECT if status_raw == "cancelled" else None,
+                    extra={"tool_status": status_raw} if status_raw else None,
+                )
         elif typ == "error":
             b.error(text or "error", ts=ts)
         else:

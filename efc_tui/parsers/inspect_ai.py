@@ -90,8 +90,17 @@ def _read_json(path: Path) -> Iterator[Run]:
 def _read_eval(path: Path) -> Iterator[Run]:
     try:
         zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, struct.error,
-            NotImplementedError, RuntimeError, OverflowError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zlib.error,
+        EOFError,
+        OSError,
+        ValueError,
+        struct.error,
+        NotImplementedError,
+        RuntimeError,
+        OverflowError,
+    ) as exc:
         raise InputError(f"not a readable .eval (zip) file: {exc}", path) from None
     with zf:
         try:
@@ -104,10 +113,14 @@ def _read_eval(path: Path) -> Iterator[Run]:
             if name in by_name:
                 header = as_dict(_member_json(zf, path, by_name[name]))
                 break
-        samples = [i for i in infos if i.filename.startswith("samples/") and i.filename.endswith(".json")]
+        samples = [
+            i for i in infos if i.filename.startswith("samples/") and i.filename.endswith(".json")
+        ]
         notes: list[str] = []
         if not header and not samples:
-            raise InputError("not an Inspect AI .eval log (no header.json or samples/ inside the zip)", path)
+            raise InputError(
+                "not an Inspect AI .eval log (no header.json or samples/ inside the zip)", path
+            )
         if not samples:
             raise InputError("Inspect AI .eval log holds no samples", path)
         for info in samples:
@@ -120,13 +133,16 @@ def _read_eval(path: Path) -> Iterator[Run]:
             yield run
 
 
-def _member_json(zf: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo,
-                 notes: list[str] | None = None) -> Any:
+def _member_json(
+    zf: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo, notes: list[str] | None = None
+) -> Any:
     data = _member_bytes(zf, path, info)
     try:
         value, repaired = loads_repairing(data)
     except Exception as exc:  # orjson.JSONDecodeError, RecursionError
-        raise InputError(f"{info.filename} inside the .eval is not valid JSON ({exc})", path) from None
+        raise InputError(
+            f"{info.filename} inside the .eval is not valid JSON ({exc})", path
+        ) from None
     if repaired and notes is not None:
         notes.append("invalid UTF-8 or lone surrogate escapes replaced by U+FFFD")
     return value
@@ -134,7 +150,9 @@ def _member_json(zf: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo,
 
 def _member_bytes(zf: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo) -> bytes:
     if info.file_size > _MAX_MEMBER:
-        raise InputError(f"{info.filename} inside the .eval is too large ({info.file_size} bytes)", path)
+        raise InputError(
+            f"{info.filename} inside the .eval is too large ({info.file_size} bytes)", path
+        )
     if info.compress_type == ZIP_ZSTD:
         return _zstd_member(path, info)
     try:
@@ -145,8 +163,16 @@ def _member_bytes(zf: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo) -> byt
             "which efc-tui cannot read",
             path,
         ) from None
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, RuntimeError, struct.error,
-            OverflowError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zlib.error,
+        EOFError,
+        OSError,
+        ValueError,
+        RuntimeError,
+        struct.error,
+        OverflowError,
+    ) as exc:
         raise InputError(f"{info.filename} inside the .eval is corrupt: {exc}", path) from None
 
 
@@ -181,9 +207,13 @@ def _zstd_member(path: Path, info: zipfile.ZipInfo) -> bytes:
                 if len(out) > info.file_size:
                     break
     except zstandard.ZstdError as exc:
-        raise InputError(f"{info.filename} inside the .eval is corrupt (zstd: {exc})", path) from None
+        raise InputError(
+            f"{info.filename} inside the .eval is corrupt (zstd: {exc})", path
+        ) from None
     if len(out) != info.file_size or (zlib.crc32(out) & 0xFFFFFFFF) != info.CRC:
-        raise InputError(f"{info.filename} inside the .eval is corrupt (size or CRC mismatch)", path)
+        raise InputError(
+            f"{info.filename} inside the .eval is corrupt (size or CRC mismatch)", path
+        )
     return bytes(out)
 
 
@@ -258,7 +288,9 @@ def _usage(u: Any) -> Usage | None:
         all_in: int | None = total - tout
     else:
         all_in = tin
-    return Usage(all_in, tout, cr, cw, opt_count(u.get("reasoning_tokens")), as_float(u.get("total_cost")))
+    return Usage(
+        all_in, tout, cr, cw, opt_count(u.get("reasoning_tokens")), as_float(u.get("total_cost"))
+    )
 
 
 def _sample_run(header: dict[str, Any], sample: dict[str, Any], path: Path) -> Run:
@@ -268,8 +300,11 @@ def _sample_run(header: dict[str, Any], sample: dict[str, Any], path: Path) -> R
     epoch = opt_count(sample.get("epoch")) or 1
     eval_run = id_str(ev.get("run_id")) or stem(path)
     config = as_dict(ev.get("config"))
-    budget = {k: config[k] for k in ("message_limit", "token_limit", "time_limit", "working_limit", "epochs")
-              if config.get(k) is not None}
+    budget = {
+        k: config[k]
+        for k in ("message_limit", "token_limit", "time_limit", "working_limit", "epochs")
+        if config.get(k) is not None
+    }
     for k in ("message_limit", "token_limit", "time_limit", "working_limit"):
         if sample.get(k) is not None:
             budget[k] = sample[k]
@@ -281,7 +316,9 @@ def _sample_run(header: dict[str, Any], sample: dict[str, Any], path: Path) -> R
         first = scores[first_name]
         value = first.get("value") if isinstance(first, dict) else first
         success = score_success(value)
-        extra["scores"] = {k: (v.get("value") if isinstance(v, dict) else v) for k, v in scores.items()}
+        extra["scores"] = {
+            k: (v.get("value") if isinstance(v, dict) else v) for k, v in scores.items()
+        }
         extra["success_from"] = f"score {first_name!r}"
     if sample.get("error"):
         success = False if success is None else success
@@ -405,14 +442,26 @@ def _from_events(b: RunBuilder, events: list[Any], sample: dict[str, Any], refs:
                 seen.add(_message_key(message))
                 msg = chat_message(refs(message))
                 if msg is not None:
-                    b.assistant(msg.text, msg.calls, usage=_usage(out.get("usage")), reasoning=msg.reasoning,
-                                t_start=ts, t_end=t_end, model=opt_str(out.get("model")))
+                    b.assistant(
+                        msg.text,
+                        msg.calls,
+                        usage=_usage(out.get("usage")),
+                        reasoning=msg.reasoning,
+                        t_start=ts,
+                        t_end=t_end,
+                        model=opt_str(out.get("model")),
+                    )
             elif _usage(out.get("usage")) is not None:
-                b.assistant("", (), usage=_usage(out.get("usage")), t_start=ts, t_end=t_end, always=True)
+                b.assistant(
+                    "", (), usage=_usage(out.get("usage")), t_start=ts, t_end=t_end, always=True
+                )
             err = e.get("error")
             if err:
-                b.error(text_of(err) if not isinstance(err, str) else err, ts=t_end or ts,
-                        extra={"model_error": True})
+                b.error(
+                    text_of(err) if not isinstance(err, str) else err,
+                    ts=t_end or ts,
+                    extra={"model_error": True},
+                )
         elif typ == "tool":
             cid = id_str(e.get("id"))
             name = opt_str(e.get("function"))
@@ -425,11 +474,17 @@ def _from_events(b: RunBuilder, events: list[Any], sample: dict[str, Any], refs:
                 emsg = opt_str(refs(err.get("message"))) or ""
                 text = (text + "\n" + emsg).strip() if emsg and emsg not in text else text
             status = Status.STATIC_REJECT if etype in ("parsing", "approval") else None
-            d = b.result(cid, text, name=name, is_error=True if err else None,
-                         timed_out=True if etype == "timeout" else None,
-                         ts=parse_time(e.get("completed")) or ts, status=status,
-                         truncated=bool(e.get("truncated")),
-                         extra={"tool_error": etype} if etype else None)
+            d = b.result(
+                cid,
+                text,
+                name=name,
+                is_error=True if err else None,
+                timed_out=True if etype == "timeout" else None,
+                ts=parse_time(e.get("completed")) or ts,
+                status=status,
+                truncated=bool(e.get("truncated")),
+                extra={"tool_error": etype} if etype else None,
+            )
             mid = e.get("message_id")
             if isinstance(mid, str):
                 seen.add(mid)

@@ -59,12 +59,21 @@ class LabelRow:
 
     @property
     def specificity(self) -> int:
-        return sum(x is not None for x in (self.run_id, self.task_id, self.paths or None, self.any_key))
+        return sum(
+            x is not None for x in (self.run_id, self.task_id, self.paths or None, self.any_key)
+        )
 
     def describe(self) -> str:
-        parts = [f"{k} {v}" for k, v in (("run_id", self.run_id), ("task_id", self.task_id),
-                                         ("path", self.paths[0] if self.paths else None),
-                                         ("key", self.any_key)) if v is not None]
+        parts = [
+            f"{k} {v}"
+            for k, v in (
+                ("run_id", self.run_id),
+                ("task_id", self.task_id),
+                ("path", self.paths[0] if self.paths else None),
+                ("key", self.any_key),
+            )
+            if v is not None
+        ]
         return ", ".join(parts)
 
 
@@ -80,7 +89,9 @@ def _success(value: Any, where: Path, line: int) -> bool | None:
         return False
     if text in _BLANK:
         return None
-    raise InputError(f"success {str(value)[:40]!r} is not true/false, 1/0, yes/no or blank", where, line)
+    raise InputError(
+        f"success {str(value)[:40]!r} is not true/false, 1/0, yes/no or blank", where, line
+    )
 
 
 def _reward(value: Any, where: Path, line: int) -> float | None:
@@ -143,7 +154,10 @@ def _csv_rows(text: str, where: Path) -> Iterator[LabelRow]:
     if not any(n in names for n in (*_RUN_KEYS, *_TASK_KEYS, *_PATH_KEYS)):
         raise InputError(
             "the header names no key column: expected run_id, task_id (instance_id) or path "
-            "(trajectory_file)", where, 1)
+            "(trajectory_file)",
+            where,
+            1,
+        )
     if not any(n in names for n in ("success", "reward")):
         raise InputError("the header names no success or reward column", where, 1)
     try:
@@ -152,7 +166,9 @@ def _csv_rows(text: str, where: Path) -> Iterator[LabelRow]:
             if not any(v.strip() for v in values):
                 continue
             if len(values) > len(names):
-                raise InputError(f"{len(values)} fields where the header has {len(names)}", where, line)
+                raise InputError(
+                    f"{len(values)} fields where the header has {len(names)}", where, line
+                )
             yield _row(dict(zip(names, values, strict=False)), where, line)
     except csv.Error as exc:
         raise InputError(f"not valid CSV: {exc}", where, reader.line_num) from None
@@ -178,7 +194,9 @@ def _json_items(text: str, where: Path) -> Iterator[tuple[int, str | None, Any]]
     dec = json.JSONDecoder()
     pos = _skip_ws(text, 0)
     if pos >= len(text) or text[pos] not in "[{":
-        raise InputError("a JSON labels file is a list of objects or one object", where, _line_of(text, pos))
+        raise InputError(
+            "a JSON labels file is a list of objects or one object", where, _line_of(text, pos)
+        )
     is_list = text[pos] == "["
     close = "]" if is_list else "}"
     pos = _skip_ws(text, pos + 1)
@@ -258,7 +276,10 @@ class Labels:
 
     def __post_init__(self) -> None:
         for row in self.rows:
-            keys = [f"r:{row.run_id}" if row.run_id else None, f"t:{row.task_id}" if row.task_id else None]
+            keys = [
+                f"r:{row.run_id}" if row.run_id else None,
+                f"t:{row.task_id}" if row.task_id else None,
+            ]
             keys += [f"p:{p}" for p in row.paths]
             if row.any_key is not None:
                 keys += [f"r:{row.any_key}", f"t:{row.any_key}"]
@@ -296,12 +317,13 @@ class Labels:
         top = [r for r in found.values() if r.specificity == best]
         if len({(r.success, r.reward) for r in top}) > 1:
             lines = ", ".join(str(r.line) for r in sorted(top, key=lambda r: r.line))
-            run.warnings.append(f"labels {self.path}: lines {lines} disagree about this run; none applied")
+            run.warnings.append(
+                f"labels {self.path}: lines {lines} disagree about this run; none applied"
+            )
             return None
         return min(top, key=lambda r: r.line)
 
-    def apply(self, run: Run, path: str | Path | None = None,
-              threshold: float = 1.0) -> bool:
+    def apply(self, run: Run, path: str | Path | None = None, threshold: float = 1.0) -> bool:
         """Put this file's label on the run (it wins over any other source)."""
         row = self.lookup(run, path)
         if row is None:
@@ -332,8 +354,11 @@ def load_labels(path: str | Path) -> Labels:
     except IsADirectoryError:
         raise InputError("is a folder, not a labels file", p) from None
     except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start})", p,
-                         _line_of(exc.object[: exc.start].decode("utf-8", "replace"), exc.start)) from None
+        raise InputError(
+            f"not UTF-8 text (byte {exc.start})",
+            p,
+            _line_of(exc.object[: exc.start].decode("utf-8", "replace"), exc.start),
+        ) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", p) from None
     suffix = p.suffix.lower()

@@ -98,9 +98,13 @@ def _usage(response: dict[str, Any]) -> tuple[int, int, int, int] | None:
     if not isinstance(u, dict):
         return None
     tin = as_count(u.get("prompt_tokens") if "prompt_tokens" in u else u.get("input_tokens"))
-    tout = as_count(u.get("completion_tokens") if "completion_tokens" in u else u.get("output_tokens"))
+    tout = as_count(
+        u.get("completion_tokens") if "completion_tokens" in u else u.get("output_tokens")
+    )
     details = as_dict(u.get("prompt_tokens_details"))
-    cache_read = as_count(details.get("cached_tokens")) or as_count(u.get("cache_read_input_tokens"))
+    cache_read = as_count(details.get("cached_tokens")) or as_count(
+        u.get("cache_read_input_tokens")
+    )
     cache_write = as_count(u.get("cache_creation_input_tokens"))
     return tin, tout, cache_read, cache_write
 
@@ -179,8 +183,15 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
                 # v1 observations, and tool messages whose id matches nothing: oldest open action
                 target = next((d for d in queue if not d.has_result), None)
             if target is None:
-                drafts.append(Draft(observation=text, step=step, t_start=ts, images=images,
-                                    extra={"role": as_str(role) or "user"}))
+                drafts.append(
+                    Draft(
+                        observation=text,
+                        step=step,
+                        t_start=ts,
+                        images=images,
+                        extra={"role": as_str(role) or "user"},
+                    )
+                )
                 continue
             target.observation = text
             target.has_result = True
@@ -233,7 +244,9 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
         flags=list(fin.flags),
     )
     if model is None and response_model is not None:
-        run.flags.append("model: read from the API response (info.config.model.model_name is absent)")
+        run.flags.append(
+            "model: read from the API response (info.config.model.model_name is absent)"
+        )
     for key in ("exit_status", "mini_version"):
         if info.get(key) is not None:
             run.extra[key] = info[key]
@@ -245,15 +258,21 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
     if run.cost_usd is None and fin.cost_usd is not None:
         run.cost_usd = round(fin.cost_usd, 10)
     elif run.cost_usd is not None:
-        set_source_totals(run, totals_from_counts(cost_usd=run.cost_usd, source=f"{path.name} info.model_stats"))
+        set_source_totals(
+            run, totals_from_counts(cost_usd=run.cost_usd, source=f"{path.name} info.model_stats")
+        )
     if as_int(stats.get("api_calls")) is not None:
         run.extra["api_calls"] = stats["api_calls"]
     run.extra["usage"] = {
-        "tokens_in": fin.tokens_in, "tokens_out": fin.tokens_out,
-        "cache_read_tokens": fin.cache_read, "cache_write_tokens": fin.cache_write,
+        "tokens_in": fin.tokens_in,
+        "tokens_out": fin.tokens_out,
+        "cache_read_tokens": fin.cache_read,
+        "cache_write_tokens": fin.cache_write,
     }
     if not any(d.t_end is not None for d in drafts) and any(d.t_start is not None for d in drafts):
-        run.flags.append("wall time: from the API's response.created (whole seconds); no result timestamps")
+        run.flags.append(
+            "wall time: from the API's response.created (whole seconds); no result timestamps"
+        )
     return run
 
 

@@ -36,10 +36,32 @@ SCHEMA_ID = "efc-trace/1"
 CHARS_PER_TOKEN = 4
 
 _RUN_KEYS = {
-    "type", "schema", "run_id", "task_id", "task_family", "harness", "model", "budget",
-    "success", "reward", "success_from", "exit_status", "cost_usd", "task_demand",
+    "type",
+    "schema",
+    "run_id",
+    "task_id",
+    "task_family",
+    "harness",
+    "model",
+    "budget",
+    "success",
+    "reward",
+    "success_from",
+    "exit_status",
+    "cost_usd",
+    "task_demand",
 }
-_STEP_KEYS = {"type", "t", "action", "observation", "update", "usage", "refs", "oracle", "timestamp"}
+_STEP_KEYS = {
+    "type",
+    "t",
+    "action",
+    "observation",
+    "update",
+    "usage",
+    "refs",
+    "oracle",
+    "timestamp",
+}
 _KINDS = {k.value: k for k in EventKind}
 _STATUSES = {s.value: s for s in Status}
 #: the native sniff (``READER.sniff``), by the name the live follower (app/tail.py) asks for
@@ -97,12 +119,19 @@ def parse_header(obj: dict[str, Any], path: Path, index: int) -> Run:
     if td is not None:
         td = _obj(td, "task_demand")
         demand = TaskDemand(
-            **{k: _num(td.get(k), f"task_demand.{k}") for k in ("L", "H_tool", "S_state", "N_obs", "V_ver")}
+            **{
+                k: _num(td.get(k), f"task_demand.{k}")
+                for k in ("L", "H_tool", "S_state", "N_obs", "V_ver")
+            }
         )
     budget = _obj(obj.get("budget"), "budget")
     reward = obj.get("reward")
-    if reward is not None and (isinstance(reward, bool) or not isinstance(reward, int | float)
-                               or reward != reward or reward in (float("inf"), float("-inf"))):
+    if reward is not None and (
+        isinstance(reward, bool)
+        or not isinstance(reward, int | float)
+        or reward != reward
+        or reward in (float("inf"), float("-inf"))
+    ):
         raise MalformedLine(f"reward must be a finite number or null, not {reward!r}")
     return Run(
         run_id=str(run_id),
@@ -178,8 +207,10 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
 
     kind_raw = action.get("kind")
     if kind_raw is None:
-        kind = infer_kind(tool, action_text, after_failure=prev_failed) if (tool or action_text) else (
-            EventKind.MESSAGE
+        kind = (
+            infer_kind(tool, action_text, after_failure=prev_failed)
+            if (tool or action_text)
+            else (EventKind.MESSAGE)
         )
         flags.append("kind")
     else:
@@ -213,7 +244,9 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
     else:
         found_status = _STATUSES.get(status_raw) if type(status_raw) is str else None
         if found_status is None:
-            raise MalformedLine(f"observation.status {status_raw!r} is not one of {', '.join(_STATUSES)}")
+            raise MalformedLine(
+                f"observation.status {status_raw!r} is not one of {', '.join(_STATUSES)}"
+            )
         status = found_status
 
     tin = _usage_num(usage, "tokens_in")
@@ -228,7 +261,11 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
         flags.append("wall_s")
     tool_calls = _usage_num(usage, "tool_calls")
     if tool_calls is None:
-        tool_calls = 1 if kind in (EventKind.TOOL, EventKind.CHECK) or (tool and kind is not EventKind.MESSAGE) else 0
+        tool_calls = (
+            1
+            if kind in (EventKind.TOOL, EventKind.CHECK) or (tool and kind is not EventKind.MESSAGE)
+            else 0
+        )
     memory_write = update.get("memory_write")
     plan = update.get("plan")
     ops = _usage_num(usage, "ops")
@@ -241,7 +278,9 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
         if not isinstance(refs_raw, list | tuple) or not all(
             type(r) is int and 0 <= r < index for r in refs_raw
         ):
-            raise MalformedLine(f"refs must be a list of indices of earlier events (< {index}), got {refs_raw!r}")
+            raise MalformedLine(
+                f"refs must be a list of indices of earlier events (< {index}), got {refs_raw!r}"
+            )
         refs = tuple(refs_raw)
     else:
         refs = ()
@@ -301,9 +340,20 @@ def _compiled_step() -> Any:
     if fast is None:
         return None
     try:
-        fast.setup_native(Event, tuple(f.name for f in fields(Event)), Checks, _KINDS, _STATUSES,
-                          infer_kind, classify_observation, EventKind.MESSAGE, EventKind.TOOL,
-                          EventKind.CHECK, Status.NONE, Status.PASSED)
+        fast.setup_native(
+            Event,
+            tuple(f.name for f in fields(Event)),
+            Checks,
+            _KINDS,
+            _STATUSES,
+            infer_kind,
+            classify_observation,
+            EventKind.MESSAGE,
+            EventKind.TOOL,
+            EventKind.CHECK,
+            Status.NONE,
+            Status.PASSED,
+        )
     except ValueError:  # the model's Event changed under the compiled code: Python builds it
         return None
     return fast.native_step
@@ -330,7 +380,9 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
             while pos < end:
                 if compiled_lines is not None and run is not None:
                     # the step lines it takes, up to the first it leaves to the code below
-                    pos, taken, prev_failed = compiled_lines(block, pos, end, run.events, prev_failed, orjson.loads)
+                    pos, taken, prev_failed = compiled_lines(
+                        block, pos, end, run.events, prev_failed, orjson.loads
+                    )
                     lineno += taken
                     if pos >= end:
                         break
@@ -365,10 +417,14 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
                         prev_failed = False
                         continue
                     if run is None:
-                        raise MalformedLine('the first line must be the run header {"type": "run", ...}')
+                        raise MalformedLine(
+                            'the first line must be the run header {"type": "run", ...}'
+                        )
                     if typ != "step":
                         raise MalformedLine(f'unknown line type {typ!r} (expected "run" or "step")')
-                    event = compiled_step(obj, len(run.events), prev_failed) if compiled_step else None
+                    event = (
+                        compiled_step(obj, len(run.events), prev_failed) if compiled_step else None
+                    )
                     if event is None:
                         event = step_to_event(obj, len(run.events), prev_failed)
                     if event.status is not Status.NONE:  # has a verdict
@@ -426,7 +482,9 @@ def _blocks(f: Any, path: Path, size: int) -> Iterator[tuple[bytes, int, int]]:
                 yield chunk, start, cut
             pending = [chunk[cut:]] if cut < len(chunk) else []
     except (EOFError, OSError, zlib.error) as exc:
-        raise InputError(f"cannot read further (corrupt or truncated compressed data: {exc})", path) from None
+        raise InputError(
+            f"cannot read further (corrupt or truncated compressed data: {exc})", path
+        ) from None
 
 
 READER = Reader(

@@ -77,14 +77,22 @@ def step_object(ev: Event) -> dict[str, Any]:
     usage["ops"] = ev.ops
 
     # fields the reader kept from the source's sub-objects go back where they came from
-    for name, part in (("action", action), ("observation", observation), ("update", update),
-                       ("usage", usage)):
+    for name, part in (
+        ("action", action),
+        ("observation", observation),
+        ("update", update),
+        ("usage", usage),
+    ):
         rest = extra.pop(name, None)
         if isinstance(rest, dict):
             for k, v in rest.items():
                 part.setdefault(k, v)
-    obj: dict[str, Any] = {"type": "step", "t": ev.step, "action": action,
-                           "observation": observation}
+    obj: dict[str, Any] = {
+        "type": "step",
+        "t": ev.step,
+        "action": action,
+        "observation": observation,
+    }
     if update:
         obj["update"] = update
     obj["usage"] = usage

@@ -75,7 +75,9 @@ def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
     if jsonl_layout(path, head):
         source = JsonlSource(path, options)
         objs = [obj for _, obj in source if agents_span(obj)]
-        source.require(len(objs), "trace or span", "not OpenAI Agents SDK traces: no trace or span objects")
+        source.require(
+            len(objs), "trace or span", "not OpenAI Agents SDK traces: no trace or span objects"
+        )
         for run in _trace_runs(objs, path):
             yield source.settle(run)
         return
@@ -128,8 +130,13 @@ class _Items:
     def flush(self) -> list[Draft]:
         if not (self.text or self.reasoning or self.calls or self.usage):
             return []
-        drafts = self.b.assistant("\n".join(self.text), self.calls, usage=self.usage,
-                                  reasoning="\n".join(self.reasoning), model=self.model)
+        drafts = self.b.assistant(
+            "\n".join(self.text),
+            self.calls,
+            usage=self.usage,
+            reasoning="\n".join(self.reasoning),
+            model=self.model,
+        )
         self.text, self.reasoning, self.calls, self.usage = [], [], [], None
         return drafts
 
@@ -151,8 +158,10 @@ class _Items:
         self.flush()
         if typ.endswith("_call_output"):
             out = it.get("output")
-            self.b.result(id_str(it.get("call_id")), result_text(out if not isinstance(out, dict) else
-                                                                 out.get("text", out)))
+            self.b.result(
+                id_str(it.get("call_id")),
+                result_text(out if not isinstance(out, dict) else out.get("text", out)),
+            )
         elif role in ("user", "system", "developer") or typ == "message":
             text, _ = content_text(it.get("content"))
             if role == "user" and text:
@@ -166,8 +175,12 @@ def _item_call(it: dict[str, Any]) -> ToolCall:
         args = parse_json_text(it.get("arguments") if "arguments" in it else it.get("input"))
         return ToolCall(cid, opt_str(it.get("name")) or typ, args)
     name = typ.removesuffix("_call")
-    args = it.get("action") or it.get("arguments") or it.get("query") or {
-        k: v for k, v in it.items() if k not in ("type", "id", "call_id", "status")}
+    args = (
+        it.get("action")
+        or it.get("arguments")
+        or it.get("query")
+        or {k: v for k, v in it.items() if k not in ("type", "id", "call_id", "status")}
+    )
     return ToolCall(cid, opt_str(it.get("name")) or name, parse_json_text(args))
 
 
@@ -198,13 +211,22 @@ def _run_state(doc: dict[str, Any], path: Path) -> Run:
     items.feed(generated, usage_of)
     if as_dict(doc.get("current_step")).get("type") == "next_step_interruption":
         waiting = as_list(as_dict(as_dict(doc["current_step"]).get("data")).get("interruptions"))
-        run.flags.append(f"the run is paused waiting for {len(waiting)} approval(s) (a human-in-the-loop interruption)")
+        run.flags.append(
+            f"the run is paused waiting for {len(waiting)} approval(s) (a human-in-the-loop interruption)"
+        )
     run = b.finish()
     total = usage_openai(as_dict(doc.get("context")).get("usage"))
     if total is not None and total.known:
-        set_source_totals(run, totals_from_counts(input_tokens=total.input, output_tokens=total.output,
-                                                  cache_tokens=total.cache_read, source=f"{path.name} context.usage",
-                                                  cache_separate=False))
+        set_source_totals(
+            run,
+            totals_from_counts(
+                input_tokens=total.input,
+                output_tokens=total.output,
+                cache_tokens=total.cache_read,
+                source=f"{path.name} context.usage",
+                cache_separate=False,
+            ),
+        )
     return run
 
 
@@ -230,8 +252,10 @@ def _trace_runs(objs: list[Any], path: Path) -> Iterator[Run]:
         if tid not in order:
             order.append(tid)
     for tid in order:
-        group = sorted(spans.get(tid, {}).values(),
-                       key=lambda s: (parse_time(s.get("started_at")) or float("inf")))
+        group = sorted(
+            spans.get(tid, {}).values(),
+            key=lambda s: parse_time(s.get("started_at")) or float("inf"),
+        )
         yield _trace_run(tid, traces.get(tid, {}), group, path)
 
 
@@ -280,10 +304,15 @@ def _trace_run(tid: str, trace: dict[str, Any], group: list[dict[str, Any]], pat
                         msg = chat_message(m)
                         if msg is not None and msg.role == "user":
                             b.feed(msg, t_end=t0)
-                msgs = [chat_message({**as_dict(m), "role": "assistant"}) for m in as_list(data.get("output"))]
+                msgs = [
+                    chat_message({**as_dict(m), "role": "assistant"})
+                    for m in as_list(data.get("output"))
+                ]
                 text = "\n".join(m.text for m in msgs if m is not None and m.text)
                 calls = [c for m in msgs if m is not None for c in m.calls]
-                b.assistant(text, calls, usage=usage, t_start=t0, t_end=t1, model=model, always=True)
+                b.assistant(
+                    text, calls, usage=usage, t_start=t0, t_end=t1, model=model, always=True
+                )
             else:
                 pending = (usage, t0, t1)
         elif typ == "function":
@@ -311,12 +340,20 @@ def _trace_run(tid: str, trace: dict[str, Any], group: list[dict[str, Any]], pat
             b.fill(d, text, ts=t1, is_error=True if err else None, extra=extra)
         elif typ == "handoff":
             settle()
-            b.message(f"handoff: {as_str(data.get('from_agent'))} -> {as_str(data.get('to_agent'))}",
-                      role="system", ts=t1, extra={"handoff": True})
+            b.message(
+                f"handoff: {as_str(data.get('from_agent'))} -> {as_str(data.get('to_agent'))}",
+                role="system",
+                ts=t1,
+                extra={"handoff": True},
+            )
         elif typ == "guardrail" and data.get("triggered"):
             settle()
-            b.error(f"guardrail {as_str(data.get('name'))} tripped", ts=t1, status=Status.STATIC_REJECT,
-                    extra={"guardrail": as_str(data.get("name"))})
+            b.error(
+                f"guardrail {as_str(data.get('name'))} tripped",
+                ts=t1,
+                status=Status.STATIC_REJECT,
+                extra={"guardrail": as_str(data.get("name"))},
+            )
         elif typ == "custom" and as_dict(data.get("data")).get("sdk_span_type") == "task":
             task_usage = usage_openai(as_dict(data.get("data")).get("usage")) or task_usage
     settle()
@@ -324,9 +361,16 @@ def _trace_run(tid: str, trace: dict[str, Any], group: list[dict[str, Any]], pat
         run.extra["agents"] = agents
     run = b.finish()
     if task_usage is not None and task_usage.known:
-        set_source_totals(run, totals_from_counts(input_tokens=task_usage.input, output_tokens=task_usage.output,
-                                                  cache_tokens=task_usage.cache_read,
-                                                  source=f"{path.name} task span usage", cache_separate=False))
+        set_source_totals(
+            run,
+            totals_from_counts(
+                input_tokens=task_usage.input,
+                output_tokens=task_usage.output,
+                cache_tokens=task_usage.cache_read,
+                source=f"{path.name} task span usage",
+                cache_separate=False,
+            ),
+        )
     for e in run.events:
         if e.kind is EventKind.REFLECT and not e.action_text:
             e.extra.setdefault("text_not_exported", True)
@@ -337,8 +381,8 @@ READER = Reader(
     name=NAME,
     summary="OpenAI Agents SDK: exported trace/span JSONL, RunResult.to_input_list() JSON, RunState JSON",
     detects_on='JSONL / JSON of {"object": "trace" | "trace.span", "span_data": {...}}; a JSON list of '
-               'Responses items (function_call, function_call_output, reasoning, ...); '
-               '{"$schemaVersion", "generated_items", "model_responses"}',
+    "Responses items (function_call, function_call_output, reasoning, ...); "
+    '{"$schemaVersion", "generated_items", "model_responses"}',
     extensions=(".jsonl", ".json"),
     sniff=sniffs.openai_agents,
     read=read,

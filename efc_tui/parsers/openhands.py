@@ -59,8 +59,19 @@ from efc_tui.parsers.sniffs import openhands_event, openhands_wrapper
 
 NAME = "openhands"
 _SKIP_ACTIONS = {"change_agent_state", "recall", "null", "pause", "resume"}
-_NOISE = {"thought", "impl_source", "translated_ipython_code", "confirmation_state", "security_risk",
-          "hidden", "blocking", "is_static", "cwd", "is_input", "wait_for_response"}
+_NOISE = {
+    "thought",
+    "impl_source",
+    "translated_ipython_code",
+    "confirmation_state",
+    "security_risk",
+    "hidden",
+    "blocking",
+    "is_static",
+    "cwd",
+    "is_input",
+    "wait_for_response",
+}
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
@@ -91,7 +102,9 @@ def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
     else:
         raise InputError("not an OpenHands event stream (expected a list of events)", path)
     if not any(openhands_event(e) for e in events):
-        raise InputError("not an OpenHands event stream (no events with source and action/observation)", path)
+        raise InputError(
+            "not an OpenHands event stream (no events with source and action/observation)", path
+        )
     run = _run(events, wrapper, path, stem(path))
     run.warnings.extend(warnings)
     yield run
@@ -127,8 +140,14 @@ class _Tokens:
                 self.responses.add(rid)
             if not any(d[:2]):
                 return None, True
-            return Usage(int(d[0]), int(d[1]), int(d[2]) or None, int(d[3]) or None, None,
-                         round(float(d[4]), 10) if d[4] else None), False
+            return Usage(
+                int(d[0]),
+                int(d[1]),
+                int(d[2]) or None,
+                int(d[3]) or None,
+                None,
+                round(float(d[4]), 10) if d[4] else None,
+            ), False
         if rid and rid in self.responses:
             return None, True
         u = usage_openai(resp.get("usage"))
@@ -149,8 +168,13 @@ def _action_text(act: str, args: dict[str, Any], tcm: dict[str, Any], message: s
     if act == "browse_interactive" and isinstance(args.get("browser_actions"), str):
         return args["browser_actions"]
     if act == "finish":
-        return (opt_str(args.get("final_thought")) or opt_str(args.get("message")) or opt_str(args.get("thought"))
-                or message or dumps(args.get("outputs") or {}))
+        return (
+            opt_str(args.get("final_thought"))
+            or opt_str(args.get("message"))
+            or opt_str(args.get("thought"))
+            or message
+            or dumps(args.get("outputs") or {})
+        )
     if act == "think":
         return opt_str(args.get("thought")) or message
     # the model's own call, when the metadata keeps it
@@ -169,7 +193,12 @@ def _run(events: list[Any], wrapper: dict[str, Any], path: Path, default_id: str
     extra: dict[str, Any] = {}
     success = None
     test_result = as_dict(wrapper.get("test_result"))
-    for holder in (wrapper, test_result, as_dict(test_result.get("report")), as_dict(wrapper.get("report"))):
+    for holder in (
+        wrapper,
+        test_result,
+        as_dict(test_result.get("report")),
+        as_dict(wrapper.get("report")),
+    ):
         if isinstance(holder.get("resolved"), bool):
             success = holder["resolved"]
             break
@@ -209,7 +238,9 @@ def _run(events: list[Any], wrapper: dict[str, Any], path: Path, default_id: str
             if obs == "agent_state_changed":
                 final_state = opt_str(extras.get("agent_state")) or final_state
                 if final_state == "error":
-                    reason = opt_str(extras.get("reason")) or opt_str(e.get("message")) or "agent error"
+                    reason = (
+                        opt_str(extras.get("reason")) or opt_str(e.get("message")) or "agent error"
+                    )
                     b.error(reason, ts=ts)
                 continue
             if obs == "null":
@@ -227,7 +258,9 @@ def _run(events: list[Any], wrapper: dict[str, Any], path: Path, default_id: str
             timed_out = None
             if raw_code == -1 or str(raw_code) == "-1":
                 suffix = opt_str(as_dict(extras.get("metadata")).get("suffix")) or ""
-                if re.search(r"no new output after|timed out|timeout", text + suffix, re.IGNORECASE):
+                if re.search(
+                    r"no new output after|timed out|timeout", text + suffix, re.IGNORECASE
+                ):
                     timed_out = True
                 exit_code = None
             is_error = True if obs == "error" or e.get("success") is False else None
@@ -239,8 +272,16 @@ def _run(events: list[Any], wrapper: dict[str, Any], path: Path, default_id: str
                 if not text and obs in ("think", "message"):
                     continue
                 target = b.call(obs or None, None, ts=ts, extra={"orphan_result": True})
-            b.fill(target, text, exit_code=exit_code, is_error=is_error, timed_out=timed_out, ts=ts,
-                   status=status, extra={"observation": obs})
+            b.fill(
+                target,
+                text,
+                exit_code=exit_code,
+                is_error=is_error,
+                timed_out=timed_out,
+                ts=ts,
+                status=status,
+                extra={"observation": obs},
+            )
     if wrapper.get("error"):
         err = wrapper["error"]
         b.error(err if isinstance(err, str) else dumps(err), extra={"harness_error": True})
@@ -253,14 +294,23 @@ def _run(events: list[Any], wrapper: dict[str, Any], path: Path, default_id: str
     acc = as_dict(metrics.get("accumulated_token_usage"))
     if acc:
         cost = as_float(metrics.get("accumulated_cost"))
-        set_source_totals(run, totals_from_counts(
-            input_tokens=acc.get("prompt_tokens"), output_tokens=acc.get("completion_tokens"),
-            cache_tokens=acc.get("cache_read_tokens"), cost_usd=cost if cost else None,
-            source=f"{path.name} metrics", cache_separate=False))
+        set_source_totals(
+            run,
+            totals_from_counts(
+                input_tokens=acc.get("prompt_tokens"),
+                output_tokens=acc.get("completion_tokens"),
+                cache_tokens=acc.get("cache_read_tokens"),
+                cost_usd=cost if cost else None,
+                source=f"{path.name} metrics",
+                cache_separate=False,
+            ),
+        )
     return run
 
 
-def _action(b: RunBuilder, e: dict[str, Any], tokens: _Tokens, ts: float | None, run: Run) -> Draft | None:
+def _action(
+    b: RunBuilder, e: dict[str, Any], tokens: _Tokens, ts: float | None, run: Run
+) -> Draft | None:
     act = opt_str(e.get("action")) or ""
     src = opt_str(e.get("source")) or ""
     args = as_dict(e.get("args"))
@@ -276,9 +326,15 @@ def _action(b: RunBuilder, e: dict[str, Any], tokens: _Tokens, ts: float | None,
         return None  # the system prompt is not an event
     if act == "condensation":
         summary = opt_str(args.get("summary")) or message or "context condensed"
-        b.message(summary, role="system", ts=ts, compaction=True,
-                  extra={"forgotten_event_ids": args.get("forgotten_event_ids")}
-                  if args.get("forgotten_event_ids") else None)
+        b.message(
+            summary,
+            role="system",
+            ts=ts,
+            compaction=True,
+            extra={"forgotten_event_ids": args.get("forgotten_event_ids")}
+            if args.get("forgotten_event_ids")
+            else None,
+        )
         return None
     if act == "message":
         text = opt_str(args.get("content")) or message
@@ -286,7 +342,9 @@ def _action(b: RunBuilder, e: dict[str, Any], tokens: _Tokens, ts: float | None,
         text = "\n".join([text, *notes]).strip()
         if src == "agent":
             usage, elsewhere = tokens.take(e, tcm)
-            drafts = b.assistant(text, (), usage=usage, t_start=ts, t_end=ts, model=model, always=True)
+            drafts = b.assistant(
+                text, (), usage=usage, t_start=ts, t_end=ts, model=model, always=True
+            )
             _mark_elsewhere(drafts, elsewhere)
         else:
             b.message(text, role=src or "user", ts=ts)
@@ -298,7 +356,9 @@ def _action(b: RunBuilder, e: dict[str, Any], tokens: _Tokens, ts: float | None,
     thought = opt_str(args.get("thought")) or ""
     if act == "think":
         thought = ""
-    drafts = b.assistant(thought, [ToolCall(cid, tool, action)], usage=usage, t_start=ts, t_end=ts, model=model)
+    drafts = b.assistant(
+        thought, [ToolCall(cid, tool, action)], usage=usage, t_start=ts, t_end=ts, model=model
+    )
     _mark_elsewhere(drafts, elsewhere)
     d = drafts[0]
     d.extra["action"] = act

@@ -135,8 +135,11 @@ def _spans_from_otlp(doc: dict[str, Any], order: list[int]) -> Iterator[Span]:
                     end=_nanos(sp.get("endTimeUnixNano")),
                     attrs=_otlp_attrs(sp.get("attributes")),
                     events=[
-                        (opt_str(as_dict(e).get("name")) or "", _nanos(as_dict(e).get("timeUnixNano")),
-                         _otlp_attrs(as_dict(e).get("attributes")))
+                        (
+                            opt_str(as_dict(e).get("name")) or "",
+                            _nanos(as_dict(e).get("timeUnixNano")),
+                            _otlp_attrs(as_dict(e).get("attributes")),
+                        )
                         for e in as_list(sp.get("events"))
                     ],
                     error=err,
@@ -149,18 +152,26 @@ def _span_from_dump(sp: dict[str, Any], order: list[int]) -> Span:
     ctx = as_dict(sp.get("spanContext") or sp.get("context"))
     order[0] += 1
     err, msg = _status(sp.get("status"))
-    parent = sp.get("parentSpanId") or sp.get("parent_id") or as_dict(sp.get("parentSpanContext")).get("spanId")
+    parent = (
+        sp.get("parentSpanId")
+        or sp.get("parent_id")
+        or as_dict(sp.get("parentSpanContext")).get("spanId")
+    )
     return Span(
         trace_id=opt_str(ctx.get("traceId") or ctx.get("trace_id") or sp.get("traceId")) or "",
-        span_id=opt_str(ctx.get("spanId") or ctx.get("span_id") or sp.get("spanId")) or f"#{order[0]}",
+        span_id=opt_str(ctx.get("spanId") or ctx.get("span_id") or sp.get("spanId"))
+        or f"#{order[0]}",
         parent_id=opt_str(parent) or None,
         name=opt_str(sp.get("name")) or "",
         start=parse_time(sp.get("startTime") if "startTime" in sp else sp.get("start_time")),
         end=parse_time(sp.get("endTime") if "endTime" in sp else sp.get("end_time")),
         attrs=_otlp_attrs(sp.get("attributes")),
         events=[
-            (opt_str(as_dict(e).get("name")) or "", parse_time(as_dict(e).get("time") or as_dict(e).get("timestamp")),
-             _otlp_attrs(as_dict(e).get("attributes")))
+            (
+                opt_str(as_dict(e).get("name")) or "",
+                parse_time(as_dict(e).get("time") or as_dict(e).get("timestamp")),
+                _otlp_attrs(as_dict(e).get("attributes")),
+            )
             for e in as_list(sp.get("events"))
         ],
         error=err,
@@ -169,7 +180,9 @@ def _span_from_dump(sp: dict[str, Any], order: list[int]) -> Span:
     )
 
 
-def _load_spans(path: Path, options: ReadOptions, warnings: list[str]) -> tuple[list[Span], JsonlSource | None]:
+def _load_spans(
+    path: Path, options: ReadOptions, warnings: list[str]
+) -> tuple[list[Span], JsonlSource | None]:
     order = [0]
     head = read_head(path)
     if jsonl_layout(path, head):
@@ -191,7 +204,9 @@ def _load_spans(path: Path, options: ReadOptions, warnings: list[str]) -> tuple[
         return [_span_from_dump(doc, order)], None
     if otel_attr_map(doc):
         return [Span("", "attributes", None, stem(path), None, None, dict(doc))], None
-    raise InputError("not OpenTelemetry spans (no resourceSpans, span list or gen_ai.* attributes)", path)
+    raise InputError(
+        "not OpenTelemetry spans (no resourceSpans, span list or gen_ai.* attributes)", path
+    )
 
 
 # ---------------------------------------------------------------------------- span roles
@@ -211,15 +226,33 @@ def _is_llm_span(sp: Span) -> bool:
     a = sp.attrs
     if _is_tool_span(sp):
         return False
-    if a.get("gen_ai.operation.name") in _LLM_OPS or a.get("openinference.span.kind") in ("LLM", "llm"):
+    if a.get("gen_ai.operation.name") in _LLM_OPS or a.get("openinference.span.kind") in (
+        "LLM",
+        "llm",
+    ):
         return True
     for k in a:
-        if k.startswith(("gen_ai.usage.", "gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.prompt.",
-                         "gen_ai.completion.", "ai.prompt", "ai.response.text", "ai.response.toolCalls",
-                         "ai.usage.", "llm.input_messages.", "llm.output_messages.", "llm.token_count.")):
+        if k.startswith(
+            (
+                "gen_ai.usage.",
+                "gen_ai.input.messages",
+                "gen_ai.output.messages",
+                "gen_ai.prompt.",
+                "gen_ai.completion.",
+                "ai.prompt",
+                "ai.response.text",
+                "ai.response.toolCalls",
+                "ai.usage.",
+                "llm.input_messages.",
+                "llm.output_messages.",
+                "llm.token_count.",
+            )
+        ):
             return True
-    return any(name.startswith(("gen_ai.user.message", "gen_ai.choice", "gen_ai.system.message"))
-               for name, _, _ in sp.events)
+    return any(
+        name.startswith(("gen_ai.user.message", "gen_ai.choice", "gen_ai.system.message"))
+        for name, _, _ in sp.events
+    )
 
 
 def _drop_aggregates(spans: list[Span]) -> list[Span]:
@@ -262,14 +295,23 @@ def _semconv_msg(m: Any) -> Msg | None:
         if typ == "text":
             texts.append(opt_str(p.get("content")) or opt_str(p.get("text")) or "")
         elif typ == "tool_call":
-            msg.calls.append(ToolCall(id_str(p.get("id")), opt_str(p.get("name")), parse_json_text(p.get("arguments"))))
+            msg.calls.append(
+                ToolCall(
+                    id_str(p.get("id")), opt_str(p.get("name")), parse_json_text(p.get("arguments"))
+                )
+            )
         elif typ == "tool_call_response":
-            msg.results.append(Result(id_str(p.get("id")), result_text(p.get("response", p.get("result")))))
+            msg.results.append(
+                Result(id_str(p.get("id")), result_text(p.get("response", p.get("result"))))
+            )
         elif typ == "reasoning":
             msg.reasoning += opt_str(p.get("content")) or ""
         elif typ in ("blob", "uri", "file", "image"):
-            texts.append(text_of({"type": "image", "source": {"data": p.get("content")}})
-                         if typ == "blob" and isinstance(p.get("content"), str) else f"[{typ}]")
+            texts.append(
+                text_of({"type": "image", "source": {"data": p.get("content")}})
+                if typ == "blob" and isinstance(p.get("content"), str)
+                else f"[{typ}]"
+            )
     msg.text = "\n".join(t for t in texts if t)
     return msg
 
@@ -292,11 +334,21 @@ def _vercel_msg(m: Any) -> Msg | None:
         elif typ == "tool-result":
             out = p.get("output", p.get("result"))
             is_err = bool(p.get("isError"))
-            if isinstance(out, dict) and "value" in out and out.get("type") in ("text", "json", "error-text", "error-json"):
+            if (
+                isinstance(out, dict)
+                and "value" in out
+                and out.get("type") in ("text", "json", "error-text", "error-json")
+            ):
                 is_err = str(out.get("type")).startswith("error")
                 out = out.get("value")
-            msg.results.append(Result(id_str(p.get("toolCallId")), result_text(out), opt_str(p.get("toolName")),
-                                      True if is_err else None))
+            msg.results.append(
+                Result(
+                    id_str(p.get("toolCallId")),
+                    result_text(out),
+                    opt_str(p.get("toolName")),
+                    True if is_err else None,
+                )
+            )
         elif typ == "reasoning":
             msg.reasoning += opt_str(p.get("text")) or ""
         elif typ in ("image", "file"):
@@ -331,7 +383,11 @@ def _flat_msg(g: dict[str, Any], pfx: str = "") -> Msg:
             calls.setdefault(int(m.group(1)), {})[m.group(2)] = v
     for i in sorted(calls):
         c = calls[i]
-        msg.calls.append(ToolCall(id_str(c.get("id")), opt_str(c.get("name")), parse_json_text(c.get("arguments"))))
+        msg.calls.append(
+            ToolCall(
+                id_str(c.get("id")), opt_str(c.get("name")), parse_json_text(c.get("arguments"))
+            )
+        )
     if role == "tool":
         msg.results.append(Result(id_str(g.get(pfx + "tool_call_id")), msg.text))
         msg.text = ""
@@ -353,10 +409,20 @@ def _io(sp: Span) -> tuple[list[Msg], list[Msg]]:
     if "gen_ai.input.messages" in a or "gen_ai.output.messages" in a:
         sys_parts = _json_list(a.get("gen_ai.system_instructions"))
         if sys_parts:
-            ins.append(Msg("system", text="\n".join(opt_str(as_dict(p).get("content")) or "" for p in sys_parts)))
+            ins.append(
+                Msg(
+                    "system",
+                    text="\n".join(opt_str(as_dict(p).get("content")) or "" for p in sys_parts),
+                )
+            )
         ins += [_semconv_msg(m) for m in _json_list(a.get("gen_ai.input.messages"))]
         outs += [_semconv_msg(m) for m in _json_list(a.get("gen_ai.output.messages"))]
-    elif "ai.prompt.messages" in a or "ai.response.text" in a or "ai.response.toolCalls" in a or "ai.prompt" in a:
+    elif (
+        "ai.prompt.messages" in a
+        or "ai.response.text" in a
+        or "ai.response.toolCalls" in a
+        or "ai.prompt" in a
+    ):
         prompt = a.get("ai.prompt.messages")
         if prompt is None and "ai.prompt" in a:
             p = as_dict(parse_json_text(a.get("ai.prompt")))
@@ -376,20 +442,28 @@ def _io(sp: Span) -> tuple[list[Msg], list[Msg]]:
         outs.append(out)
     elif any(k.startswith("gen_ai.prompt.") or k.startswith("gen_ai.completion.") for k in a):
         ins += [_flat_msg(g) for g in _indexed(a, "gen_ai.prompt")]
-        outs += [_flat_msg({**g, "role": g.get("role") or "assistant"}) for g in _indexed(a, "gen_ai.completion")]
+        outs += [
+            _flat_msg({**g, "role": g.get("role") or "assistant"})
+            for g in _indexed(a, "gen_ai.completion")
+        ]
     elif any(k.startswith(("llm.input_messages.", "llm.output_messages.")) for k in a):
         ins += [_flat_msg(g, "message.") for g in _indexed(a, "llm.input_messages")]
-        outs += [_flat_msg({**g, "message.role": g.get("message.role") or "assistant"}, "message.")
-                 for g in _indexed(a, "llm.output_messages")]
+        outs += [
+            _flat_msg({**g, "message.role": g.get("message.role") or "assistant"}, "message.")
+            for g in _indexed(a, "llm.output_messages")
+        ]
     else:
         for name, _, ea in sp.events:
             body = ea.get("content", ea.get("body"))
             if name == "gen_ai.choice":
                 inner = as_dict(parse_json_text(ea.get("message")))
-                outs.append(chat_message({"role": "assistant", **inner}) if inner else
-                            Msg("assistant", text=result_text(body)))
+                outs.append(
+                    chat_message({"role": "assistant", **inner})
+                    if inner
+                    else Msg("assistant", text=result_text(body))
+                )
             elif name.startswith("gen_ai.") and name.endswith(".message"):
-                role = name[len("gen_ai."):-len(".message")]
+                role = name[len("gen_ai.") : -len(".message")]
                 m = {"role": role, "content": parse_json_text(body) if body is not None else ""}
                 if ea.get("id"):
                     m["tool_call_id"] = ea.get("id")
@@ -407,23 +481,56 @@ def _usage(a: dict[str, Any]) -> Usage | None:
                 return v
         return None
 
-    tin = first("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "ai.usage.inputTokens",
-                "ai.usage.promptTokens", "llm.token_count.prompt")
-    tout = first("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "ai.usage.outputTokens",
-                 "ai.usage.completionTokens", "llm.token_count.completion")
+    tin = first(
+        "gen_ai.usage.input_tokens",
+        "gen_ai.usage.prompt_tokens",
+        "ai.usage.inputTokens",
+        "ai.usage.promptTokens",
+        "llm.token_count.prompt",
+    )
+    tout = first(
+        "gen_ai.usage.output_tokens",
+        "gen_ai.usage.completion_tokens",
+        "ai.usage.outputTokens",
+        "ai.usage.completionTokens",
+        "llm.token_count.completion",
+    )
     if tin is None and tout is None:
         return None
-    cr = first("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens",
-               "ai.usage.cachedInputTokens", "llm.token_count.prompt_details.cache_read")
-    cw = first("gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_creation_input_tokens",
-               "llm.token_count.prompt_details.cache_write")
-    reasoning = first("gen_ai.usage.reasoning_tokens", "ai.usage.reasoningTokens",
-                      "llm.token_count.completion_details.reasoning")
-    return Usage(tin, tout, cr, cw, reasoning, as_float(a.get("gen_ai.usage.cost") or a.get("llm.cost.total")))
+    cr = first(
+        "gen_ai.usage.cache_read.input_tokens",
+        "gen_ai.usage.cache_read_input_tokens",
+        "ai.usage.cachedInputTokens",
+        "llm.token_count.prompt_details.cache_read",
+    )
+    cw = first(
+        "gen_ai.usage.cache_creation.input_tokens",
+        "gen_ai.usage.cache_creation_input_tokens",
+        "llm.token_count.prompt_details.cache_write",
+    )
+    reasoning = first(
+        "gen_ai.usage.reasoning_tokens",
+        "ai.usage.reasoningTokens",
+        "llm.token_count.completion_details.reasoning",
+    )
+    return Usage(
+        tin,
+        tout,
+        cr,
+        cw,
+        reasoning,
+        as_float(a.get("gen_ai.usage.cost") or a.get("llm.cost.total")),
+    )
 
 
 def _model(a: dict[str, Any]) -> str | None:
-    for k in ("gen_ai.response.model", "gen_ai.request.model", "ai.response.model", "ai.model.id", "llm.model_name"):
+    for k in (
+        "gen_ai.response.model",
+        "gen_ai.request.model",
+        "ai.response.model",
+        "ai.model.id",
+        "llm.model_name",
+    ):
         v = opt_str(a.get(k))
         if v:
             return v
@@ -466,11 +573,33 @@ def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
 
 def _trace_run(trace_id: str, group: list[Span], keep: list[Span], path: Path, many: bool) -> Run:
     attrs_all = [s.attrs for s in group]
-    conv = next((opt_str(a.get("gen_ai.conversation.id")) for a in attrs_all if a.get("gen_ai.conversation.id")), None)
-    agent = next((opt_str(a.get("gen_ai.agent.name")) for a in attrs_all if a.get("gen_ai.agent.name")), None)
-    func = next((opt_str(a.get("ai.telemetry.functionId")) for a in attrs_all if a.get("ai.telemetry.functionId")), None)
-    provider = next((opt_str(a.get("gen_ai.provider.name") or a.get("gen_ai.system"))
-                     for a in attrs_all if a.get("gen_ai.provider.name") or a.get("gen_ai.system")), None)
+    conv = next(
+        (
+            opt_str(a.get("gen_ai.conversation.id"))
+            for a in attrs_all
+            if a.get("gen_ai.conversation.id")
+        ),
+        None,
+    )
+    agent = next(
+        (opt_str(a.get("gen_ai.agent.name")) for a in attrs_all if a.get("gen_ai.agent.name")), None
+    )
+    func = next(
+        (
+            opt_str(a.get("ai.telemetry.functionId"))
+            for a in attrs_all
+            if a.get("ai.telemetry.functionId")
+        ),
+        None,
+    )
+    provider = next(
+        (
+            opt_str(a.get("gen_ai.provider.name") or a.get("gen_ai.system"))
+            for a in attrs_all
+            if a.get("gen_ai.provider.name") or a.get("gen_ai.system")
+        ),
+        None,
+    )
     vercel = any(k.startswith("ai.") for a in attrs_all for k in a)
     extra: dict[str, Any] = {"trace_id": trace_id} if trace_id else {}
     if provider:
@@ -502,14 +631,26 @@ def _trace_run(trace_id: str, group: list[Span], keep: list[Span], path: Path, m
         if run.model is None:
             run.model = model
         if sp.error and not outs:
-            b.error(sp.status_message or f"span {sp.name} failed", ts=sp.end or sp.start,
-                    status=Status.API_ERROR, extra={"span": sp.name})
+            b.error(
+                sp.status_message or f"span {sp.name} failed",
+                ts=sp.end or sp.start,
+                status=Status.API_ERROR,
+                extra={"span": sp.name},
+            )
         usage = _usage(sp.attrs)
         for i, m in enumerate(outs or [Msg("assistant")]):
             if not outs and (usage is None or sp.error):
                 break
-            drafts = b.assistant(m.text, m.calls, usage=usage if i == 0 else None, reasoning=m.reasoning,
-                                 t_start=sp.start, t_end=sp.end, model=model, always=i == 0)
+            drafts = b.assistant(
+                m.text,
+                m.calls,
+                usage=usage if i == 0 else None,
+                reasoning=m.reasoning,
+                t_start=sp.start,
+                t_end=sp.end,
+                model=model,
+                always=i == 0,
+            )
             if drafts:
                 drafts[0].extra["span"] = sp.name
         if ins or outs:
@@ -528,19 +669,32 @@ def _tail(ins: list[Msg]) -> list[Msg]:
 
 def _tool_span(b: RunBuilder, sp: Span) -> None:
     a = sp.attrs
-    name = opt_str(a.get("gen_ai.tool.name") or a.get("ai.toolCall.name") or a.get("tool.name")) or sp.name
+    name = (
+        opt_str(a.get("gen_ai.tool.name") or a.get("ai.toolCall.name") or a.get("tool.name"))
+        or sp.name
+    )
     cid = opt_str(a.get("gen_ai.tool.call.id") or a.get("ai.toolCall.id") or a.get("tool_call.id"))
-    args = a.get("gen_ai.tool.call.arguments", a.get("ai.toolCall.args", a.get("ai.toolCall.input", a.get("input.value"))))
-    result = a.get("gen_ai.tool.call.result", a.get("ai.toolCall.result", a.get("ai.toolCall.output", a.get("output.value"))))
+    args = a.get(
+        "gen_ai.tool.call.arguments",
+        a.get("ai.toolCall.args", a.get("ai.toolCall.input", a.get("input.value"))),
+    )
+    result = a.get(
+        "gen_ai.tool.call.result",
+        a.get("ai.toolCall.result", a.get("ai.toolCall.output", a.get("output.value"))),
+    )
     text = result_text(parse_json_text(result)) if result is not None else ""
     if sp.error and sp.status_message and sp.status_message not in text:
         text = (text + "\n" + sp.status_message).strip()
     is_error = True if sp.error else None
     if cid is None or not b.has_call(cid):
         d = b.call(name, parse_json_text(args), call_id=cid, ts=sp.start)
-        b.fill(d, text, name=name, is_error=is_error, ts=sp.end or sp.start, extra={"span": sp.name})
+        b.fill(
+            d, text, name=name, is_error=is_error, ts=sp.end or sp.start, extra={"span": sp.name}
+        )
     else:
-        b.result(cid, text, name=name, is_error=is_error, ts=sp.end or sp.start, extra={"span": sp.name})
+        b.result(
+            cid, text, name=name, is_error=is_error, ts=sp.end or sp.start, extra={"span": sp.name}
+        )
 
 
 READER = Reader(

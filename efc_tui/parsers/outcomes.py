@@ -33,7 +33,9 @@ class Outcomes:
 
     def __post_init__(self) -> None:
         if not math.isfinite(self.success_threshold):
-            raise InputError(f"--success-threshold must be a finite number, not {self.success_threshold}")
+            raise InputError(
+                f"--success-threshold must be a finite number, not {self.success_threshold}"
+            )
 
     def apply(self, run: Run, path: str | Path) -> Run:
         if self.sidecars:  # imported here: the sidecars machinery loads when first applied
@@ -45,8 +47,9 @@ class Outcomes:
         return run
 
     @classmethod
-    def from_options(cls, labels: str | Path | None = None,
-                     success_threshold: float = DEFAULT_SUCCESS_THRESHOLD) -> Outcomes:
+    def from_options(
+        cls, labels: str | Path | None = None, success_threshold: float = DEFAULT_SUCCESS_THRESHOLD
+    ) -> Outcomes:
         """The setting of a command line: reads the labels file (InputError when malformed)."""
         if labels is None:
             return cls(success_threshold, True, None)

@@ -131,8 +131,15 @@ class Preview:
     complete: bool
 
 
-def preview(path: Path, nbytes: int, fmt: str | None = None, *, lenient: bool = False,
-            outcomes: Outcomes | None = None, max_runs: int = 2) -> Preview | None:
+def preview(
+    path: Path,
+    nbytes: int,
+    fmt: str | None = None,
+    *,
+    lenient: bool = False,
+    outcomes: Outcomes | None = None,
+    max_runs: int = 2,
+) -> Preview | None:
     """The runs of the first ``nbytes`` of ``path`` (at most ``max_runs``), read by the
     file's reader as described in the module docstring. When the reader read the file
     whole (it is short, or it is not read through ``base``) the result is ``complete``.

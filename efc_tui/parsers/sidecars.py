@@ -314,7 +314,9 @@ def _harbor(run: Run, trial: Path, threshold: float) -> None:
     if run.run_id != trial_name:
         run.extra.setdefault("log_run_id", run.run_id)
         run.run_id = trial_name
-    task = _str(res.get("task_name")) or (trial.name.rsplit("__", 1)[0] if "__" in trial.name else None)
+    task = _str(res.get("task_name")) or (
+        trial.name.rsplit("__", 1)[0] if "__" in trial.name else None
+    )
     if task:
         run.task_id = task
     info = _dict(res.get("agent_info"))
@@ -330,17 +332,25 @@ def _harbor(run: Run, trial: Path, threshold: float) -> None:
     _prefer(run, "model", model)
     _fill(run, "task_family", _str(res.get("source")))
     run.extra["trial"] = {
-        k: v for k, v in (("name", trial_name), ("job", trial.parent.name),
-                          ("started_at", _str(res.get("started_at"))),
-                          ("finished_at", _str(res.get("finished_at")))) if v is not None
+        k: v
+        for k, v in (
+            ("name", trial_name),
+            ("job", trial.parent.name),
+            ("started_at", _str(res.get("started_at"))),
+            ("finished_at", _str(res.get("finished_at"))),
+        )
+        if v is not None
     }
     agent_result = _dict(res.get("agent_result"))
     # the trial's own totals, in the one source-totals structure (parsers/_totals.py): the
     # cache is part of the input unless the producer kept it apart (OpenClaw: larger)
     totals = totals_from_counts(
-        input_tokens=agent_result.get("n_input_tokens"), output_tokens=agent_result.get("n_output_tokens"),
-        cache_tokens=agent_result.get("n_cache_tokens"), cost_usd=agent_result.get("cost_usd"),
-        source=f"{trial.name}/result.json agent_result")
+        input_tokens=agent_result.get("n_input_tokens"),
+        output_tokens=agent_result.get("n_output_tokens"),
+        cache_tokens=agent_result.get("n_cache_tokens"),
+        cost_usd=agent_result.get("cost_usd"),
+        source=f"{trial.name}/result.json agent_result",
+    )
     set_source_totals(run, totals)
     if run.cost_usd is None and totals["cost_usd"] is not None:
         run.cost_usd = totals["cost_usd"]
@@ -371,13 +381,23 @@ def _harbor(run: Run, trial: Path, threshold: float) -> None:
     if tests:
         run.extra["tests"] = tests
     if reward is not None:
-        set_outcome(run, Verdict(reward_success(reward, threshold), reward, f"harbor reward: {where}"),
-                    override=True)
+        set_outcome(
+            run,
+            Verdict(reward_success(reward, threshold), reward, f"harbor reward: {where}"),
+            override=True,
+        )
         return
     if tests and tests.get("tests", tests.get("passed", 0) + tests.get("failed", 0)) > 0:
-        ok = tests.get("failed", 0) == 0 and tests.get("other", 0) == 0 and tests.get("passed", 0) > 0
-        set_outcome(run, Verdict(ok, None, f"harbor ctrf: {trial / 'verifier' / 'ctrf.json'}"),
-                    override=True)
+        ok = (
+            tests.get("failed", 0) == 0
+            and tests.get("other", 0) == 0
+            and tests.get("passed", 0) > 0
+        )
+        set_outcome(
+            run,
+            Verdict(ok, None, f"harbor ctrf: {trial / 'verifier' / 'ctrf.json'}"),
+            override=True,
+        )
         return
     if rewards:
         run.flags.append(f"harbor: {len(rewards)} rewards and none named 'reward'; outcome unknown")
@@ -408,10 +428,19 @@ def _tb1(run: Run, trial: Path) -> None:
         run.exit_status = mode
     resolved = _bool(res.get("is_resolved"))
     if resolved is not None:
-        set_outcome(run, Verdict(resolved, 1.0 if resolved else 0.0,
-                                 f"terminal-bench results.json: {trial / 'results.json'}"), override=True)
+        set_outcome(
+            run,
+            Verdict(
+                resolved,
+                1.0 if resolved else 0.0,
+                f"terminal-bench results.json: {trial / 'results.json'}",
+            ),
+            override=True,
+        )
     elif mode and mode.lower() != "unset":
-        run.flags.append(f"terminal-bench: the trial ended with {mode} and no verdict; outcome unknown")
+        run.flags.append(
+            f"terminal-bench: the trial ended with {mode} and no verdict; outcome unknown"
+        )
 
 
 # --------------------------------------------------------------------------- metadata.json
@@ -537,8 +566,11 @@ def _report_files(folder: Path) -> list[Path]:
     for sub in (folder, folder / "results"):
         try:  # names first: a folder of thousands of logs costs no stat per file
             with os.scandir(sub) as entries:
-                names = sorted(e.name for e in entries
-                               if _is_report_name(e.name, sub != folder, prefix) and e.is_file())
+                names = sorted(
+                    e.name
+                    for e in entries
+                    if _is_report_name(e.name, sub != folder, prefix) and e.is_file()
+                )
         except OSError:
             continue
         found += [sub / name for name in names]
@@ -551,8 +583,11 @@ def _is_report_name(name: str, in_results: bool, prefix: str | None) -> bool:
     low = name.lower()
     if not low.endswith(".json") or low.endswith(".traj.json"):
         return False
-    return "report" in low or low == "results.json" or (in_results and "result" in low) or (
-        prefix is not None and name.startswith(prefix)
+    return (
+        "report" in low
+        or low == "results.json"
+        or (in_results and "result" in low)
+        or (prefix is not None and name.startswith(prefix))
     )
 
 
@@ -565,8 +600,12 @@ def _swebench(run: Run, path: Path) -> None:
         evals = folder / "logs" / "run_evaluation"
         if evals.is_dir():
             for iid in ids:
-                reports += [Path(p) for p in sorted(glob.glob(
-                    str(evals / "*" / "*" / glob.escape(iid) / "report.json")))]
+                reports += [
+                    Path(p)
+                    for p in sorted(
+                        glob.glob(str(evals / "*" / "*" / glob.escape(iid) / "report.json"))
+                    )
+                ]
         for report in reports:
             rmap = _report_map(report)
             if rmap is None:
@@ -581,8 +620,11 @@ def _swebench(run: Run, path: Path) -> None:
                         "outcome unknown"
                     )
                     return
-                set_outcome(run, Verdict(label, 1.0 if label else 0.0, f"swe-bench report: {report}"),
-                            override=False)
+                set_outcome(
+                    run,
+                    Verdict(label, 1.0 if label else 0.0, f"swe-bench report: {report}"),
+                    override=False,
+                )
                 run.flags.append(f"success: 'resolved' from the SWE-bench report {report.name}")
                 return
 
@@ -598,7 +640,9 @@ def _stem(path: Path) -> str:
 # --------------------------------------------------------------------------- experiments
 
 
-_YAML_LINE = re.compile(r"^(?P<indent>\s*)(?:-\s+)?(?P<key>[A-Za-z_][\w-]*)\s*:\s*(?P<value>.*?)\s*$")
+_YAML_LINE = re.compile(
+    r"^(?P<indent>\s*)(?:-\s+)?(?P<key>[A-Za-z_][\w-]*)\s*:\s*(?P<value>.*?)\s*$"
+)
 _YAML_ITEM = re.compile(r"^(?P<indent>\s*)-\s+(?P<value>[^:#]+?)\s*$")
 
 
@@ -696,8 +740,12 @@ def apply_sidecars(run: Run, path: str | Path, threshold: float = DEFAULT_SUCCES
     module docstring for the order). Never raises for a bad sidecar: it becomes a warning."""
     p = Path(path)
     _promote_reader_fields(run)
-    if (run.reward is not None and run.success is not None and threshold != DEFAULT_SUCCESS_THRESHOLD
-            and (run.success_from or "").endswith("reward")):
+    if (
+        run.reward is not None
+        and run.success is not None
+        and threshold != DEFAULT_SUCCESS_THRESHOLD
+        and (run.success_from or "").endswith("reward")
+    ):
         # a reader that derived its label from a reward did so at the default threshold
         run.success = reward_success(run.reward, threshold)
     trial = find_trial(p)

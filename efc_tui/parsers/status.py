@@ -70,9 +70,14 @@ _PYTEST_SHORT = LazyPattern(
 _COUNT = LazyPattern(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected)")
 _UNITTEST_RAN = LazyPattern(r"^Ran (\d+) tests? in [\d.]+s", re.MULTILINE)
 _UNITTEST_RESULT = LazyPattern(r"^(OK|FAILED)\b(?: \((?P<detail>[^)]*)\))?", re.MULTILINE)
-_UNITTEST_DETAIL = LazyPattern(r"(failures|errors|skipped|expected failures|unexpected successes)=(\d+)")
+_UNITTEST_DETAIL = LazyPattern(
+    r"(failures|errors|skipped|expected failures|unexpected successes)=(\d+)"
+)
 _TRACEBACK = "Traceback (most recent call last):"
-_EXC_LINE = LazyPattern(r"^(?:E\s+)?(?P<name>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure))\b(?::|$)", re.MULTILINE)
+_EXC_LINE = LazyPattern(
+    r"^(?:E\s+)?(?P<name>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure))\b(?::|$)",
+    re.MULTILINE,
+)
 _TIMEOUT = _Guarded(
     r"\b(?:timed out|TimeoutError|TimeoutExpired|deadline exceeded|Timeout after\b|timeout of \d+)",
     re.IGNORECASE,
@@ -87,24 +92,50 @@ _STATIC = _Guarded(
     r"|response had parsing errors|Missing required (?:fields?|parameters?|arguments?)\b"
     r"|introduced new syntax error|\bE999 SyntaxError\b)",
     re.IGNORECASE | re.MULTILINE,
-    ("not found", "not recognized", "no such file", "can't open file", "syntax", "indentationerror",
-    "taberror", "unknown ", "invalid ", "unrecognized arguments", "tool_use_error", "not a valid tool",
-    "parsing errors", "missing required"),
+    (
+        "not found",
+        "not recognized",
+        "no such file",
+        "can't open file",
+        "syntax",
+        "indentationerror",
+        "taberror",
+        "unknown ",
+        "invalid ",
+        "unrecognized arguments",
+        "tool_use_error",
+        "not a valid tool",
+        "parsing errors",
+        "missing required",
+    ),
 )
 _API = _Guarded(
     r"(?:\brate[ _-]?limit|RateLimitError|APIConnectionError|APIStatusError|\bAPI ?Error\b"
     r"|overloaded_error|\bOverloaded\b|insufficient_quota|context_length_exceeded"
     r"|HTTP(?: Error)? (?:429|5\d\d)\b|\b(?:429|529) Too Many Requests)",
     re.IGNORECASE,
-    ("rate", "api", "overloaded", "insufficient_quota", "context_length_exceeded", "http",
-     "too many requests"),
+    (
+        "rate",
+        "api",
+        "overloaded",
+        "insufficient_quota",
+        "context_length_exceeded",
+        "http",
+        "too many requests",
+    ),
 )
 _ASSERTION = _Guarded(
-    r"\bAssertionError\b|^FAILED |^E\s+assert\b|\bassert(?:ion)? failed\b", re.MULTILINE,
+    r"\bAssertionError\b|^FAILED |^E\s+assert\b|\bassert(?:ion)? failed\b",
+    re.MULTILINE,
     ("AssertionError", "FAILED ", "assert"),
 )
 _STATIC_EXC = {"SyntaxError", "IndentationError", "TabError"}
-_TIMEOUT_EXC = {"TimeoutError", "TimeoutExpired", "subprocess.TimeoutExpired", "asyncio.TimeoutError"}
+_TIMEOUT_EXC = {
+    "TimeoutError",
+    "TimeoutExpired",
+    "subprocess.TimeoutExpired",
+    "asyncio.TimeoutError",
+}
 
 # Commands that are checks: tests, linters, type checks, verifiers, evaluators.
 _CHECK_CMD = _Guarded(
@@ -113,21 +144,70 @@ _CHECK_CMD = _Guarded(
     r"go (?:test|vet)|npm (?:run )?test|yarn test|pnpm test|make (?:test|check)|ctest|"
     r"mvn (?:test|verify)|gradle test|rspec|phpunit|shellcheck|verify|validate)\b",
     re.IGNORECASE,
-    ("test", "tox", "nox", "mypy", "pyright", "ruff", "flake8", "pylint", "--check", "eslint", "tsc",
-    "jest", "mocha", "cargo ", "go ", "npm ", "make ", "mvn ", "rspec", "phpunit", "shellcheck",
-     "verify", "validate"),
+    (
+        "test",
+        "tox",
+        "nox",
+        "mypy",
+        "pyright",
+        "ruff",
+        "flake8",
+        "pylint",
+        "--check",
+        "eslint",
+        "tsc",
+        "jest",
+        "mocha",
+        "cargo ",
+        "go ",
+        "npm ",
+        "make ",
+        "mvn ",
+        "rspec",
+        "phpunit",
+        "shellcheck",
+        "verify",
+        "validate",
+    ),
 )
 _EDIT_TOOLS = {
-    "edit", "write", "multiedit", "notebookedit", "str_replace_editor", "str_replace_based_edit_tool",
-    "apply_patch", "edit_file", "write_file", "create_file", "str_replace", "insert", "create",
-    "replace", "patch", "file_editor",
+    "edit",
+    "write",
+    "multiedit",
+    "notebookedit",
+    "str_replace_editor",
+    "str_replace_based_edit_tool",
+    "apply_patch",
+    "edit_file",
+    "write_file",
+    "create_file",
+    "str_replace",
+    "insert",
+    "create",
+    "replace",
+    "patch",
+    "file_editor",
 }
 _SUBMIT_TOOLS = {
-    "submit", "finish", "final_answer", "answer", "exit", "task_complete", "mark_task_complete",
+    "submit",
+    "finish",
+    "final_answer",
+    "answer",
+    "exit",
+    "task_complete",
+    "mark_task_complete",
 }
 _MEMORY_TOOLS = {
-    "todowrite", "memory", "scratchpad", "save_memory", "update_memory", "notes", "todo",
-    "write_todos", "todo_write", "task_tracker",
+    "todowrite",
+    "memory",
+    "scratchpad",
+    "save_memory",
+    "update_memory",
+    "notes",
+    "todo",
+    "write_todos",
+    "todo_write",
+    "task_tracker",
 }
 _PLAN_TOOLS = {"update_plan", "plan", "exitplanmode", "enterplanmode", "write_plan"}
 _REFLECT_TOOLS = {"think", "reflect", "thinking", "reasoning"}
@@ -143,8 +223,11 @@ def parse_checks(text: str) -> Checks | None:
     tail = text[-_TAIL:]
     body = None
     # cheap substring tests first: most observations are not test output
-    if "passed" in tail or "failed" in tail or "no tests ran" in tail or (
-        "error" in tail and "==" in tail
+    if (
+        "passed" in tail
+        or "failed" in tail
+        or "no tests ran" in tail
+        or ("error" in tail and "==" in tail)
     ):
         for m in _PYTEST_SUMMARY.rx.finditer(tail):
             body = m.group("body")
@@ -268,10 +351,25 @@ def classify_observation(
     return Status.NONE, checks
 
 
-_HINTS = (_TRACEBACK, "command not found", ": not found", "SyntaxError", "IndentationError",
-          "TabError", "not recognized as", "nvalid tool", "nknown tool", "tool_use_error",
-          "AssertionError", "\nFAILED ", "timed out", "TimeoutError", "can't open file",
-          "had parsing errors", "Missing required")
+_HINTS = (
+    _TRACEBACK,
+    "command not found",
+    ": not found",
+    "SyntaxError",
+    "IndentationError",
+    "TabError",
+    "not recognized as",
+    "nvalid tool",
+    "nknown tool",
+    "tool_use_error",
+    "AssertionError",
+    "\nFAILED ",
+    "timed out",
+    "TimeoutError",
+    "can't open file",
+    "had parsing errors",
+    "Missing required",
+)
 # The same hints grouped by a substring they share: a group's hints are searched only when
 # the text contains its key, so most texts take 9 substring scans instead of 17.
 _HINT_GROUPS = (
@@ -338,7 +436,9 @@ def infer_kind(tool: str | None, command: str = "", *, after_failure: bool = Fal
     if base in _SUBMIT_TOOLS:
         return EventKind.GENERATION
     cmd = command[:2000]
-    is_edit = base in _EDIT_TOOLS or (base in {"str_replace_editor", "file_editor"} and "view" not in cmd[:40])
+    is_edit = base in _EDIT_TOOLS or (
+        base in {"str_replace_editor", "file_editor"} and "view" not in cmd[:40]
+    )
     if base in {"str_replace_editor", "file_editor", "str_replace_based_edit_tool"} and re.search(
         r"\bview\b", cmd[:200]
     ):

@@ -52,9 +52,26 @@ from efc_tui.parsers.base import Reader, ReadOptions, read_all
 NAME = "swe-agent"
 #: SWE-agent's own commands (0.x and 1.x tool bundles); anything else runs in bash
 _COMMANDS = {
-    "open", "goto", "scroll_up", "scroll_down", "create", "edit", "insert", "search_dir",
-    "search_file", "find_file", "submit", "str_replace_editor", "filemap", "exit_forfeit",
-    "skip", "append", "view", "str_replace", "undo_edit", "windowed_edit_linting",
+    "open",
+    "goto",
+    "scroll_up",
+    "scroll_down",
+    "create",
+    "edit",
+    "insert",
+    "search_dir",
+    "search_file",
+    "find_file",
+    "submit",
+    "str_replace_editor",
+    "filemap",
+    "exit_forfeit",
+    "skip",
+    "append",
+    "view",
+    "str_replace",
+    "undo_edit",
+    "windowed_edit_linting",
     "edit_linting",
 }
 _EXIT_STATUS = {
@@ -231,8 +248,13 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
         obs = as_str(st.get("observation"))
         response = as_str(st.get("response"))
         thought = as_str(st.get("thought"))
-        d = Draft(action=action, observation=obs, step=i + 1, model_call=True, gen_text=response or
-                  f"{thought}\n{action}")
+        d = Draft(
+            action=action,
+            observation=obs,
+            step=i + 1,
+            model_call=True,
+            gen_text=response or f"{thought}\n{action}",
+        )
         d.wall_s = as_float(st.get("execution_time"))
         if thought:
             d.extra["thought"] = thought
@@ -261,7 +283,9 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
             f"received{over}); distributed over the {len(steps)} steps by context and response length"
         )
         if api_calls is not None and api_calls != len(steps):
-            flags.append(f"{api_calls} API calls for {len(steps)} steps: retries or requeries are folded in")
+            flags.append(
+                f"{api_calls} API calls for {len(steps)} steps: retries or requeries are folded in"
+            )
 
     fin = finalize(drafts)
     run = Run(
@@ -276,7 +300,9 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
         flags=flags + fin.flags,
     )
     if any(d.wall_s is not None for d in steps):
-        run.flags.append("wall time: tool execution time only (execution_time); model latency is not recorded")
+        run.flags.append(
+            "wall time: tool execution time only (execution_time); model latency is not recorded"
+        )
     if info.get("exit_status") is not None:
         run.extra["exit_status"] = info["exit_status"]
     if isinstance(info.get("submission"), str):
@@ -285,9 +311,16 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
     if cost is not None:
         run.cost_usd = cost
     if sent or received or cost is not None:
-        set_source_totals(run, totals_from_counts(
-            input_tokens=sent if sent else None, output_tokens=received if received else None, cost_usd=cost,
-            source=f"{path.name} info.model_stats", cache_separate=False))
+        set_source_totals(
+            run,
+            totals_from_counts(
+                input_tokens=sent if sent else None,
+                output_tokens=received if received else None,
+                cost_usd=cost,
+                source=f"{path.name} info.model_stats",
+                cache_separate=False,
+            ),
+        )
     if api_calls is not None:
         run.extra["api_calls"] = api_calls
     run.extra["usage"] = {"tokens_in": fin.tokens_in, "tokens_out": fin.tokens_out}

@@ -63,11 +63,15 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
 def _read(path: Path) -> Iterator[Run]:
     doc, warnings = load_document(path)
     if not isinstance(doc, list) or not any(tau_entry(e) for e in doc):
-        raise InputError("not a tau-bench results file (a list of {task_id, reward, info, traj})", path)
+        raise InputError(
+            "not a tau-bench results file (a list of {task_id, reward, info, traj})", path
+        )
     meta = file_meta(path)
     for i, entry in enumerate(doc):
         if not tau_entry(entry):
-            raise InputError(f"entry {i} is not a tau-bench task result (no task_id / reward / traj)", path)
+            raise InputError(
+                f"entry {i} is not a tau-bench task result (no task_id / reward / traj)", path
+            )
         run = _entry_run(entry, path, meta)
         run.warnings.extend(warnings)
         yield run
@@ -78,10 +82,15 @@ def file_meta(path: Path) -> dict[str, str]:
     name = stem(path)
     meta: dict[str, str] = {}
     strategy = next((x for x in _STRATEGIES if name.startswith(x + "-")), None)
-    m = _RUN_NAME.match(name[len(strategy) + 1:]) if strategy else None
+    m = _RUN_NAME.match(name[len(strategy) + 1 :]) if strategy else None
     if m and strategy:
-        meta.update(model=m.group("model"), strategy=strategy, user_model=m.group("user"),
-                    user_strategy=m.group("user_strategy"), temperature=m.group("temp"))
+        meta.update(
+            model=m.group("model"),
+            strategy=strategy,
+            user_model=m.group("user"),
+            user_strategy=m.group("user_strategy"),
+            temperature=m.group("temp"),
+        )
     else:
         h = _HIST_NAME.match(name)
         if h:
@@ -114,7 +123,9 @@ def _entry_run(entry: dict[str, Any], path: Path, meta: dict[str, str]) -> Run:
     )
     run.extra["trial"] = entry.get("trial")
     if meta.get("model"):
-        run.flags.append("model: read from the results file's name (tau-bench does not record it inside)")
+        run.flags.append(
+            "model: read from the results file's name (tau-bench does not record it inside)"
+        )
     for key in ("user_model", "user_strategy", "temperature"):
         if key in meta:
             run.extra[key] = meta[key]
@@ -122,7 +133,9 @@ def _entry_run(entry: dict[str, Any], path: Path, meta: dict[str, str]) -> Run:
     if user_cost is not None:
         run.extra["user_cost_usd"] = user_cost  # the simulated user's spend, not the agent's
     reward_info = as_dict(info.get("reward_info"))
-    parts = {k: v for k, v in as_dict(reward_info.get("info")).items() if k in ("r_actions", "r_outputs")}
+    parts = {
+        k: v for k, v in as_dict(reward_info.get("info")).items() if k in ("r_actions", "r_outputs")
+    }
     if parts:
         run.extra["reward_parts"] = parts
     user_id = opt_str(as_dict(info.get("task")).get("user_id"))
@@ -186,7 +199,7 @@ def _feed(b: RunBuilder, traj: list[Any]) -> bool:
                     b.assistant(reply, (), extra={"thought": thought} if thought else None)
                 continue
         if role == "user" and open_react and msg.text.startswith(_API_OUTPUT):
-            out = msg.text[len(_API_OUTPUT):]
+            out = msg.text[len(_API_OUTPUT) :]
             b.result(None, out, is_error=True if out.startswith(_ERROR) else None)
             open_react = False
             continue

@@ -61,8 +61,12 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
                 raise InputError("not an asciinema v2 recording (no header line)", path, lineno)
             rec.header = as_dict(value)
             continue
-        if (not isinstance(value, list) or len(value) != 3 or not isinstance(value[1], str)
-                or as_float(value[0]) is None):
+        if (
+            not isinstance(value, list)
+            or len(value) != 3
+            or not isinstance(value[1], str)
+            or as_float(value[0]) is None
+        ):
             source.bad("expected an asciinema event [seconds, code, data]", lineno)
             continue
         rec.event(as_float(value[0]) or 0.0, value[1], value[2])
@@ -138,9 +142,13 @@ class _Recording:
             self.target = d
             return
         self.run.harness = self.run.harness or "terminus"
-        thought = "\n".join(x for x in (as_str(batch.get("state_analysis")), as_str(batch.get("explanation"))) if x)
-        calls = [ToolCall(None, "terminal", as_str(as_dict(c).get("keystrokes")) or "") for c in
-                 as_list(batch.get("commands"))]
+        thought = "\n".join(
+            x for x in (as_str(batch.get("state_analysis")), as_str(batch.get("explanation"))) if x
+        )
+        calls = [
+            ToolCall(None, "terminal", as_str(as_dict(c).get("keystrokes")) or "")
+            for c in as_list(batch.get("commands"))
+        ]
         if not calls:  # nothing typed this episode: the model's words only
             self.b.assistant(thought, (), t_start=ts, t_end=ts, always=True)
             return
@@ -166,25 +174,39 @@ class _Recording:
         header = as_dict(self.header)
         run.extra["terminal"] = {k: header[k] for k in ("width", "height") if k in header}
         if not self.markers and not self.commands:
-            run.flags.append("no markers or typed commands in the recording (an installed agent's terminal): "
-                             "its output is one event")
+            run.flags.append(
+                "no markers or typed commands in the recording (an installed agent's terminal): "
+                "its output is one event"
+            )
         trial = self.path.parent.parent if self.path.parent.name == "sessions" else None
         totals = self.trial_tokens(trial) if trial is not None else None
         if totals is not None:
             n = share_totals(self.b.drafts, totals[0], totals[1])
             if n:
-                run.flags.append(f"tokens: the trial keeps only its totals (results.json: {totals[0]} in, "
-                                 f"{totals[1]} out); shared over the {n} model calls by context and output")
+                run.flags.append(
+                    f"tokens: the trial keeps only its totals (results.json: {totals[0]} in, "
+                    f"{totals[1]} out); shared over the {n} model calls by context and output"
+                )
         run = self.b.finish()
         if totals is not None:
-            set_source_totals(run, totals_from_counts(input_tokens=totals[0], output_tokens=totals[1],
-                                                      source="results.json total tokens", cache_separate=False))
+            set_source_totals(
+                run,
+                totals_from_counts(
+                    input_tokens=totals[0],
+                    output_tokens=totals[1],
+                    source="results.json total tokens",
+                    cache_separate=False,
+                ),
+            )
         return run
 
     def trial_tokens(self, trial: Path) -> tuple[int, int] | None:
         doc, _ = load_json(trial / "results.json")
         res = as_dict(doc)
-        tin, tout = opt_count(res.get("total_input_tokens")), opt_count(res.get("total_output_tokens"))
+        tin, tout = (
+            opt_count(res.get("total_input_tokens")),
+            opt_count(res.get("total_output_tokens")),
+        )
         if not tin and not tout:
             return None  # installed agents report 0: unknown, not zero
         if opt_str(res.get("trial_name")):
@@ -195,7 +217,7 @@ class _Recording:
 READER = Reader(
     name=NAME,
     summary="Terminal-Bench 1 trial recordings (tb run: <trial>/sessions/agent.cast, asciinema v2 with "
-            "Terminus markers)",
+    "Terminus markers)",
     detects_on='JSONL whose first line is an asciinema v2 header {"version": 2, "width", "height"}',
     extensions=(".cast",),
     sniff=sniffs.terminal_bench,

@@ -13,8 +13,13 @@ if TYPE_CHECKING:
     from efc_tui.scoring.estimator import Estimator, load_estimator
     from efc_tui.scoring.ledger import Ledger, RunFigures, score_run
 
-_WHERE = {"Estimator": "estimator", "load_estimator": "estimator",
-          "Ledger": "ledger", "RunFigures": "ledger", "score_run": "ledger"}
+_WHERE = {
+    "Estimator": "estimator",
+    "load_estimator": "estimator",
+    "Ledger": "ledger",
+    "RunFigures": "ledger",
+    "score_run": "ledger",
+}
 
 __all__ = ["Estimator", "Ledger", "RunFigures", "load_estimator", "score_run"]
 

@@ -127,6 +127,7 @@ def record(run: Run, split: str) -> RunRecord | None:
 
 # -- θ -----------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True, slots=True)
 class ThetaFit:
     theta0: float
@@ -157,7 +158,9 @@ def corr_squared(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.corrcoef(a, b)[0, 1] ** 2)
 
 
-def fit_theta(phi: np.ndarray, y: np.ndarray, *, drop: Sequence[int] = (), method: str = "poisson") -> ThetaFit:
+def fit_theta(
+    phi: np.ndarray, y: np.ndarray, *, drop: Sequence[int] = (), method: str = "poisson"
+) -> ThetaFit:
     """θ of ÊFC_t = max(0, exp(θ0 + θ·phi) − 1) on [1, phi]; dropped columns get weight 0.
 
     ``lsq``: closed-form least squares of log1p(y) (SPEC §3.4, the paper's). It estimates
@@ -245,6 +248,7 @@ def theta_quality(fit: ThetaFit, records: list[RunRecord], prefix: bool) -> dict
 
 # -- task demand ---------------------------------------------------------------------------
 
+
 def demand_terms(components: dict[str, float | None]) -> dict[str, float] | None:
     """The five terms as they enter D_task (SPEC §4), or None when any is unknown."""
     if any(components.get(k) is None for k in COMPONENTS):
@@ -276,8 +280,9 @@ class DemandFit:
     curve: dict[str, float] = field(default_factory=dict)
 
 
-def _collapse_nll(params: np.ndarray, logx: np.ndarray, T: np.ndarray, y: np.ndarray,
-                  w: np.ndarray) -> tuple[float, np.ndarray]:
+def _collapse_nll(
+    params: np.ndarray, logx: np.ndarray, T: np.ndarray, y: np.ndarray, w: np.ndarray
+) -> tuple[float, np.ndarray]:
     """Negative Bernoulli log-likelihood of success under the saturating collapse curve
     E = E_inf + gap / (1 + exp(α (log z − log z_0))), log z = log x − T·β, and its gradient."""
     k = T.shape[1]
@@ -299,8 +304,15 @@ def _collapse_nll(params: np.ndarray, logx: np.ndarray, T: np.ndarray, y: np.nda
     return nll, grad
 
 
-def _fit_collapse(logx: np.ndarray, T: np.ndarray, y: np.ndarray, w: np.ndarray,
-                  start: np.ndarray, free_beta: bool = True, restarts: bool = True) -> tuple[np.ndarray, float]:
+def _fit_collapse(
+    logx: np.ndarray,
+    T: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    start: np.ndarray,
+    free_beta: bool = True,
+    restarts: bool = True,
+) -> tuple[np.ndarray, float]:
     from scipy.optimize import minimize
 
     k = T.shape[1]
@@ -309,12 +321,18 @@ def _fit_collapse(logx: np.ndarray, T: np.ndarray, y: np.ndarray, w: np.ndarray,
     if not free_beta:
         lo[:k] = hi[:k] = list(start[:k])
     best: tuple[np.ndarray, float] | None = None
-    for a0 in ((start[-1], 0.7, 2.0) if restarts else (start[-1],)):
+    for a0 in (start[-1], 0.7, 2.0) if restarts else (start[-1],):
         x0 = start.copy()
         x0[-1] = a0
-        res = minimize(_collapse_nll, x0, args=(logx, T, y, w), jac=True, method="L-BFGS-B",
-                       bounds=list(zip(lo, hi, strict=True)),
-                       options={"ftol": 1e-13, "gtol": 1e-9, "maxiter": 2000})
+        res = minimize(
+            _collapse_nll,
+            x0,
+            args=(logx, T, y, w),
+            jac=True,
+            method="L-BFGS-B",
+            bounds=list(zip(lo, hi, strict=True)),
+            options={"ftol": 1e-13, "gtol": 1e-9, "maxiter": 2000},
+        )
         if best is None or res.fun < best[1]:
             best = (res.x, float(res.fun))
     assert best is not None
@@ -338,8 +356,9 @@ def fit_demand(records: list[RunRecord], *, bootstrap: int = 0, seed: int = 0) -
     if len(usable) < 20 or len({r.task_id for r, _ in usable}) < len(COMPONENTS) + 2:
         return None
     medians = {k: float(np.median([t[k] for _, t in usable])) for k in COMPONENTS}
-    T = np.array([[math.log(max(t[k], 1e-9) / max(medians[k], 1e-9)) for k in COMPONENTS]
-                  for _, t in usable])
+    T = np.array(
+        [[math.log(max(t[k], 1e-9) / max(medians[k], 1e-9)) for k in COMPONENTS] for _, t in usable]
+    )
     x = np.array([r.oracle_efc for r, _ in usable])
     logx = np.log(x / float(np.median(x)))
     y = np.array([float(bool(r.success)) for r, _ in usable])
@@ -368,16 +387,29 @@ def fit_demand(records: list[RunRecord], *, bootstrap: int = 0, seed: int = 0) -
                 intervals[k] = [_r4(float(lo)), _r4(float(hi))]
     beta0 = sum(math.log(max(medians[k], 1e-9)) for k in COMPONENTS)
     e_inf, gap, logz0, alpha = params[-4:]
-    curve = {"E_inf": _r4(float(e_inf)), "E_0": _r4(float(e_inf + gap)),
-             "z_0": _r4(float(math.exp(logz0))), "alpha": _r4(float(alpha))}
+    curve = {
+        "E_inf": _r4(float(e_inf)),
+        "E_0": _r4(float(e_inf + gap)),
+        "z_0": _r4(float(math.exp(logz0))),
+        "alpha": _r4(float(alpha)),
+    }
     n = len(y)
     return DemandFit(
-        (float(beta0), *(float(b) for b in beta)), medians, -nll * n, -nll_hand * n, n,
-        len({r.task_id for r, _ in usable}), skipped, intervals, bootstrap, curve,
+        (float(beta0), *(float(b) for b in beta)),
+        medians,
+        -nll * n,
+        -nll_hand * n,
+        n,
+        len({r.task_id for r, _ in usable}),
+        skipped,
+        intervals,
+        bootstrap,
+        curve,
     )
 
 
 # -- the whole calibration -------------------------------------------------------------------
+
 
 @dataclass
 class Calibration:
@@ -445,10 +477,16 @@ def calibrate(
     if adapter is not None:
         chosen = adapter(calib_runs, Theta(prefix.theta0, prefix.theta))
         if chosen:
-            adapter_block = {"window": int(chosen["window"]), "epsilon": _r(float(chosen["epsilon"]))}
+            adapter_block = {
+                "window": int(chosen["window"]),
+                "epsilon": _r(float(chosen["epsilon"])),
+            }
             adapter_status = str(chosen.get("status", "calibrated"))
-            extra = {k: _r(v) if isinstance(v, float) else v for k, v in chosen.items()
-                     if k not in ("window", "epsilon", "status")}
+            extra = {
+                k: _r(v) if isinstance(v, float) else v
+                for k, v in chosen.items()
+                if k not in ("window", "epsilon", "status")
+            }
             if extra:
                 adapter_block["calibration"] = extra
 
@@ -457,8 +495,13 @@ def calibrate(
         "prefix": {s: theta_quality(prefix, by_split[s], prefix=True) for s in SPLITS},
     }
     if dem is not None:
-        figures["demand"] = {"loglik": _r4(dem.loglik), "loglik_hand": _r4(dem.loglik_hand),
-                             "runs": dem.runs, "tasks": dem.tasks, "runs_skipped": dem.skipped_runs}
+        figures["demand"] = {
+            "loglik": _r4(dem.loglik),
+            "loglik_hand": _r4(dem.loglik_hand),
+            "runs": dem.runs,
+            "tasks": dem.tasks,
+            "runs_skipped": dem.skipped_runs,
+        }
     provenance: dict[str, Any] = {
         "status": "calibrated",
         "package_version": __version__,
@@ -467,16 +510,18 @@ def calibrate(
         "seed": sorted(seeds)[0] if len(seeds) == 1 else sorted(seeds, key=str),
         "split": {
             "rule": "held out: template (or task family) in the list, or task id hashed into "
-                    "the held-out seed share; the rest is calibration",
+            "the held-out seed share; the rest is calibration",
             "holdout_templates": list(holdout),
             "holdout_seed_fraction": seed_fraction,
             "runs": {s: len(by_split[s]) for s in SPLITS},
             "runs_without_oracle": skipped,
         },
         "target": "y_t = Oracle-EFC_t = kappa I V R M from the oracle block (SPEC 3.1); "
-                  + ("1 + y_t = exp(theta0 + theta . phi) by Poisson pseudo-maximum likelihood"
-                     if theta_method == "poisson" else
-                     "fit log1p(y_t) = theta0 + theta . phi (closed-form least squares)"),
+        + (
+            "1 + y_t = exp(theta0 + theta . phi) by Poisson pseudo-maximum likelihood"
+            if theta_method == "poisson"
+            else "fit log1p(y_t) = theta0 + theta . phi (closed-form least squares)"
+        ),
         "theta_method": theta_method,
         "adapter": adapter_status,
         "figures": figures,
@@ -487,14 +532,16 @@ def calibrate(
         "features": list(FEATURES),
         "full": {"theta0": full.theta0, "theta": list(full.theta)},
         "prefix": {"theta0": prefix.theta0, "theta": list(prefix.theta)},
-        "demand": None if dem is None else {
+        "demand": None
+        if dem is None
+        else {
             "beta": [_r4(b) for b in dem.beta],
             "medians": {k: _r(v) for k, v in dem.medians.items()},
             "intervals": dem.intervals,
             "bootstrap": {"resamples": dem.resamples, "unit": "task", "confidence": 0.95},
             "target": "curve collapse: the exponents maximize the Bernoulli likelihood of "
-                      "success under a saturating failure curve of Oracle-EFC / D_fitted "
-                      "on the calibration runs",
+            "success under a saturating failure curve of Oracle-EFC / D_fitted "
+            "on the calibration runs",
             "collapse_curve": dem.curve,
             "terms": "L, H_tool, S_state, 1 + N_obs, 1 - V_ver, each divided by its median",
         },

@@ -86,11 +86,18 @@ def outcome_rows(runs: Iterable[Run], estimator: Estimator | None = None) -> lis
         if run.success is None:
             continue
         led = score_run(run, estimator)
-        out.append(OutcomeRow(
-            run.run_id, run.task_id or f"run:{run.run_id}", run.task_family or UNKNOWN_BENCHMARK,
-            run.source_format, float(led.figures.nrs_efc), bool(run.success),
-            run_key(run), f"{run.harness or '?'} × {run.model or '?'}",
-        ))
+        out.append(
+            OutcomeRow(
+                run.run_id,
+                run.task_id or f"run:{run.run_id}",
+                run.task_family or UNKNOWN_BENCHMARK,
+                run.source_format,
+                float(led.figures.nrs_efc),
+                bool(run.success),
+                run_key(run),
+                f"{run.harness or '?'} × {run.model or '?'}",
+            )
+        )
     return out
 
 
@@ -121,7 +128,7 @@ class OutcomeCalibration:
             "kind": "task-table",
             "scale": "NRS-EFC of the file's theta",
             "target": "maximum a-posteriori D per task under a saturating collapse curve of "
-                      "NRS-EFC / D fitted to the runs' outcomes (docs/calibration.md)",
+            "NRS-EFC / D fitted to the runs' outcomes (docs/calibration.md)",
             "curve": self.curve,
             "sigma_task": SIGMA_TASK,
             "sigma_benchmark": SIGMA_BENCHMARK,
@@ -135,7 +142,9 @@ def _r(x: float) -> float:
     return float(f"{x:.4g}")
 
 
-def calibrate_outcomes(rows: list[OutcomeRow], *, iterations: int = 50) -> OutcomeCalibration | None:
+def calibrate_outcomes(
+    rows: list[OutcomeRow], *, iterations: int = 50
+) -> OutcomeCalibration | None:
     """MAP task demand and collapse curve (module docstring); None with fewer than 10
     labeled runs or no outcome variety."""
     from scipy.optimize import minimize, minimize_scalar
@@ -172,10 +181,16 @@ def calibrate_outcomes(rows: list[OutcomeRow], *, iterations: int = 50) -> Outco
             m = mu_b[tb[k]]
 
             def neg(ld: float, idx: np.ndarray = idx, m: float = m, c: np.ndarray = curve) -> float:
-                return float(-_loglik(loge[idx] - ld, y[idx], c).sum() + ((ld - m) / SIGMA_TASK) ** 2 / 2)
+                return float(
+                    -_loglik(loge[idx] - ld, y[idx], c).sum() + ((ld - m) / SIGMA_TASK) ** 2 / 2
+                )
 
-            res = minimize_scalar(neg, bounds=(m - 6 * SIGMA_TASK, m + 6 * SIGMA_TASK), method="bounded",
-                                  options={"xatol": 1e-6})
+            res = minimize_scalar(
+                neg,
+                bounds=(m - 6 * SIGMA_TASK, m + 6 * SIGMA_TASK),
+                method="bounded",
+                options={"xatol": 1e-6},
+            )
             logd[k] = float(res.x)
         # each benchmark's mean given its tasks (normal-normal: a precision-weighted mean)
         for b in range(len(benches)):
@@ -188,8 +203,9 @@ def calibrate_outcomes(rows: list[OutcomeRow], *, iterations: int = 50) -> Outco
         def neg_curve(p: np.ndarray) -> float:
             return float(-_loglik(loge - logd[ti], y, p).sum())
 
-        res = minimize(neg_curve, curve, method="L-BFGS-B",
-                       bounds=[(0.0, 1.0), (0.0, 1.0), (0.05, 8.0)])
+        res = minimize(
+            neg_curve, curve, method="L-BFGS-B", bounds=[(0.0, 1.0), (0.0, 1.0), (0.05, 8.0)]
+        )
         curve = np.array(res.x)
         curve[1] = min(curve[1], 1.0 - curve[0])
         cur = objective()
@@ -204,18 +220,34 @@ def calibrate_outcomes(rows: list[OutcomeRow], *, iterations: int = 50) -> Outco
             keys[tix[r.task]].append(r.key)
     ll_prior = float(_loglik(loge - mu, y, curve).sum())
     return OutcomeCalibration(
-        curve={"E_inf": _r(curve[0]), "E_0": _r(curve[0] + curve[1]), "z_0": 1.0, "alpha": _r(curve[2])},
-        tasks={t: {"D": _r(math.exp(logd[i])), "runs": int(n_runs[i]), "run_keys": sorted(keys[i])}
-               for i, t in enumerate(tasks)},
-        families={b: {"D": _r(math.exp(mu_b[i])), "tasks": int((tb == i).sum())} for i, b in enumerate(benches)},
-        prior=math.exp(mu), runs=len(rows),
-        loglik=float(_loglik(loge - logd[ti], y, curve).sum()), loglik_prior=ll_prior,
+        curve={
+            "E_inf": _r(curve[0]),
+            "E_0": _r(curve[0] + curve[1]),
+            "z_0": 1.0,
+            "alpha": _r(curve[2]),
+        },
+        tasks={
+            t: {"D": _r(math.exp(logd[i])), "runs": int(n_runs[i]), "run_keys": sorted(keys[i])}
+            for i, t in enumerate(tasks)
+        },
+        families={
+            b: {"D": _r(math.exp(mu_b[i])), "tasks": int((tb == i).sum())}
+            for i, b in enumerate(benches)
+        },
+        prior=math.exp(mu),
+        runs=len(rows),
+        loglik=float(_loglik(loge - logd[ti], y, curve).sum()),
+        loglik_prior=ll_prior,
     )
 
 
 def real_estimator_document(
-    base: Estimator, cal: OutcomeCalibration, rows: list[OutcomeRow], *,
-    corpus: dict[str, Any] | None = None, command: str | None = None,
+    base: Estimator,
+    cal: OutcomeCalibration,
+    rows: list[OutcomeRow],
+    *,
+    corpus: dict[str, Any] | None = None,
+    command: str | None = None,
 ) -> dict[str, Any]:
     """An efc-estimator/1 document for real traces: the base estimator's θ, prefix θ and
     adapter constants, and the task demand calibrated on ``rows``."""
@@ -238,11 +270,22 @@ def real_estimator_document(
             "seed": None,
             "base_estimator": {"source": base.source, "sha256": base.sha256},
             "theta": "kept from the base estimator (docs/calibration.md, Real runs)",
-            "runs": {"labeled": len(rows), "successes": sum(int(r.success) for r in rows),
-                     "by_source": {k: {"runs": v[0], "successes": v[1]} for k, v in sorted(by_source.items())}},
+            "runs": {
+                "labeled": len(rows),
+                "successes": sum(int(r.success) for r in rows),
+                "by_source": {
+                    k: {"runs": v[0], "successes": v[1]} for k, v in sorted(by_source.items())
+                },
+            },
             "target": "task demand: maximum a-posteriori D per task from the runs' outcomes",
-            "figures": {"demand": {"loglik": _r(cal.loglik), "loglik_prior": _r(cal.loglik_prior),
-                                   "runs": cal.runs, "tasks": len(cal.tasks)}},
+            "figures": {
+                "demand": {
+                    "loglik": _r(cal.loglik),
+                    "loglik_prior": _r(cal.loglik_prior),
+                    "runs": cal.runs,
+                    "tasks": len(cal.tasks),
+                }
+            },
         },
         "features": list(FEATURES),
         "full": {"theta0": base.full.theta0, "theta": list(base.full.theta)},
@@ -252,8 +295,9 @@ def real_estimator_document(
     }
 
 
-def cross_fitted(runs: list[Run], base: Estimator, by: str = "group",
-                 rows: list[OutcomeRow] | None = None) -> tuple[list[Any], dict[str, int]]:
+def cross_fitted(
+    runs: list[Run], base: Estimator, by: str = "group", rows: list[OutcomeRow] | None = None
+) -> tuple[list[Any], dict[str, int]]:
     """Ledgers of labeled ``runs`` in which every run's task demand was calibrated without
     its own agent × model (``by="group"``) or its own source format (``by="source"``):
     D_task from other agents' runs of the same task. Returns the ledgers (in input order) and
@@ -268,8 +312,10 @@ def cross_fitted(runs: list[Run], base: Estimator, by: str = "group",
         rows = outcome_rows(runs, base)
     wanted = {run_key(r) for r in runs}
     by_key = {r.key: r for r in rows if r.key in wanted}
-    fold_of = {run_key(r): (f"{r.harness or '?'} × {r.model or '?'}" if by == "group" else r.source_format)
-               for r in runs}
+    fold_of = {
+        run_key(r): (f"{r.harness or '?'} × {r.model or '?'}" if by == "group" else r.source_format)
+        for r in runs
+    }
     folds = sorted(set(fold_of.values()))
     ests: dict[str, Estimator] = {}
     for fold in folds:
@@ -279,7 +325,9 @@ def cross_fitted(runs: list[Run], base: Estimator, by: str = "group",
             ests[fold] = base
             continue
         doc = real_estimator_document(base, cal, train)
-        ests[fold] = parse_estimator(orjson.dumps(doc), f"{base.source} (cross-fitted without {fold})")
+        ests[fold] = parse_estimator(
+            orjson.dumps(doc), f"{base.source} (cross-fitted without {fold})"
+        )
     counts: dict[str, int] = defaultdict(int)
     ledgers = []
     for run in runs:

@@ -138,23 +138,44 @@ def task_level_demand(run: Run, spec: Mapping[str, Any] | None) -> Demand:
         prior = _lookup(spec, "prior")
         if prior is not None:
             d = max(EPS_D, float(prior["D"]))
-            return Demand(known, d, d, ["D_task: the prior (this run helped calibrate its task's demand, "
-                                        "so that demand is not used on it)"], "prior")
+            return Demand(
+                known,
+                d,
+                d,
+                [
+                    "D_task: the prior (this run helped calibrate its task's demand, "
+                    "so that demand is not used on it)"
+                ],
+                "prior",
+            )
         task = None
     if task is not None:
         d = max(EPS_D, float(task["D"]))
         n = task.get("runs")
-        note = f"D_task from other runs of this task ({n} calibration runs)" if n else "D_task from the task table"
+        note = (
+            f"D_task from other runs of this task ({n} calibration runs)"
+            if n
+            else "D_task from the task table"
+        )
         return Demand(known, d, d, [note], "task")
     fam = _lookup(spec.get("families"), run.task_family)
     if fam is not None:
         d = max(EPS_D, float(fam["D"]))
-        return Demand(known, d, d, [f"D_task: the median of benchmark {run.task_family!r} (task not calibrated)"],
-                      "benchmark")
+        return Demand(
+            known,
+            d,
+            d,
+            [f"D_task: the median of benchmark {run.task_family!r} (task not calibrated)"],
+            "benchmark",
+        )
     comps = {k: known.get(k, D_PRIOR[k]) for k in COMPONENTS}
     prior = _lookup(spec, "prior")
-    flags = ["D_task: " + ("metadata where given, " if known else "") + "the documented prior for "
-             + ", ".join(k for k in COMPONENTS if k not in known)]
+    flags = [
+        "D_task: "
+        + ("metadata where given, " if known else "")
+        + "the documented prior for "
+        + ", ".join(k for k in COMPONENTS if k not in known)
+    ]
     if prior is not None and not known:
         d = max(EPS_D, float(prior["D"]))
         return Demand(comps, d, d, flags, "prior")

@@ -74,7 +74,9 @@ def _theta(obj: Any, what: str, src: str) -> Theta:
     if isinstance(theta, dict):
         theta = [theta.get(k, 0.0) for k in FEATURES]
     if not isinstance(theta, list) or len(theta) != len(FEATURES):
-        raise InputError(f"estimator: {what}.theta needs {len(FEATURES)} weights ({', '.join(FEATURES)})", src)
+        raise InputError(
+            f"estimator: {what}.theta needs {len(FEATURES)} weights ({', '.join(FEATURES)})", src
+        )
     try:
         return Theta(float(obj["theta0"]), tuple(float(x) for x in theta))
     except (TypeError, ValueError):

@@ -134,7 +134,16 @@ def estimate_factors(f: Features, hq: Harness) -> Factors:
     return Factors(I, V, R, M)
 
 
-_ORACLE_KEYS = ("delta_latent", "B_route", "B_noise", "B_verify", "V_er", "B_tool", "B_mem", "B_state")
+_ORACLE_KEYS = (
+    "delta_latent",
+    "B_route",
+    "B_noise",
+    "B_verify",
+    "V_er",
+    "B_tool",
+    "B_mem",
+    "B_state",
+)
 
 
 def oracle_factors(run: Run, f: Features) -> Factors | None:

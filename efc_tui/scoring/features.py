@@ -34,7 +34,9 @@ from efc_tui.scoring.constants import RHO_SCALE
 
 _TARGET = re.compile(r"[\w.-]*/[\w./-]+|[\w-]+\.[A-Za-z]\w{0,4}\b")
 _SIG_NUM = re.compile(r"0x[0-9a-f]+|\d+")
-_EXC_LINE = re.compile(r"^\s*(?:E\s+)?[A-Za-z_][\w.]*(?:Error|Exception|Failure)\b.*$", re.MULTILINE)
+_EXC_LINE = re.compile(
+    r"^\s*(?:E\s+)?[A-Za-z_][\w.]*(?:Error|Exception|Failure)\b.*$", re.MULTILINE
+)
 _TEXT_SCAN = 16_000  # error-signature search looks at the tail only
 
 
@@ -63,8 +65,17 @@ class Features:
     def matrix(self, prefix: bool = False) -> np.ndarray:
         """phi as a (T, 9) matrix in FEATURES order; prefix mode zeroes z (SPEC §6)."""
         if prefix:
-            cols = (self.c, self.h, np.zeros_like(self.z), self.p_prefix, self.m_prefix,
-                    self.a, self.q, self.delta, self.rho)
+            cols = (
+                self.c,
+                self.h,
+                np.zeros_like(self.z),
+                self.p_prefix,
+                self.m_prefix,
+                self.a,
+                self.q,
+                self.delta,
+                self.rho,
+            )
         else:
             cols = (self.c, self.h, self.z, self.p, self.m, self.a, self.q, self.delta, self.rho)
         return np.column_stack(cols) if len(self.c) else np.zeros((0, 9))
@@ -357,11 +368,20 @@ def _python_pass(events: list[Event]) -> _Pass:
                 if k < len(citers) and (first_ref[t] < 0 or citers[k] < first_ref[t]):
                     first_ref[t] = citers[k]
     return _Pass(
-        np.asarray(c), np.asarray(h), np.asarray(a), np.asarray(q), np.asarray(delta), np.asarray(n),
-        np.asarray(mem, dtype=bool), np.asarray(plan, dtype=bool),
-        np.asarray(has_verdict, dtype=bool), np.asarray(repeat_action, dtype=bool),
-        np.asarray(repeat_error, dtype=bool), np.asarray(first_ref, dtype=np.int64),
-        np.asarray(sig_ids, dtype=np.int64), compaction,
+        np.asarray(c),
+        np.asarray(h),
+        np.asarray(a),
+        np.asarray(q),
+        np.asarray(delta),
+        np.asarray(n),
+        np.asarray(mem, dtype=bool),
+        np.asarray(plan, dtype=bool),
+        np.asarray(has_verdict, dtype=bool),
+        np.asarray(repeat_action, dtype=bool),
+        np.asarray(repeat_error, dtype=bool),
+        np.asarray(first_ref, dtype=np.int64),
+        np.asarray(sig_ids, dtype=np.int64),
+        compaction,
     )
 
 
@@ -403,7 +423,19 @@ def compute_features(run: Run) -> Features:
     idx = idx_i.astype(float)
     rho = idx / (idx + RHO_SCALE)
     return Features(
-        c=loop.c, h=loop.h, z=z, p=p, m=m, a=loop.a, q=loop.q, delta=loop.delta, rho=rho, n=loop.n,
-        p_prefix=p_prefix, m_prefix=mem_a.astype(float), has_verdict=loop.has_verdict,
-        repeat_action=loop.repeat_action, repeat_error=loop.repeat_error,
+        c=loop.c,
+        h=loop.h,
+        z=z,
+        p=p,
+        m=m,
+        a=loop.a,
+        q=loop.q,
+        delta=loop.delta,
+        rho=rho,
+        n=loop.n,
+        p_prefix=p_prefix,
+        m_prefix=mem_a.astype(float),
+        has_verdict=loop.has_verdict,
+        repeat_action=loop.repeat_action,
+        repeat_error=loop.repeat_error,
     )

@@ -76,14 +76,32 @@ _compiled_ready: set[int] = set()
 def _compiled_gates(fast: ModuleType, events: list[Event]) -> Gates:
     """The loop below in C (efc_tui/_speedups.c, ``gate_pass``): the same arrays."""
     if id(fast) not in _compiled_ready:
-        fast.setup_gates(Q_STATUS, EventKind.REPAIR, EventKind.GENERATION, G_FIRST, G_NEWLY_PASSED,
-                         G_ROSE, G_SAME_FAIL, G_FELL, G_OTHER, L_REPAIR, L_GEN_PASSED, L_GEN_OTHER,
-                         L_OTHER)
+        fast.setup_gates(
+            Q_STATUS,
+            EventKind.REPAIR,
+            EventKind.GENERATION,
+            G_FIRST,
+            G_NEWLY_PASSED,
+            G_ROSE,
+            G_SAME_FAIL,
+            G_FELL,
+            G_OTHER,
+            L_REPAIR,
+            L_GEN_PASSED,
+            L_GEN_OTHER,
+            L_OTHER,
+        )
         _compiled_ready.add(id(fast))
     q, g, g_nr, lam, lam_nr, a = fast.gate_pass(events)
     f64 = np.float64
-    return Gates(np.frombuffer(q, f64), np.frombuffer(g, f64), np.frombuffer(g_nr, f64),
-                 np.frombuffer(lam, f64), np.frombuffer(lam_nr, f64), np.frombuffer(a, np.int64))
+    return Gates(
+        np.frombuffer(q, f64),
+        np.frombuffer(g, f64),
+        np.frombuffer(g_nr, f64),
+        np.frombuffer(lam, f64),
+        np.frombuffer(lam_nr, f64),
+        np.frombuffer(a, np.int64),
+    )
 
 
 def compute_gates(events: list[Event]) -> Gates:

@@ -164,6 +164,19 @@ def score_run(run: Run, estimator: Estimator | None = None) -> Ledger:
     if ofa is None and list(map(attrgetter("oracle"), run.events)).count(None) < len(run.events):
         flags.append("oracle blocks on only some events: Oracle-EFC not computed")
     return Ledger(
-        run=run, estimator=est_file, features=f, harness=hq, factors=fa, oracle=ofa, gates=g,
-        efc=efc_t, est=est, stable=stable, nr=nr, cost=cost, demand=dem, figures=fig, flags=flags,
+        run=run,
+        estimator=est_file,
+        features=f,
+        harness=hq,
+        factors=fa,
+        oracle=ofa,
+        gates=g,
+        efc=efc_t,
+        est=est,
+        stable=stable,
+        nr=nr,
+        cost=cost,
+        demand=dem,
+        figures=fig,
+        flags=flags,
     )

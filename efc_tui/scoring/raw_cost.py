@@ -66,7 +66,9 @@ def raw_cost(run: Run) -> RawCost:
     delta = W_TOK * tokens / 1000.0 + W_TOOL * tools + W_WALL * wall + W_OP * ops
     flags = []
     if est_tok:
-        flags.append(f"tokens estimated from text length (4 chars/token) for {est_tok} of {T} events")
+        flags.append(
+            f"tokens estimated from text length (4 chars/token) for {est_tok} of {T} events"
+        )
     if no_wall:
         flags.append(f"wall time unknown for {no_wall} of {T} events: counted as 0 s")
     return RawCost(tokens, tools, wall, ops, delta, flags)

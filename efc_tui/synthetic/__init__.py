@@ -32,14 +32,26 @@ if TYPE_CHECKING:
 #: where each name lives; imported on first use, so importing one submodule (the CLI
 #: reads a few constants for --help) does not load the simulator
 _WHERE = {
-    "CorpusSpec": "corpus", "generate": "corpus", "make_task": "corpus", "write_corpus": "corpus",
+    "CorpusSpec": "corpus",
+    "generate": "corpus",
+    "make_task": "corpus",
+    "write_corpus": "corpus",
     "simulate_run": "engine",
-    "FAMILIES": "families", "FAMILY_NAMES": "families",
-    "HARNESS_NAMES": "harnesses", "PRESETS": "harnesses", "get_harness": "harnesses",
-    "MODEL_NAMES": "harnesses", "MODELS": "harnesses", "get_model": "harnesses",
-    "DEFAULT_BUDGETS": "tasks", "DEFAULT_RUNS": "tasks", "DEFAULT_SEED": "tasks",
+    "FAMILIES": "families",
+    "FAMILY_NAMES": "families",
+    "HARNESS_NAMES": "harnesses",
+    "PRESETS": "harnesses",
+    "get_harness": "harnesses",
+    "MODEL_NAMES": "harnesses",
+    "MODELS": "harnesses",
+    "get_model": "harnesses",
+    "DEFAULT_BUDGETS": "tasks",
+    "DEFAULT_RUNS": "tasks",
+    "DEFAULT_SEED": "tasks",
     "DEFAULT_MODELS": "tasks",
-    "DEFAULT_HOLDOUT": "templates", "TEMPLATES": "templates", "get_template": "templates",
+    "DEFAULT_HOLDOUT": "templates",
+    "TEMPLATES": "templates",
+    "get_template": "templates",
 }
 
 

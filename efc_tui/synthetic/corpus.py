@@ -70,8 +70,13 @@ class CorpusSpec:
 
     @property
     def total_runs(self) -> int:
-        return (len(self.families) * len(self.harnesses) * len(self.models) * len(self.budgets)
-                * self.runs)
+        return (
+            len(self.families)
+            * len(self.harnesses)
+            * len(self.models)
+            * len(self.budgets)
+            * self.runs
+        )
 
     @property
     def cells(self) -> list[tuple[str, str, str]]:
@@ -102,7 +107,12 @@ def simulate_cell(spec: CorpusSpec, family: str, harness: str, model: str) -> It
         for i, task in enumerate(tasks):
             rng = random.Random(f"{spec.seed}/{family}/{i}/{preset.name}/{mp.name}/{budget!r}")
             yield simulate_run(
-                fam, task, preset, mp, budget, rng,
+                fam,
+                task,
+                preset,
+                mp,
+                budget,
+                rng,
                 run_id=f"{task.task_id}-{preset.name}-{mp.name}-{budget_label(budget)}",
                 extra={"corpus_seed": spec.seed},
             )
@@ -144,12 +154,15 @@ def cell_file(family: str, harness: str, model: str) -> str:
     return f"{family}__{harness}__{model}.jsonl"
 
 
-def _write_cell(spec: CorpusSpec, family: str, harness: str, model: str, out_dir: str) -> CellSummary:
+def _write_cell(
+    spec: CorpusSpec, family: str, harness: str, model: str, out_dir: str
+) -> CellSummary:
     runs = list(simulate_cell(spec, family, harness, model))
     name = cell_file(family, harness, model)
     write_atomic(Path(out_dir) / name, dumps_runs(runs))
-    return CellSummary(name, len(runs), sum(len(r.events) for r in runs),
-                       sum(1 for r in runs if r.success))
+    return CellSummary(
+        name, len(runs), sum(len(r.events) for r in runs), sum(1 for r in runs if r.success)
+    )
 
 
 def manifest(spec: CorpusSpec, summary: CorpusSummary | None = None) -> dict[str, Any]:
@@ -175,7 +188,10 @@ def read_manifest(folder: Path) -> dict[str, Any] | None:
 
 
 def write_corpus(
-    spec: CorpusSpec, out_dir: str | Path, *, jobs: int = 1,
+    spec: CorpusSpec,
+    out_dir: str | Path,
+    *,
+    jobs: int = 1,
     on_cell: Callable[[CellSummary], None] | None = None,
 ) -> CorpusSummary:
     """Write the corpus to ``out_dir`` (created if missing); ``jobs`` worker processes."""
@@ -200,6 +216,8 @@ def write_corpus(
             if on_cell:
                 on_cell(cell)
     summary.files = [results[c] for c in cells]
-    data = orjson.dumps(manifest(spec, summary), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    data = orjson.dumps(
+        manifest(spec, summary), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
+    )
     write_atomic(out / MANIFEST, data)
     return summary

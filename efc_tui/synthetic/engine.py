@@ -79,8 +79,16 @@ class _Fact:
 class _Sim:
     """The mutable bookkeeping of one run."""
 
-    def __init__(self, fam: Family, task: Task, h: HarnessPreset, m: ModelPreset, budget: float,
-                 rng: random.Random, matched: bool = False) -> None:
+    def __init__(
+        self,
+        fam: Family,
+        task: Task,
+        h: HarnessPreset,
+        m: ModelPreset,
+        budget: float,
+        rng: random.Random,
+        matched: bool = False,
+    ) -> None:
         self.fam, self.task, self.h, self.m, self.rng = fam, task, h, m, rng
         #: matched-budget accounting: every turn costs the same (full context, fixed output,
         #: one tool call, verification included), no reflection, and the agent keeps working
@@ -108,9 +116,19 @@ class _Sim:
 
     # -- events -------------------------------------------------------------------------
     def emit(
-        self, kind: str, tool: str | None, action: str, obs: str, mark: _Mark, *,
-        status: Status = Status.NONE, checks: Checks | None = None, tool_calls: int = 0,
-        refs: list[int] | None = None, memory: str | None = None, model_call: bool = True,
+        self,
+        kind: str,
+        tool: str | None,
+        action: str,
+        obs: str,
+        mark: _Mark,
+        *,
+        status: Status = Status.NONE,
+        checks: Checks | None = None,
+        tool_calls: int = 0,
+        refs: list[int] | None = None,
+        memory: str | None = None,
+        model_call: bool = True,
         extra: dict[str, Any] | None = None,
     ) -> int:
         t = len(self.events)
@@ -135,13 +153,26 @@ class _Sim:
             wall += rng.uniform(0.2, 1.5)
         self.transcript += tout + (len(action) + len(obs)) // 4
         ops = int(model_call) + tool_calls + int(memory is not None)
-        self.events.append(Event(
-            index=t, step=t, kind=_KIND[kind], tool=tool, status=status,
-            action_text=action, observation_text=obs,
-            tokens_in=tin, tokens_out=tout, tool_calls=tool_calls, wall_s=round(wall, 3),
-            ops=ops, refs=tuple(sorted({r for r in (refs or ()) if r < t})), checks=checks,
-            memory_write=memory, extra=extra or {},
-        ))
+        self.events.append(
+            Event(
+                index=t,
+                step=t,
+                kind=_KIND[kind],
+                tool=tool,
+                status=status,
+                action_text=action,
+                observation_text=obs,
+                tokens_in=tin,
+                tokens_out=tout,
+                tool_calls=tool_calls,
+                wall_s=round(wall, 3),
+                ops=ops,
+                refs=tuple(sorted({r for r in (refs or ()) if r < t})),
+                checks=checks,
+                memory_write=memory,
+                extra=extra or {},
+            )
+        )
         self.marks.append(mark)
         if model_call:
             self.steps += 1
@@ -150,14 +181,23 @@ class _Sim:
 
     def finish_oracle(self) -> None:
         for ev, mk in zip(self.events, self.marks, strict=True):
-            ev.oracle = oracle.oracle_block(delta_latent=mk.delta, distractor=mk.distractor,
-                                            faithful=mk.faithful, kept=mk.kept, n=mk.n)
+            ev.oracle = oracle.oracle_block(
+                delta_latent=mk.delta,
+                distractor=mk.distractor,
+                faithful=mk.faithful,
+                kept=mk.kept,
+                n=mk.n,
+            )
 
     def readout(self) -> Checks | None:
         """The environment's progress readout, shown with probability 0.5 + 0.5·V_ver."""
         if self.rng.random() >= 0.5 + 0.5 * self.task.demand["V_ver"]:
             return None
-        ok = sum(1 for f in self.facts if f.established is not None and f.established == self.truth[f.index])
+        ok = sum(
+            1
+            for f in self.facts
+            if f.established is not None and f.established == self.truth[f.index]
+        )
         return Checks(ok, self.task.L - ok, self.task.L)
 
     def lose(self, events: list[int]) -> None:
@@ -166,7 +206,11 @@ class _Sim:
 
     # -- memory -------------------------------------------------------------------------
     def maybe_compact(self) -> bool:
-        pending = [f for f in self.facts if (f.work and f.established is None) or (f.established is not None and not f.saved)]
+        pending = [
+            f
+            for f in self.facts
+            if (f.work and f.established is None) or (f.established is not None and not f.saved)
+        ]
         u = sum(len(f.work) for f in pending)
         if not u or self.rng.random() >= LOSS_RATE * self.h.pressure * u / (u + 3):
             return False
@@ -179,8 +223,15 @@ class _Sim:
             if was and f.index in self.unsaved:
                 self.unsaved.remove(f.index)
         self.transcript //= 3
-        self.emit("message", None, "", f"[context compacted: {u} recent observations summarized away]",
-                  _Mark(), model_call=False, extra={"compaction": True})
+        self.emit(
+            "message",
+            None,
+            "",
+            f"[context compacted: {u} recent observations summarized away]",
+            _Mark(),
+            model_call=False,
+            extra={"compaction": True},
+        )
         return True
 
     # -- actions ------------------------------------------------------------------------
@@ -197,10 +248,16 @@ class _Sim:
             st = self.facts[i]
             st.established, st.work, st.saved = self.truth[i], [t], True
         self.exposed_open.clear()
-        self.emit("check", task.check_tool, f"{task.check_tool} --all", "\n".join(lines),
-                  _Mark(delta=float(len(settled)), n=1.0 if settled else 0.0),
-                  status=Status.ASSERTION_ERROR if settled else Status.PASSED,
-                  checks=Checks(len(passed), len(settled), len(task.exposed)), tool_calls=1)
+        self.emit(
+            "check",
+            task.check_tool,
+            f"{task.check_tool} --all",
+            "\n".join(lines),
+            _Mark(delta=float(len(settled)), n=1.0 if settled else 0.0),
+            status=Status.ASSERTION_ERROR if settled else Status.PASSED,
+            checks=Checks(len(passed), len(settled), len(task.exposed)),
+            tool_calls=1,
+        )
         for i in settled:
             self.after_established(i, t)
 
@@ -229,7 +286,10 @@ class _Sim:
             st.untried = list(task.tools)
             st.home = rng.choice(task.tools)
         tool = st.untried.pop(rng.randrange(len(st.untried)))
-        verified = self.tools + (1 if self.matched else 2) <= self.tools_cap and rng.random() < self.h.verify
+        verified = (
+            self.tools + (1 if self.matched else 2) <= self.tools_cap
+            and rng.random() < self.h.verify
+        )
         calls = 2 if verified else 1
         scanned = 8 + int(unit_hash(task.seed, fact.name, tool) * 40)  # the store's size
         refs = [st.last_event] if st.last_event is not None else []
@@ -250,8 +310,16 @@ class _Sim:
                 obs += "\nverify: PASS"
             st.work.append(t)
             st.last_event = t
-            self.emit(kind, tool, action, obs, _Mark(delta=1.0, n=1.0), checks=self.readout(),
-                      tool_calls=calls, refs=refs)
+            self.emit(
+                kind,
+                tool,
+                action,
+                obs,
+                _Mark(delta=1.0, n=1.0),
+                checks=self.readout(),
+                tool_calls=calls,
+                refs=refs,
+            )
             self.queries.append((action, obs))
             return
         st.untried = []  # the reading is done
@@ -259,13 +327,24 @@ class _Sim:
         corrupt = rng.random() < self.h.noise
         if corrupt:
             value = fact.decoy if value == fact.value else fact.value
-        obs = fam.hit.format(tool=tool, fact=fact.name, value=value, scanned=scanned, reading=reading)
+        obs = fam.hit.format(
+            tool=tool, fact=fact.name, value=value, scanned=scanned, reading=reading
+        )
         status = Status.NONE
         if verified and corrupt:
             obs += "\nverify: FAIL checksum mismatch"
             st.last_event = t
-            self.emit(kind, tool, action, obs, _Mark(faithful=False, n=1.0),
-                      status=Status.ASSERTION_ERROR, checks=self.readout(), tool_calls=calls, refs=refs)
+            self.emit(
+                kind,
+                tool,
+                action,
+                obs,
+                _Mark(faithful=False, n=1.0),
+                status=Status.ASSERTION_ERROR,
+                checks=self.readout(),
+                tool_calls=calls,
+                refs=refs,
+            )
             return
         if verified:
             obs += "\nverify: PASS"
@@ -288,12 +367,24 @@ class _Sim:
                 st.saved = False
                 self.unsaved.append(i)
         if self.unsaved and rng.random() < self.h.memory:
-            memory = "; ".join(f"{task.facts[j].name} = {self.facts[j].established}" for j in self.unsaved)
+            memory = "; ".join(
+                f"{task.facts[j].name} = {self.facts[j].established}" for j in self.unsaved
+            )
             for j in self.unsaved:
                 self.facts[j].saved = True
             self.unsaved = []
-        self.emit(kind, tool, action, obs, mark, status=status, checks=self.readout(),
-                  tool_calls=calls, refs=refs, memory=memory)
+        self.emit(
+            kind,
+            tool,
+            action,
+            obs,
+            mark,
+            status=status,
+            checks=self.readout(),
+            tool_calls=calls,
+            refs=refs,
+            memory=memory,
+        )
         self.queries.append((action, obs))
         if st.established is not None and st.last_event == t:
             self.after_established(i, t)
@@ -308,10 +399,17 @@ class _Sim:
         tool = self.rng.choice(self.task.tools)
         reading = sum(len(v) for v in st.votes.values()) + 2
         scanned = 8 + int(unit_hash(self.task.seed, fact.name, tool) * 40)
-        obs = self.fam.hit.format(tool=tool, fact=fact.name, value=self.truth[st.index], scanned=scanned,
-                                  reading=reading)
-        self.emit("tool", tool, self.fam.lookup.format(tool=tool, fact=fact.name) + " --recheck", obs,
-                  _Mark(n=0.0), tool_calls=1)
+        obs = self.fam.hit.format(
+            tool=tool, fact=fact.name, value=self.truth[st.index], scanned=scanned, reading=reading
+        )
+        self.emit(
+            "tool",
+            tool,
+            self.fam.lookup.format(tool=tool, fact=fact.name) + " --recheck",
+            obs,
+            _Mark(n=0.0),
+            tool_calls=1,
+        )
         return True
 
     def repeat(self) -> None:
@@ -322,26 +420,44 @@ class _Sim:
         rng = self.rng
         tool = rng.choice(self.task.distractors)
         words = rng.sample(("config", "cache", "index", "legacy", "report", "session", "draft"), 2)
-        obs = "\n".join(
-            f"{words[i % 2]}_{rng.randrange(1000):03d}: {rng.randrange(10**6)} bytes, no match"
-            for i in range(rng.randint(1, 4))
-        ) + f"\ncursor c{rng.getrandbits(20):05x}"
-        self.emit("tool", tool, f"{tool} {self.task.family.split('_')[0]} --page {rng.randint(1, 9)}",
-                  obs, _Mark(distractor=True, n=oracle.N_DISTRACTOR), tool_calls=1)
+        obs = (
+            "\n".join(
+                f"{words[i % 2]}_{rng.randrange(1000):03d}: {rng.randrange(10**6)} bytes, no match"
+                for i in range(rng.randint(1, 4))
+            )
+            + f"\ncursor c{rng.getrandbits(20):05x}"
+        )
+        self.emit(
+            "tool",
+            tool,
+            f"{tool} {self.task.family.split('_')[0]} --page {rng.randint(1, 9)}",
+            obs,
+            _Mark(distractor=True, n=oracle.N_DISTRACTOR),
+            tool_calls=1,
+        )
 
     def malformed(self, i: int) -> None:
         tool = self.rng.choice(self.task.tools)
         fact = self.task.facts[i].name
-        self.emit("tool", tool, f"{tool} --{fact.lower()}=", f"error: unrecognized arguments: --{fact.lower()}=",
-                  _Mark(n=0.0), status=Status.STATIC_REJECT, tool_calls=1)
+        self.emit(
+            "tool",
+            tool,
+            f"{tool} --{fact.lower()}=",
+            f"error: unrecognized arguments: --{fact.lower()}=",
+            _Mark(n=0.0),
+            status=Status.STATIC_REJECT,
+            tool_calls=1,
+        )
 
     def do_reflect(self) -> None:
-        thought = self.rng.choice((
-            "re-reading the task statement before the next step",
-            "considering which tool to call next",
-            "summarizing what is known so far",
-            "double-checking the plan",
-        ))
+        thought = self.rng.choice(
+            (
+                "re-reading the task statement before the next step",
+                "considering which tool to call next",
+                "summarizing what is known so far",
+                "double-checking the plan",
+            )
+        )
         self.emit("reflect", None, f"think: {thought}", "", _Mark())
 
     def submit(self) -> list[str]:
@@ -353,7 +469,9 @@ class _Sim:
                 refs.extend(st.work[-1:])
             else:
                 answer.append(rng.choice((fact.value, fact.decoy)))
-        text = "submit " + " ".join(f"{f.name}={v}" for f, v in zip(task.facts, answer, strict=True))
+        text = "submit " + " ".join(
+            f"{f.name}={v}" for f, v in zip(task.facts, answer, strict=True)
+        )
         self.emit("generation", None, text, "answer recorded", _Mark(), refs=refs)
         return answer
 
@@ -380,7 +498,9 @@ class _Sim:
             i = self.queue[0]
             if rng.random() < m.malformed:
                 self.malformed(i)
-            elif task.distractors and rng.random() < (1 - h.route) * min(1.0, len(task.distractors) / 2):
+            elif task.distractors and rng.random() < (1 - h.route) * min(
+                1.0, len(task.distractors) / 2
+            ):
                 self.distract()
             elif self.queries and rng.random() < self.redundancy:
                 self.repeat()
@@ -397,8 +517,16 @@ def evaluate(task: Task, truth: list[str], answer: list[str]) -> bool:
 
 
 def simulate_run(
-    family: Family, task: Task, harness: HarnessPreset, model: ModelPreset, budget: float,
-    rng: random.Random, *, run_id: str, extra: dict[str, Any] | None = None, matched: bool = False,
+    family: Family,
+    task: Task,
+    harness: HarnessPreset,
+    model: ModelPreset,
+    budget: float,
+    rng: random.Random,
+    *,
+    run_id: str,
+    extra: dict[str, Any] | None = None,
+    matched: bool = False,
 ) -> Run:
     """One simulated run: events with oracle blocks, success from the task's evaluator.
     ``matched`` uses matched-budget accounting (``_Sim``): every run of a harness at a budget
@@ -415,11 +543,16 @@ def simulate_run(
         model=model.name,
         budget={"level": budget, "steps": sim.steps_cap, "tool_calls": sim.tools_cap},
         success=evaluate(task, sim.truth, answer),
-        task_demand=TaskDemand(L=d["L"], H_tool=d["H_tool"], S_state=d["S_state"],
-                               N_obs=d["N_obs"], V_ver=d["V_ver"]),
+        task_demand=TaskDemand(
+            L=d["L"], H_tool=d["H_tool"], S_state=d["S_state"], N_obs=d["N_obs"], V_ver=d["V_ver"]
+        ),
         source_format="native",
-        extra={"template": task.template, "task_seed": task.seed, "instruction": task.instruction,
-               **(extra or {})},
+        extra={
+            "template": task.template,
+            "task_seed": task.seed,
+            "instruction": task.instruction,
+            **(extra or {}),
+        },
     )
 
 

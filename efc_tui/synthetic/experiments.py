@@ -40,14 +40,32 @@ EXPERIMENTS = ("matched-budget", "ablation", "eta-scan")
 
 #: the low- and high-quality conditions of the matched-budget experiment: the same raw
 #: budget (H5's steps, tool calls, tokens and context), different feedback quality
-LOW_QUALITY = replace(PRESETS["H5"], name="low-quality", title="Low-quality feedback",
-                      intent="noisy, redundant, weakly retained feedback at H5's budget",
-                      route=0.35, verify=0.05, memory=0.10, noise=0.15, pressure=0.50,
-                      redundancy=0.35, reflect=0.20)
-HIGH_QUALITY = replace(PRESETS["H5"], name="high-quality", title="High-quality feedback",
-                       intent="targeted, valid, non-redundant feedback at H5's budget",
-                       route=0.97, verify=0.90, memory=0.95, noise=0.01, pressure=0.05,
-                       redundancy=0.02, reflect=0.02)
+LOW_QUALITY = replace(
+    PRESETS["H5"],
+    name="low-quality",
+    title="Low-quality feedback",
+    intent="noisy, redundant, weakly retained feedback at H5's budget",
+    route=0.35,
+    verify=0.05,
+    memory=0.10,
+    noise=0.15,
+    pressure=0.50,
+    redundancy=0.35,
+    reflect=0.20,
+)
+HIGH_QUALITY = replace(
+    PRESETS["H5"],
+    name="high-quality",
+    title="High-quality feedback",
+    intent="targeted, valid, non-redundant feedback at H5's budget",
+    route=0.97,
+    verify=0.90,
+    memory=0.95,
+    noise=0.01,
+    pressure=0.05,
+    redundancy=0.02,
+    reflect=0.02,
+)
 
 
 @dataclass(slots=True)
@@ -68,9 +86,16 @@ def run_stats(run: Any) -> RunStats:
     f = compute_features(run)
     o = oracle_factors(run, f)
     assert o is not None, "simulated runs carry oracle blocks"
-    mean = (lambda a: float(np.mean(a)) if len(a) else 0.0)  # noqa: E731
-    return RunStats(bool(run.success), raw_cost(run).total, float(o.efc.sum()),
-                    mean(o.I), mean(o.V), mean(o.R), mean(o.M))
+    mean = lambda a: float(np.mean(a)) if len(a) else 0.0  # noqa: E731
+    return RunStats(
+        bool(run.success),
+        raw_cost(run).total,
+        float(o.efc.sum()),
+        mean(o.I),
+        mean(o.V),
+        mean(o.R),
+        mean(o.M),
+    )
 
 
 def _with(h: HarnessPreset, change: dict[str, float]) -> HarnessPreset:
@@ -87,10 +112,25 @@ def _tasks(runs: int, seed: int) -> Iterator[tuple[str, int, Task]]:
             yield family, i, make_task(family, i, seed)
 
 
-def _simulate(task: Task, family: str, harness: HarnessPreset, budget: float, key: str,
-              *, matched: bool = False) -> RunStats:
-    run = simulate_run(FAMILIES[family], task, harness, MODELS["sim-base"], budget,
-                       random.Random(key), run_id=key, matched=matched)
+def _simulate(
+    task: Task,
+    family: str,
+    harness: HarnessPreset,
+    budget: float,
+    key: str,
+    *,
+    matched: bool = False,
+) -> RunStats:
+    run = simulate_run(
+        FAMILIES[family],
+        task,
+        harness,
+        MODELS["sim-base"],
+        budget,
+        random.Random(key),
+        run_id=key,
+        matched=matched,
+    )
     return run_stats(run)
 
 
@@ -106,14 +146,23 @@ class Condition:
     factors: dict[str, float] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "runs": self.runs, "success": self.success, "c_raw": self.c_raw,
-                "eta": self.eta, "factors": dict(self.factors)}
+        return {
+            "name": self.name,
+            "runs": self.runs,
+            "success": self.success,
+            "c_raw": self.c_raw,
+            "eta": self.eta,
+            "factors": dict(self.factors),
+        }
 
 
 def _condition(name: str, stats: list[RunStats]) -> Condition:
     c = sum(s.c_raw for s in stats)
     return Condition(
-        name, len(stats), float(np.mean([s.success for s in stats])), c / len(stats),
+        name,
+        len(stats),
+        float(np.mean([s.success for s in stats])),
+        c / len(stats),
         sum(s.oracle_efc for s in stats) / c if c > 0 else 0.0,
         {k: float(np.mean([getattr(s, k) for s in stats])) for k in ("I", "V", "R", "M")},
     )
@@ -145,7 +194,10 @@ def matched_budget(*, runs: int = 24, seed: int = 7, budget: float = 1.0) -> dic
         "experiment": "matched-budget",
         "pairs": len(low),
         "budget": budget,
-        "conditions": [_condition("low-quality", low).as_dict(), _condition("high-quality", high).as_dict()],
+        "conditions": [
+            _condition("low-quality", low).as_dict(),
+            _condition("high-quality", high).as_dict(),
+        ],
         "raw_cost_gap_mean_pct": 100.0 * float(np.mean(gaps)),
         "tool_call_budget": LOW_QUALITY.tools * budget,
         "discordant": {"high_only": b, "low_only": c},
@@ -163,21 +215,28 @@ ABLATIONS: dict[str, dict[str, float]] = {
 }
 
 
-def ablation(*, runs: int = 24, seed: int = 7, budgets: tuple[float, ...] = (0.5, 1.0, 2.0)) -> dict[str, Any]:
+def ablation(
+    *, runs: int = 24, seed: int = 7, budgets: tuple[float, ...] = (0.5, 1.0, 2.0)
+) -> dict[str, Any]:
     """Module ablations of H5 (paper appendix "Module Ablations Localize Raw-to-EFC
     Conversion Gains"): success and η per variant and their change against the full H5."""
     out = []
     for name, change in ABLATIONS.items():
         h = _with(replace(PRESETS["H5"], name=name), change)
-        stats = [_simulate(task, family, h, b, f"{seed}/ablation/{family}/{i}/{b!r}")
-                 for family, i, task in _tasks(runs, seed) for b in budgets]
+        stats = [
+            _simulate(task, family, h, b, f"{seed}/ablation/{family}/{i}/{b!r}")
+            for family, i, task in _tasks(runs, seed)
+            for b in budgets
+        ]
         out.append(_condition(name, stats))
     full = out[0]
     return {
         "experiment": "ablation",
         "budgets": list(budgets),
-        "variants": [{**c.as_dict(), "d_success": c.success - full.success, "d_eta": c.eta - full.eta}
-                     for c in out],
+        "variants": [
+            {**c.as_dict(), "d_success": c.success - full.success, "d_eta": c.eta - full.eta}
+            for c in out
+        ],
     }
 
 
@@ -203,14 +262,21 @@ def eta_scan(*, runs: int = 16, seed: int = 7, budget: float = 1.0) -> dict[str,
             for family, i, task in _tasks(runs, seed):
                 if fld == "distractors":
                     task = replace(task, distractors=DISTRACTOR_TOOLS[: int(level)])
-                stats.append(_simulate(task, family, h, budget, f"{seed}/scan/{family}/{i}/{fld}/{level!r}"))
+                stats.append(
+                    _simulate(task, family, h, budget, f"{seed}/scan/{family}/{i}/{fld}/{level!r}")
+                )
             conds.append(_condition(f"{factor}={level:g}", stats))
-        rows.append({
-            "factor": factor, "field": fld, "levels": [float(v) for v in levels],
-            "eta": [c.eta for c in conds], "success": [c.success for c in conds],
-            "effect_eta": conds[-1].eta - conds[0].eta,
-            "effect_success": conds[-1].success - conds[0].success,
-        })
+        rows.append(
+            {
+                "factor": factor,
+                "field": fld,
+                "levels": [float(v) for v in levels],
+                "eta": [c.eta for c in conds],
+                "success": [c.success for c in conds],
+                "effect_eta": conds[-1].eta - conds[0].eta,
+                "effect_success": conds[-1].success - conds[0].success,
+            }
+        )
     return {"experiment": "eta-scan", "budget": budget, "factors": rows}
 
 

@@ -46,8 +46,14 @@ class Family:
     def make_task(self, template: Template, task_id: str, rng: random.Random) -> Task:
         names = [f"{self.fact_prefix}{i + 1:02d}" for i in range(template.facts[1])]
         return draw_task(
-            template, task_id, rng, fact_names=names, tools=self.tools, check_tool=self.check_tool,
-            value_prefix=self.value_prefix, instruction=self.instruction,
+            template,
+            task_id,
+            rng,
+            fact_names=names,
+            tools=self.tools,
+            check_tool=self.check_tool,
+            value_prefix=self.value_prefix,
+            instruction=self.instruction,
         )
 
 

@@ -56,29 +56,123 @@ _P = HarnessPreset
 
 #: name, title, intent, steps, tools, tok_out, context, route, verify, memory, noise,
 #: pressure, redundancy, reflect
-PRESETS: dict[str, HarnessPreset] = {p.name: p for p in (
-    _P("H0", "Direct Answer",
-       "one pass, no tools, no verification or memory: the low-feedback reference",
-       2, 0, 700, 3000, 0.50, 0.00, 0.00, 0.00, 0.50, 0.00, 0.60),
-    _P("H1", "Checklist Verify",
-       "a few unrouted lookups, each checked against a checklist; little memory",
-       10, 9, 500, 4000, 0.45, 0.80, 0.25, 0.05, 0.50, 0.10, 0.20),
-    _P("H2", "Routed Tools",
-       "routes to relevant tools; only moderate validation and retention",
-       16, 15, 400, 5000, 0.90, 0.25, 0.35, 0.06, 0.40, 0.08, 0.08),
-    _P("H3", "Stateful Memory",
-       "keeps compact memory of verified facts and failures; routing is average",
-       16, 15, 400, 4000, 0.62, 0.35, 0.90, 0.05, 0.15, 0.05, 0.08),
-    _P("H4", "High Budget Noisy",
-       "spends far more raw budget with weak routing, checks and memory and a noisy channel",
-       40, 36, 1100, 20000, 0.40, 0.25, 0.30, 0.10, 0.45, 0.35, 0.20),
-    _P("H5", "Closed Loop",
-       "routing, verification and structured memory in an iterative loop",
-       22, 20, 350, 6000, 0.85, 0.80, 0.85, 0.04, 0.15, 0.05, 0.05),
-    _P("H6", "Deep Closed Loop",
-       "a deeper closed loop with stronger checks, routing and memory and less noise",
-       34, 32, 380, 7000, 0.93, 0.92, 0.95, 0.02, 0.08, 0.03, 0.04),
-)}
+PRESETS: dict[str, HarnessPreset] = {
+    p.name: p
+    for p in (
+        _P(
+            "H0",
+            "Direct Answer",
+            "one pass, no tools, no verification or memory: the low-feedback reference",
+            2,
+            0,
+            700,
+            3000,
+            0.50,
+            0.00,
+            0.00,
+            0.00,
+            0.50,
+            0.00,
+            0.60,
+        ),
+        _P(
+            "H1",
+            "Checklist Verify",
+            "a few unrouted lookups, each checked against a checklist; little memory",
+            10,
+            9,
+            500,
+            4000,
+            0.45,
+            0.80,
+            0.25,
+            0.05,
+            0.50,
+            0.10,
+            0.20,
+        ),
+        _P(
+            "H2",
+            "Routed Tools",
+            "routes to relevant tools; only moderate validation and retention",
+            16,
+            15,
+            400,
+            5000,
+            0.90,
+            0.25,
+            0.35,
+            0.06,
+            0.40,
+            0.08,
+            0.08,
+        ),
+        _P(
+            "H3",
+            "Stateful Memory",
+            "keeps compact memory of verified facts and failures; routing is average",
+            16,
+            15,
+            400,
+            4000,
+            0.62,
+            0.35,
+            0.90,
+            0.05,
+            0.15,
+            0.05,
+            0.08,
+        ),
+        _P(
+            "H4",
+            "High Budget Noisy",
+            "spends far more raw budget with weak routing, checks and memory and a noisy channel",
+            40,
+            36,
+            1100,
+            20000,
+            0.40,
+            0.25,
+            0.30,
+            0.10,
+            0.45,
+            0.35,
+            0.20,
+        ),
+        _P(
+            "H5",
+            "Closed Loop",
+            "routing, verification and structured memory in an iterative loop",
+            22,
+            20,
+            350,
+            6000,
+            0.85,
+            0.80,
+            0.85,
+            0.04,
+            0.15,
+            0.05,
+            0.05,
+        ),
+        _P(
+            "H6",
+            "Deep Closed Loop",
+            "a deeper closed loop with stronger checks, routing and memory and less noise",
+            34,
+            32,
+            380,
+            7000,
+            0.93,
+            0.92,
+            0.95,
+            0.02,
+            0.08,
+            0.03,
+            0.04,
+        ),
+    )
+}
 
 HARNESS_NAMES: tuple[str, ...] = tuple(PRESETS)
 
@@ -99,11 +193,28 @@ class ModelPreset:
     verbosity: float
 
 
-MODELS: dict[str, ModelPreset] = {m.name: m for m in (
-    ModelPreset("sim-small", "a weak model: frequent malformed calls, loops and musing", 0.25, 2.0, 2.5, 1.4),
-    ModelPreset("sim-base", "a middling model", 0.06, 1.0, 1.0, 1.0),
-    ModelPreset("sim-large", "a strong model: rare malformed calls, little repetition", 0.01, 0.6, 0.5, 0.9),
-)}
+MODELS: dict[str, ModelPreset] = {
+    m.name: m
+    for m in (
+        ModelPreset(
+            "sim-small",
+            "a weak model: frequent malformed calls, loops and musing",
+            0.25,
+            2.0,
+            2.5,
+            1.4,
+        ),
+        ModelPreset("sim-base", "a middling model", 0.06, 1.0, 1.0, 1.0),
+        ModelPreset(
+            "sim-large",
+            "a strong model: rare malformed calls, little repetition",
+            0.01,
+            0.6,
+            0.5,
+            0.9,
+        ),
+    )
+}
 MODEL_NAMES: tuple[str, ...] = tuple(MODELS)
 #: the model of a corpus when none is asked for (one model keeps corpora small)
 DEFAULT_MODEL = "sim-base"

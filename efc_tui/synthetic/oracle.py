@@ -77,8 +77,9 @@ B_ROUTE_DISTRACTOR = 0.25
 N_DISTRACTOR = 0.5
 
 
-def oracle_block(*, delta_latent: float, distractor: bool, faithful: bool, kept: bool,
-                 n: float) -> dict[str, float]:
+def oracle_block(
+    *, delta_latent: float, distractor: bool, faithful: bool, kept: bool, n: float
+) -> dict[str, float]:
     """One event's oracle block (the keys ``efc_tui.scoring.factors.oracle_factors`` reads)."""
     return {
         "delta_latent": clip(delta_latent),

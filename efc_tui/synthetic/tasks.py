@@ -45,8 +45,14 @@ DEFAULT_MODELS: tuple[str, ...] = ("sim-small", "sim-base", "sim-large")
 
 #: irrelevant tools a poorly routed harness wastes calls on (they hold none of the facts)
 DISTRACTOR_TOOLS = (
-    "cache.lookup", "legacy.grep", "web.search", "notes.read", "metrics.query",
-    "docs.fetch", "shell.ls", "kv.scan",
+    "cache.lookup",
+    "legacy.grep",
+    "web.search",
+    "notes.read",
+    "metrics.query",
+    "docs.fetch",
+    "shell.ls",
+    "kv.scan",
 )
 #: hidden test cases of the evaluator; each probes one fact (drawn with replacement)
 TESTS = 3
@@ -152,8 +158,14 @@ def make_demand(task: Task) -> dict[str, float]:
 
 
 def draw_task(
-    template: Template, task_id: str, rng: random.Random, *, fact_names: list[str],
-    tools: tuple[str, ...], check_tool: str, value_prefix: str,
+    template: Template,
+    task_id: str,
+    rng: random.Random,
+    *,
+    fact_names: list[str],
+    tools: tuple[str, ...],
+    check_tool: str,
+    value_prefix: str,
     instruction: str,
 ) -> Task:
     """A task instance of ``template``: the family supplies names, tools and wording.
@@ -162,8 +174,14 @@ def draw_task(
     ``candidates`` (the two candidate values of every fact).
     """
     n = rng.randint(*template.facts)
-    hazard = round(min(0.9, max(0.0, template.hazard + rng.uniform(-0.05, 0.05))), 4) if template.hazard else 0.0
-    share = min(0.8, max(0.0, template.exposed + rng.uniform(-0.05, 0.05))) if template.exposed else 0.0
+    hazard = (
+        round(min(0.9, max(0.0, template.hazard + rng.uniform(-0.05, 0.05))), 4)
+        if template.hazard
+        else 0.0
+    )
+    share = (
+        min(0.8, max(0.0, template.exposed + rng.uniform(-0.05, 0.05))) if template.exposed else 0.0
+    )
     n_exposed = min(n - 1, round(share * n))
     facts = []
     for i in range(n):
@@ -174,28 +192,42 @@ def draw_task(
     plausible = tools[: template.plausible]
     tests = tuple(rng.randrange(n) for _ in range(TESTS))
     on_offer = [*plausible, check_tool, *distractors]
-    candidates = "; ".join(
-        f"{f.name}: {' or '.join(sorted((f.value, f.decoy)))}" for f in facts
-    )
+    candidates = "; ".join(f"{f.name}: {' or '.join(sorted((f.value, f.decoy)))}" for f in facts)
     text = instruction.format(
-        facts=", ".join(f.name for f in facts), tools=", ".join(on_offer), n=n,
-        confirm=template.confirm + 1, candidates=candidates,
+        facts=", ".join(f.name for f in facts),
+        tools=", ".join(on_offer),
+        n=n,
+        confirm=template.confirm + 1,
+        candidates=candidates,
     )
     task = Task(
-        task_id=task_id, family=template.family, template=template.name,
-        seed=rng.getrandbits(32), facts=tuple(facts), tools=plausible, hazard=hazard,
-        confirm=template.confirm, exposed=exposed, distractors=distractors, tests=tests,
-        instruction=text, check_tool=check_tool,
+        task_id=task_id,
+        family=template.family,
+        template=template.name,
+        seed=rng.getrandbits(32),
+        facts=tuple(facts),
+        tools=plausible,
+        hazard=hazard,
+        confirm=template.confirm,
+        exposed=exposed,
+        distractors=distractors,
+        tests=tests,
+        instruction=text,
+        check_tool=check_tool,
     )
     task.demand = make_demand(task)
     return task
 
 
-def parse_list(value: str | list[str] | tuple[str, ...] | None, known: tuple[str, ...], what: str) -> tuple[str, ...]:
+def parse_list(
+    value: str | list[str] | tuple[str, ...] | None, known: tuple[str, ...], what: str
+) -> tuple[str, ...]:
     """Comma-separated names (or a list) checked against the known ones; None means all."""
     if value is None:
         return known
-    items: Iterable[str] = value.split(",") if isinstance(value, str) else [p for v in value for p in v.split(",")]
+    items: Iterable[str] = (
+        value.split(",") if isinstance(value, str) else [p for v in value for p in v.split(",")]
+    )
     out: list[str] = []
     for raw in items:
         name = raw.strip()

@@ -28,13 +28,30 @@ from efc_tui.errors import InputError
 from efc_tui.synthetic.families import FAMILIES, FAMILY_NAMES, NEEDLE, RULE, STATE, Family
 from efc_tui.synthetic.tasks import Template
 
-__all__ = ["DEFAULT_HOLDOUT", "FAMILIES", "FAMILY_NAMES", "PLACKETT_BURMAN", "TEMPLATES",
-           "get_template", "templates_of"]
+__all__ = [
+    "DEFAULT_HOLDOUT",
+    "FAMILIES",
+    "FAMILY_NAMES",
+    "PLACKETT_BURMAN",
+    "TEMPLATES",
+    "get_template",
+    "templates_of",
+]
 
 #: the first six columns of the 12-run Plackett–Burman design (rows are templates)
 PLACKETT_BURMAN: tuple[str, ...] = (
-    "++-+++", "-++-++", "+-++-+", "-+-++-", "--+-++", "---+-+",
-    "+---+-", "++---+", "+++---", "-+++--", "+-+++-", "------",
+    "++-+++",
+    "-++-++",
+    "+-++-+",
+    "-+-++-",
+    "--+-++",
+    "---+-+",
+    "+---+-",
+    "++---+",
+    "+++---",
+    "-+++--",
+    "+-+++-",
+    "------",
 )
 
 #: (low, high) level of every knob
@@ -49,16 +66,27 @@ DISTRACTORS = ((0, 1), (2, 4))
 def _template(family: Family, slot: int, row: str, intent: str) -> Template:
     hi = [int(c == "+") for c in row]
     return Template(
-        name=f"{family.name.split('_')[0]}/{slot}", family=family.name,
-        facts=FACTS[hi[0]], plausible=PLAUSIBLE[hi[1]], hazard=HAZARD[hi[2]],
-        confirm=CONFIRM[hi[3]], exposed=EXPOSED[hi[4]], distractors=DISTRACTORS[hi[5]],
+        name=f"{family.name.split('_')[0]}/{slot}",
+        family=family.name,
+        facts=FACTS[hi[0]],
+        plausible=PLAUSIBLE[hi[1]],
+        hazard=HAZARD[hi[2]],
+        confirm=CONFIRM[hi[3]],
+        exposed=EXPOSED[hi[4]],
+        distractors=DISTRACTORS[hi[5]],
         intent=intent,
     )
 
 
 def _describe(row: str) -> str:
-    names = ("many facts", "ambiguous tools", "volatile state", "ambiguous readings",
-             "an exposing checker", "many distractors")
+    names = (
+        "many facts",
+        "ambiguous tools",
+        "volatile state",
+        "ambiguous readings",
+        "an exposing checker",
+        "many distractors",
+    )
     high = [n for n, c in zip(names, row, strict=False) if c == "+"]
     return ", ".join(high) if high else "every knob low"
 
@@ -83,5 +111,6 @@ def get_template(name: str) -> Template:
     try:
         return TEMPLATE_BY_NAME[name]
     except KeyError:
-        raise InputError(f"unknown template {name!r}; known: {', '.join(TEMPLATE_BY_NAME)}") from None
-
+        raise InputError(
+            f"unknown template {name!r}; known: {', '.join(TEMPLATE_BY_NAME)}"
+        ) from None

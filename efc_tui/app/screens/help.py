@@ -21,10 +21,24 @@ from textual.widgets import Static
 
 #: key names as a person types them
 _NAMES = {
-    "space": "space", "slash": "/", "question_mark": "?", "plus": "+", "minus": "-",
-    "equals_sign": "=", "underscore": "_", "escape": "esc", "ctrl+p": "ctrl+p",
-    "down": "↓", "up": "↑", "left": "←", "right": "→", "pagedown": "pgdn", "pageup": "pgup",
-    "enter": "enter", "tab": "tab", "shift+tab": "shift+tab",
+    "space": "space",
+    "slash": "/",
+    "question_mark": "?",
+    "plus": "+",
+    "minus": "-",
+    "equals_sign": "=",
+    "underscore": "_",
+    "escape": "esc",
+    "ctrl+p": "ctrl+p",
+    "down": "↓",
+    "up": "↑",
+    "left": "←",
+    "right": "→",
+    "pagedown": "pgdn",
+    "pageup": "pgup",
+    "enter": "enter",
+    "tab": "tab",
+    "shift+tab": "shift+tab",
 }
 
 

@@ -62,7 +62,9 @@ PICKER_COLUMNS: tuple[PickerColumn, ...] = (
 BY_KEY = {c.key: c for c in PICKER_COLUMNS}
 
 
-def picker_row(scored: ScoredRun, path: Path, ordinal: int, shown_path: str | None = None) -> dict[str, Any]:
+def picker_row(
+    scored: ScoredRun, path: Path, ordinal: int, shown_path: str | None = None
+) -> dict[str, Any]:
     """The picker's figures for one scored run (``saves``: the raw cost the adapter's stop
     would have saved)."""
     from efc_tui.output import run_row
@@ -77,8 +79,9 @@ def picker_row(scored: ScoredRun, path: Path, ordinal: int, shown_path: str | No
         "stop": summary.stop_event,
         "ended": ended_label(run),
         "search": " ".join(
-            str(v) for v in (run.run_id, run.task_id, run.task_family, run.harness, run.model,
-                             path.name) if v
+            str(v)
+            for v in (run.run_id, run.task_id, run.task_family, run.harness, run.model, path.name)
+            if v
         ).lower(),
     }
 
@@ -149,12 +152,27 @@ class PickerScreen(Screen[None]):
         Binding("up", "move(-1)", "Up", show=False),
         Binding("pagedown", "move(10)", "Page down", show=False),
         Binding("pageup", "move(-10)", "Page up", show=False),
-        Binding("ctrl+s", "sort_next", "Sort", id="picker.sort",
-                tooltip="Sort by the next column (or click a column header)"),
-        Binding("ctrl+r", "sort_reverse", "Reverse", id="picker.reverse",
-                tooltip="Reverse the sort order"),
-        Binding("escape", "clear_or_quit", "Clear filter / quit", id="picker.escape",
-                tooltip="Clear the filter; with no filter, quit"),
+        Binding(
+            "ctrl+s",
+            "sort_next",
+            "Sort",
+            id="picker.sort",
+            tooltip="Sort by the next column (or click a column header)",
+        ),
+        Binding(
+            "ctrl+r",
+            "sort_reverse",
+            "Reverse",
+            id="picker.reverse",
+            tooltip="Reverse the sort order",
+        ),
+        Binding(
+            "escape",
+            "clear_or_quit",
+            "Clear filter / quit",
+            id="picker.escape",
+            tooltip="Clear the filter; with no filter, quit",
+        ),
     ]
 
     DEFAULT_CSS = """
@@ -186,10 +204,10 @@ class PickerScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="picker-status", markup=False)
-        yield FilterInput(placeholder="type to filter runs (id, task, harness, model, file)",
-                          id="picker-filter")
-        yield RunsTable([(c.key, c.title, c.width, c.numeric) for c in PICKER_COLUMNS],
-                        id="runs")
+        yield FilterInput(
+            placeholder="type to filter runs (id, task, harness, model, file)", id="picker-filter"
+        )
+        yield RunsTable([(c.key, c.title, c.width, c.numeric) for c in PICKER_COLUMNS], id="runs")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -244,8 +262,9 @@ class PickerScreen(Screen[None]):
         t.append("efc-tui", style="bold")
         t.append(f"  {len(self._shown):,} of {len(self.rows):,} runs")
         if not self.done:
-            t.append(f"  reading and scoring… {self.files_done}/{len(self.paths)} files",
-                     style="italic")
+            t.append(
+                f"  reading and scoring… {self.files_done}/{len(self.paths)} files", style="italic"
+            )
         if self.errors:
             t.append(f"  {len(self.errors)} file(s) could not be read", style="red")
         title = BY_KEY[self.sort_column].title

@@ -54,8 +54,10 @@ class TextView(ScrollView, can_focus=True):
             text = Text.from_ansi(raw) if "\x1b[" in raw else Text(raw)
             if cut:
                 text.append(" …", style="bold")
-            segments = [Segment(s.text, self.rich_style + s.style if s.style else self.rich_style)
-                        for s in text.render(self.app.console)]
+            segments = [
+                Segment(s.text, self.rich_style + s.style if s.style else self.rich_style)
+                for s in text.render(self.app.console)
+            ]
             segments = [s for s in segments if s.text != "\n"]
             strip = Strip(segments)
             self._cache[row] = strip
@@ -79,8 +81,11 @@ class TextViewScreen(ModalScreen[None]):
         self.title_text = title
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(self.title_text + "   (q/esc: close, arrows/j/k/space: scroll)"),
-                     id="text-title", markup=False)
+        yield Static(
+            Text(self.title_text + "   (q/esc: close, arrows/j/k/space: scroll)"),
+            id="text-title",
+            markup=False,
+        )
         yield TextView(self.text, id="text-view")
         yield Footer()
 

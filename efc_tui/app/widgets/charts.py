@@ -67,8 +67,11 @@ class CumulativeChart(Widget):
             xmax = float(x[-1]) if len(x) else 1.0
             ymax = float(np.nanmax(y)) if len(y) else 1.0
             ymin = min(0.0, float(np.nanmin(y))) if len(y) else 0.0
-            self._ranges = (d.version, (0.0, xmax if xmax > 0 else 1.0),
-                            (ymin, ymax if ymax > ymin else ymin + 1.0))
+            self._ranges = (
+                d.version,
+                (0.0, xmax if xmax > 0 else 1.0),
+                (ymin, ymax if ymax > ymin else ymin + 1.0),
+            )
         return self._ranges[1], self._ranges[2]
 
     def line(self, px_w: int) -> ch.Series:
@@ -79,8 +82,11 @@ class CumulativeChart(Widget):
         d = self.data
         if self._line is None or self._line_of != (d.version, px_w):
             x_range, _ = self._chart_ranges()
-            full = ch.Series(np.concatenate(([0.0], d.cols["C_cum"])),
-                             np.concatenate(([0.0], d.cols["nr_cum"])), "cyan")
+            full = ch.Series(
+                np.concatenate(([0.0], d.cols["C_cum"])),
+                np.concatenate(([0.0], d.cols["nr_cum"])),
+                "cyan",
+            )
             self._line = ch.downsample(full, x_range, px_w)
             self._line_of = (d.version, px_w)
         return self._line
@@ -201,8 +207,11 @@ class FitPanel(Widget):
         if not fit.curves:
             why = fit.problem if fit is not None and fit.problem else "no fit available"
             named = f"{fit.description}\n" if fit is not None and fit.description else ""
-            return Text(f"{named}{why}\n(`efc-tui fit` on your own labeled runs writes one; load it with "
-                        "--fit FIT.json)", style="dim")
+            return Text(
+                f"{named}{why}\n(`efc-tui fit` on your own labeled runs writes one; load it with "
+                "--fit FIT.json)",
+                style="dim",
+            )
         curve = fit.curve(self.predictor or "") or fit.curves[0]
         self.border_title = f"fit: {curve.label}"
         head = Text(no_wrap=True, overflow="ellipsis", end="")
@@ -216,14 +225,17 @@ class FitPanel(Widget):
         pts = [z for z, _ in curve.points if math.isfinite(z)]
         x_hi = max([*zs_known, *pts, curve.z_median * 2.0, 1e-9]) * 1.05
         grid = np.linspace(0.0, x_hi, 256)
-        groups = np.array([(z, 1.0 - e) for z, e in curve.points
-                           if math.isfinite(z) and math.isfinite(e)]).reshape(-1, 2)
+        groups = np.array(
+            [(z, 1.0 - e) for z, e in curve.points if math.isfinite(z) and math.isfinite(e)]
+        ).reshape(-1, 2)
         chart = ch.Chart(
             x_range=(0.0, x_hi),
             y_range=(0.0, 1.0),
             series=[
                 # the fitted groups' observed success, one dot each, under the curve
-                ch.Series(groups[:, 0], groups[:, 1], "bright_black", monotone_x=False, scatter=True),
+                ch.Series(
+                    groups[:, 0], groups[:, 1], "bright_black", monotone_x=False, scatter=True
+                ),
                 ch.Series(grid, curve.success(grid), "green"),
             ],
             x_label=f"{curve.name} (z)",

@@ -79,8 +79,10 @@ class DetailPane(VerticalScroll):
     def _texts(self, action: RenderableType, observation: RenderableType) -> None:
         """The action and observation, each under its section title (a blank line above)."""
         style = self.get_component_rich_style("detail--title")
-        for sid, title, body in (("#detail-action", "Action", action),
-                                 ("#detail-observation", "Observation", observation)):
+        for sid, title, body in (
+            ("#detail-action", "Action", action),
+            ("#detail-observation", "Observation", observation),
+        ):
             self.query_one(sid, Static).update(Group(Text(f"\n{title}", style=style), body))
 
     def show(self, event: int | None) -> None:
@@ -107,8 +109,9 @@ class DetailPane(VerticalScroll):
         if ev.truncated:
             title.append("  [observation truncated by the harness]", style="italic")
         if ev.flags:
-            title.append("\nestimated: " + ", ".join(sanitize_label(f, 40) for f in ev.flags),
-                         style="dim")
+            title.append(
+                "\nestimated: " + ", ".join(sanitize_label(f, 40) for f in ev.flags), style="dim"
+            )
         summary.update(Text("\n").join([title, self._adapter(event), self._numbers(event)]))
         if not same:
             self._event_texts(ev)
@@ -123,8 +126,10 @@ class DetailPane(VerticalScroll):
             self._event_texts(self.data.events[self.event])
 
     def _event_texts(self, ev: Event) -> None:
-        self._texts(self._body(ev.action_text, ev.tool, is_action=True),
-                    self._body(ev.observation_text, ev.tool, is_action=False))
+        self._texts(
+            self._body(ev.action_text, ev.tool, is_action=True),
+            self._body(ev.observation_text, ev.tool, is_action=False),
+        )
 
     def _body(self, text: str, tool: str | None, *, is_action: bool) -> RenderableType:
         if not text:
@@ -190,13 +195,25 @@ class DetailPane(VerticalScroll):
         f = led.features
         phi = [(PHI_LABEL.get(n, n), fmt_num(float(getattr(f, n)[i]), 4)) for n in PHI]
         rows: list[list[tuple[str, str]]] = [
-            [("Q", fmt_num(float(g.Q[i]), 4)), ("G", fmt_num(float(g.G[i]), 4)),
-             ("Λ", fmt_num(float(g.L[i]), 4)), ("G_nr", fmt_num(float(g.G_nr[i]), 4)),
-             ("Λ_nr", fmt_num(float(g.L_nr[i]), 4)), ("A", str(int(g.A[i])))],
-            [("EFC", fmt_num(float(led.efc[i]), 6)), ("ÊFC", fmt_num(float(led.est[i]), 6)),
-             ("stable", fmt_num(float(led.stable[i]), 6)), ("ÊFC_nr", fmt_num(float(led.nr[i]), 6))],
-            [("ΔC", fmt_num(d.value("dC", i), 6)), ("C_raw so far", fmt_num(d.value("C_cum", i), 8)),
-             ("X̂_nr so far", fmt_num(d.value("X_nr_cum", i), 6))],
+            [
+                ("Q", fmt_num(float(g.Q[i]), 4)),
+                ("G", fmt_num(float(g.G[i]), 4)),
+                ("Λ", fmt_num(float(g.L[i]), 4)),
+                ("G_nr", fmt_num(float(g.G_nr[i]), 4)),
+                ("Λ_nr", fmt_num(float(g.L_nr[i]), 4)),
+                ("A", str(int(g.A[i]))),
+            ],
+            [
+                ("EFC", fmt_num(float(led.efc[i]), 6)),
+                ("ÊFC", fmt_num(float(led.est[i]), 6)),
+                ("stable", fmt_num(float(led.stable[i]), 6)),
+                ("ÊFC_nr", fmt_num(float(led.nr[i]), 6)),
+            ],
+            [
+                ("ΔC", fmt_num(d.value("dC", i), 6)),
+                ("C_raw so far", fmt_num(d.value("C_cum", i), 8)),
+                ("X̂_nr so far", fmt_num(d.value("X_nr_cum", i), 6)),
+            ],
             [("phi  c", phi[0][1]), *phi[1:5]],
             [("     " + phi[5][0], phi[5][1]), *phi[6:]],
         ]

@@ -32,13 +32,16 @@ from efc_tui.text import sanitize_label
 #: the ledger's columns, from the one column spec (efc_tui.scoring.columns): title, width,
 #: alignment and style live there; the adapter's decision is the last column
 VIEW: tuple[LedgerColumn, ...] = tuple(
-    BY_KEY[k] for k in ("index", "kind", "tool", "status", "I", "V", "R", "M", "nrs_efc", "dC",
-                        "X_nr_cum")
+    BY_KEY[k]
+    for k in ("index", "kind", "tool", "status", "I", "V", "R", "M", "nrs_efc", "dC", "X_nr_cum")
 )
 ADAPTER_COLUMN = LedgerColumn(
-    "adapter", "the adapter's memory decision (promote / scratch / discard) and, when it is "
+    "adapter",
+    "the adapter's memory decision (promote / scratch / discard) and, when it is "
     "not continue, its control decision (stop / ↶ rollback) (SPEC §6)",
-    title="adapter", width=18, align="<",
+    title="adapter",
+    width=18,
+    align="<",
 )
 #: (title, width, align) of each shown column
 COLUMNS: tuple[tuple[str, int, str], ...] = tuple(
@@ -287,8 +290,9 @@ class LedgerView(ScrollView, can_focus=True):
         if strip is None:
             text = " " * GUTTER + " ".join(_cell(t, w, a) for t, w, a in COLUMNS)
             style = self.rich_style + self._style("header")
-            strip = Strip([Segment(set_cell_size(text, self._line_width()), style)],
-                          self._line_width())
+            strip = Strip(
+                [Segment(set_cell_size(text, self._line_width()), style)], self._line_width()
+            )
             self._strips[key] = strip
         return strip
 

@@ -109,8 +109,9 @@ class RunSummary(Static):
                         t.append(" (success at risk: unknown)", style="dim")
         if d.changed and d.figures is not None and d.prev_figures is not None:
             was = d.prev_figures.as_dict()
-            t.append(f"  rescored: {len(d.changed)} earlier event(s) changed ({CHANGED})",
-                     style="yellow")
+            t.append(
+                f"  rescored: {len(d.changed)} earlier event(s) changed ({CHANGED})", style="yellow"
+            )
             name = HEADLINE[0][1]
             if was[name] != d.figures.as_dict()[name]:
                 t.append(f", {HEADLINE[0][0]} was {fmt_num(was[name], 8)}", style="yellow")
@@ -154,6 +155,8 @@ class ReadProgress(Widget):
         done = round(self.fraction * width)
         text = Text(no_wrap=True)
         text.append("━" * done, style=self.get_component_rich_style("read-progress--done"))
-        text.append("━" * (width - done), style=self.get_component_rich_style("read-progress--left"))
+        text.append(
+            "━" * (width - done), style=self.get_component_rich_style("read-progress--left")
+        )
         text.append(f"{round(100 * self.fraction):>5}%")
         return text
