@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 SAMPLE := sample_traces/noisy_high_budget.jsonl
+LINTED := efc_tui tests bench hatch_build.py
 
-.PHONY: run test check lint bench clean fit-default estimator estimator-real golden adapter-report
+.PHONY: run test check lint format bench clean fit-default estimator estimator-real golden adapter-report
 
 # the compiled fast path is built at install (hatch_build.py): reinstall when it changes
 $(BIN)/efc-tui: pyproject.toml hatch_build.py efc_tui/_speedups.c
@@ -23,16 +24,23 @@ $(VENV)/.dev: pyproject.toml hatch_build.py efc_tui/_speedups.c
 run: $(BIN)/efc-tui
 	$(BIN)/efc-tui open $(SAMPLE)
 
-## test: install dev extras and run the whole test suite
-test: $(VENV)/.dev
+## test: install dev extras, check lint, formatting and types, run the whole test suite
+test: lint
 	$(BIN)/python -m pytest
 
-## check: what CI runs plus lint and types
-check: test lint
+## check: what CI runs (make test)
+check: test
 
+## lint: ruff's rules, ruff's formatting (checked, never rewritten) and mypy (~15 s)
 lint: $(VENV)/.dev
-	$(BIN)/ruff check efc_tui tests bench hatch_build.py
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/mypy
+
+## format: apply ruff's formatting and its safe fixes
+format: $(VENV)/.dev
+	$(BIN)/ruff format $(LINTED)
+	$(BIN)/ruff check --fix $(LINTED)
 
 ## golden: rewrite every golden output (tests/golden/) from the current code; review the diff
 golden: $(VENV)/.dev

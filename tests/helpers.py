@@ -49,30 +49,10 @@ def write_trace(path: Path, header: dict[str, Any], steps: list[dict[str, Any]])
     return path
 
 
-def json_diff(a: Any, b: Any, path: str = "") -> list[str]:
-    """Differences between two JSON values; numbers agree to 1e-6 (relative) or 1e-9."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        if a.keys() != b.keys():
-            return [f"{path}: keys {sorted(a.keys() ^ b.keys())}"]
-        return [d for k in a for d in json_diff(a[k], b[k], f"{path}.{k}")]
-    if isinstance(a, list) and isinstance(b, list):
-        if len(a) != len(b):
-            return [f"{path}: {len(a)} vs {len(b)} items"]
-        return [
-            d
-            for i, (x, y) in enumerate(zip(a, b, strict=True))
-            for d in json_diff(x, y, f"{path}[{i}]")
-        ]
-    if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
-        return [] if math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9) else [f"{path}: {a} vs {b}"]
-    return [] if a == b else [f"{path}: {a!r} vs {b!r}"]
-
-
 def assert_well_formed(run: Run, fmt: str | None = None) -> None:
     """What every reader must return, whatever the input: events indexed 0..n-1 in order,
     model enums, finite non-negative costs, refs to earlier events only; and the run scores
     (SPEC §2, §4). Used by the property tests on mutated inputs."""
-    import math
 
     from efc_tui.model import EventKind, Status
     from efc_tui.scoring import score_run

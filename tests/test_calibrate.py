@@ -28,6 +28,7 @@ from efc_tui.scoring.calibrate import (
 )
 from efc_tui.scoring.demand import d_task_fitted
 from tests.conftest import REPO, SAMPLES
+from tests.tolerance import ABS_FIT, REL_FIT, ROUNDED, json_diff
 
 SHIPPED = REPO / "efc_tui" / "data" / "estimator.json"
 runner = CliRunner()
@@ -319,7 +320,7 @@ def test_shipped_real_estimator_is_what_make_estimator_real_produces(tmp_path: P
         doc["provenance"].pop("package_version")
         doc["provenance"]["corpus"] = {}  # the path the corpus was named by
         doc["provenance"]["base_estimator"].pop("source")
-    diffs = _diff(shipped, fresh, rel=2e-3)
+    diffs = _diff(shipped, fresh, rel=ROUNDED)
     assert not diffs, (
         "the shipped real estimator is stale: run `make estimator-real` and commit "
         "efc_tui/data/estimator_real.json\n" + "\n".join(diffs[:20])
@@ -421,26 +422,11 @@ def test_scoring_uses_the_calibrated_theta_and_demand_on_fresh_runs() -> None:
     assert r_squared(np.array(oracle), np.array(estimated)) > 0.6
 
 
-def _diff(a: Any, b: Any, path: str = "", rel: float = 1e-6) -> list[str]:
-    """Differences between two JSON values; numbers agree to ``rel`` (relative) or 1e-9.
-    The demand fit is iterative and rounded to 4 digits: it agrees to 2e-3."""
-    if path.startswith(".demand") or path.startswith(".provenance.figures.demand"):
-        rel = 2e-3
-    if isinstance(a, dict) and isinstance(b, dict):
-        if a.keys() != b.keys():
-            return [f"{path}: keys {sorted(a.keys() ^ b.keys())}"]
-        return [d for k in a for d in _diff(a[k], b[k], f"{path}.{k}", rel)]
-    if isinstance(a, list) and isinstance(b, list):
-        if len(a) != len(b):
-            return [f"{path}: {len(a)} vs {len(b)} items"]
-        return [
-            d
-            for i, (x, y) in enumerate(zip(a, b, strict=True))
-            for d in _diff(x, y, f"{path}[{i}]", rel)
-        ]
-    if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
-        return [] if math.isclose(a, b, rel_tol=rel, abs_tol=1e-9) else [f"{path}: {a} vs {b}"]
-    return [] if a == b else [f"{path}: {a!r} vs {b!r}"]
+def _diff(a: Any, b: Any, rel: float = REL_FIT) -> list[str]:
+    """Differences between two estimator files (tests/tolerance.py): numbers agree to
+    ``rel``; the demand fit is rounded to 4 digits, so it agrees to ``ROUNDED``."""
+    looser = {".demand": ROUNDED, ".provenance.figures.demand": ROUNDED}
+    return json_diff(a, b, rel=rel, abs_=ABS_FIT, looser=looser)
 
 
 def test_events_without_oracle_blocks_are_left_out() -> None:

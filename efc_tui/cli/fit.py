@@ -47,6 +47,18 @@ def _param(v: Any) -> str:
     return f"{v:.3g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.1e}"
 
 
+def _bound_values(at_bounds: list[str]) -> dict[str, str]:
+    """Parameters a fit left on a numeric bound ("E_inf=0", "E_0=1", "A=0"), printed as the
+    bound: the fitted value there is the optimizer's noise (3.0e-20 on one CPU, 5.6e-27 on
+    another), not a figure."""
+    out = {}
+    for hit in at_bounds:
+        name, _, value = hit.partition("=")
+        if value and value.replace(".", "", 1).isdigit():
+            out[name] = value
+    return out
+
+
 def _ci(iv: Any) -> str:
     if not iv or iv[0] is None or iv[1] is None:
         return ""
@@ -202,9 +214,10 @@ def curves_table(doc: dict[str, Any], width: int | None = None) -> Table:
         par = p.get("params") or {}
         norm = p.get("normalization") or {}
         note_text = " ".join(p["fit"]["at_bounds"])
+        bound = _bound_values(p["fit"]["at_bounds"])
         table.add_row(
             Text(p["label"]),
-            *(Text(_param(par.get(n))) for n in names),
+            *(Text(bound.get(n) or _param(par.get(n))) for n in names),
             Text(_param(norm.get("median"))),
             Text(_param(p.get("z_floor"))),
             Text(str(p.get("floored_groups") or 0)),
