@@ -36,6 +36,7 @@ COMMANDS = {
     "fit": "fit",
     "formats": "formats",
     "validate": "formats",
+    "hook": "hook",
     "open": "open",
     "score": "score",
     "simulate": "simulate",
@@ -61,6 +62,8 @@ SUMMARIES = {
     "formats": "List every log format efc-tui reads and what detection looks for.",
     "validate": "Check files: which reader matched, how many runs and events, and any problem by "
     "file:line.",
+    "hook": "Run the EFC-Adapter live as a Claude Code or Codex CLI hook: stop or redirect loops "
+    "that add no effective feedback, and user budgets.",
     "open": "Replay a run in the terminal: step through its ledger (every event's factors, EFC, "
     "raw cost and adapter decision), its action and observation text, and where the run and its "
     "prefix sit on the fitted scaling curve.",
@@ -135,6 +138,14 @@ def main() -> None:
     # `efc-tui score ...` builds `score` alone; anything else (a typo that gets suggestions,
     # shell completion, root options) builds them all
     _registered_app(args[0] if args else None)
+    if args[:1] == ["hook"] and args[1:2] in (["claude-code"], ["codex"]) and not completing:
+        try:  # a hook's usage error must not exit 2: that blocks the agent's tool call
+            run()
+        except SystemExit as exc:
+            if exc.code not in (0, None):
+                sys.exit(0)
+            raise
+        return
     run()
 
 
