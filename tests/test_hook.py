@@ -237,3 +237,43 @@ def test_codex_payloads_get_the_same_contract(tmp_path: Path) -> None:
     a = handle(json.dumps(data).encode(), opts)
     assert (a.exit_code, a.stdout) == (0, "") and "error" not in a.audit
     assert a.audit["hook_event"] == "PostToolUse" and a.audit["decided"][0] == 0
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["claude-code"],
+        ["codex", "--mode", "veto"],
+        ["claude-code", "--mode=stop", "--max-usd", "2.5", "--max-tokens", "90000"],
+        ["claude-code", "--max-steps", "40", "--window-rule", "--epsilon", "0"],
+        ["codex", "--window", "8", "--repeat", "0", "--state-dir", "/tmp/x"],
+    ],
+)
+def test_the_plain_hook_options_read_as_typer_reads_them(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hook's start-up path (``cli/_hook_argv.py``, no Typer) builds the same options
+    as the ``hook`` command Typer runs."""
+    from typer.testing import CliRunner
+
+    from efc_tui.adapter.integrations import hook
+    from efc_tui.cli import _hook_argv, _registered_app
+
+    seen: list[HookOptions] = []
+
+    def capture(data: bytes, opts: HookOptions) -> hook.HookAnswer:
+        seen.append(opts)
+        return hook.HookAnswer()
+
+    monkeypatch.setattr(hook, "handle", capture)
+    r = CliRunner().invoke(_registered_app("hook"), ["hook", *argv], input="{}")
+    assert r.exit_code == 0, r.output
+    assert _hook_argv.parse(argv) == seen[0]
+
+
+def test_options_the_plain_path_does_not_know_go_to_typer() -> None:
+    from efc_tui.cli import _hook_argv
+
+    assert _hook_argv.parse(["claude-code", "--json"]) is None
+    assert _hook_argv.parse(["claude-code", "--mode", "nope"]) is None
+    assert _hook_argv.parse(["install", "claude-code"]) is None

@@ -7,7 +7,8 @@ Start-up is kept short: ``efc-tui --version`` answers before any command is impo
 ``efc-tui COMMAND ...`` imports and builds that command alone (``COMMANDS`` says which
 module defines it), and the command modules import the readers, numpy and rich only when
 their command runs; ``efc-tui score`` with plain options runs without Typer at all
-(``_score_argv.py``; Typer reads anything else). ``efc-tui --help`` lists the commands from
+(``_score_argv.py``; Typer reads anything else), and so does the hook a harness runs on every
+tool call, ``efc-tui hook claude-code|codex`` (``_hook_argv.py``). ``efc-tui --help`` lists the commands from
 their summaries (``SUMMARIES``) without building them; an unknown command and shell
 completion build them all.
 """
@@ -130,6 +131,14 @@ def main() -> None:
         if options is not None:
             plain.run(options)
             return
+    hooking = args[:1] == ["hook"] and args[1:2] in (["claude-code"], ["codex"]) and not completing
+    if hooking:  # the hook runs on every tool call: plain options without Typer
+        from efc_tui.cli import _hook_argv
+
+        hook_options = _hook_argv.parse(args[1:])
+        if hook_options is not None:
+            _hook_argv.run(hook_options)
+            return
     from efc_tui.cli._app import main as run
 
     if args in ([], ["--help"], ["-h"]) and not completing:
@@ -138,7 +147,7 @@ def main() -> None:
     # `efc-tui score ...` builds `score` alone; anything else (a typo that gets suggestions,
     # shell completion, root options) builds them all
     _registered_app(args[0] if args else None)
-    if args[:1] == ["hook"] and args[1:2] in (["claude-code"], ["codex"]) and not completing:
+    if hooking:
         try:  # a hook's usage error must not exit 2: that blocks the agent's tool call
             run()
         except SystemExit as exc:
