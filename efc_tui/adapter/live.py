@@ -102,6 +102,30 @@ class Verdict:
         }
 
 
+def complete_events(
+    run: Run, *, hold_last: bool = True, codex: bool = False, wait_for_usage: bool = True
+) -> int:
+    """How many of a growing run's first events can no longer change as the log grows:
+    those before the first tool call still waiting for its result (its end time moves the
+    wall time of every event after it), none before the log has recorded token usage (a
+    reader estimates tokens from text for a log without any, for every event), and, with
+    ``hold_last``, never the last event (a transcript written while the agent runs can
+    still add to it: a text block that becomes the thought of the call that follows).
+    ``codex``: Codex writes a response's usage (``token_count``) after its items, so its
+    events wait for it (until then their tokens are estimated, flagged ``tokens``).
+    ``wait_for_usage=False``: decide a run whose model reports no usage too (an in-process
+    companion, which has no end-of-turn call to decide the rest at)."""
+    events = run.events
+    upto = len(events) - 1 if hold_last else len(events)
+    measured = not wait_for_usage
+    for i in range(max(upto, 0)):
+        ev = events[i]
+        if ev.extra.get("no_result") or (codex and "tokens" in ev.flags):
+            return i if measured else 0
+        measured = measured or (ev.tokens_in + ev.tokens_out > 0 and "tokens" not in ev.flags)
+    return max(upto, 0) if measured else 0
+
+
 def _quote(text: str) -> str:
     one = " ".join(text.split())
     return one if len(one) <= _QUOTE else one[: _QUOTE - 1] + "…"

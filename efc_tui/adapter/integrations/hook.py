@@ -136,26 +136,6 @@ def _new_state(path: str) -> dict[str, Any]:
     }
 
 
-def complete_events(run: Any, harness: str = "claude-code") -> int:
-    """How many of a growing run's first events can no longer change (module docstring):
-    those before the first tool call still waiting for its result (its end time moves the
-    wall time of every event after it), never the last event, and none before the log has
-    recorded token usage (the readers estimate tokens from text for a log without any).
-    Codex writes a response's usage (``token_count``) after its items: its events wait for
-    it (until then their tokens are estimated, flagged ``tokens``)."""
-    events = run.events
-    upto = max(len(events) - 1, 0)
-    codex = harness == "codex"
-    measured = False  # token usage recorded by the log (until then, tokens are estimated
-    for i in range(upto):  # from text for every event, and the first usage changes that)
-        ev = events[i]
-        if ev.extra.get("no_result") or (codex and "tokens" in ev.flags):
-            upto = i
-            break
-        measured = measured or (ev.tokens_in + ev.tokens_out > 0 and "tokens" not in ev.flags)
-    return upto if measured else 0
-
-
 class Session:
     """One session's files in the state directory, held under an exclusive lock."""
 
@@ -226,10 +206,10 @@ def _decide(
     state: dict[str, Any], path: Path, opts: HookOptions, session: Session, flush: bool
 ) -> list[Any]:
     """Decide the transcript's newly complete events; update ``state`` and the trace."""
-    from efc_tui.adapter.live import Budgets, Monitor
+    from efc_tui.adapter.live import Budgets, Monitor, complete_events
 
     run = _load_run(path, opts.harness)
-    upto = len(run.events) if flush else complete_events(run, opts.harness)
+    upto = len(run.events) if flush else complete_events(run, codex=opts.harness == "codex")
     if upto <= state["decided"]:
         state["events"] = len(run.events)
         return []
