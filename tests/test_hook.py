@@ -277,3 +277,23 @@ def test_options_the_plain_path_does_not_know_go_to_typer() -> None:
     assert _hook_argv.parse(["claude-code", "--json"]) is None
     assert _hook_argv.parse(["claude-code", "--mode", "nope"]) is None
     assert _hook_argv.parse(["install", "claude-code"]) is None
+
+
+def test_veto_lets_the_check_run_again_after_an_edit(tmp_path: Path) -> None:
+    """An edit after the loop may have fixed it: the same test run is allowed once more."""
+    t = hookgen.write_session(tmp_path / "s.jsonl", LOOP[:8])
+    assert json.loads(_call(tmp_path, "PreToolUse", t, "veto"))  # denied
+    lines = t.read_text().splitlines()
+    a, u = hookgen.call_lines(9, "true", "ok")  # reshaped into an Edit call below
+    edit = json.loads(a)
+    edit["message"]["content"][0] = {
+        "type": "tool_use",
+        "id": "toolu_000009",
+        "name": "Edit",
+        "input": {"file_path": "/repo/calc.py", "old_string": "+ 1", "new_string": ""},
+    }
+    assert _call(tmp_path, "Stop", t, "veto") == ""  # the turn ends: all decided
+    assert json.loads(_call(tmp_path, "PreToolUse", t, "veto"))  # still denied
+    t.write_text("\n".join([*lines, json.dumps(edit), u]) + "\n")
+    assert _call(tmp_path, "Stop", t, "veto") == ""  # the edit decided
+    assert _call(tmp_path, "PreToolUse", t, "veto") == ""  # the check may run again

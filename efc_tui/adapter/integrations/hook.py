@@ -12,7 +12,8 @@ last call (state per session in ``state_dir``), decides the events that are comp
   reason is fed back to the model);
 - ``stop``: ``{"continue": false, "stopReason": …}`` (the session ends);
 - ``veto``, on PreToolUse: ``hookSpecificOutput.permissionDecision = "deny"`` for a call that
-  repeats the failing action the repetition rule named (after a budget: every call).
+  repeats the failing action the repetition rule named, with no edit since its last failure
+  (after an edit the check may pass: running it is new feedback); after a budget: every call.
 
 A Stop hook's ``"decision": "block"`` means *keep going*: it is never answered. Exit code 2
 (block, stderr to the model) is never used either: a hook must not block by accident.
@@ -206,6 +207,7 @@ def _decide(
     state: dict[str, Any], path: Path, opts: HookOptions, session: Session, flush: bool
 ) -> list[Any]:
     """Decide the transcript's newly complete events; update ``state`` and the trace."""
+    from efc_tui.adapter.config import CANDIDATE_KINDS
     from efc_tui.adapter.live import Budgets, Monitor, complete_events
 
     run = _load_run(path, opts.harness)
@@ -236,10 +238,13 @@ def _decide(
             }
             if v.rule == "budget" and state["budget"] is None:
                 state["budget"] = v.reason
-        # the loop's action stays vetoed while its streak lasts
+        # the loop's action is vetoed while its streak lasts and nothing was edited since
+        # (an edit may have fixed it: the next run of the check is new feedback)
         if v.action is not None and v.rule and "repeat" in v.rule:
             state["loop"] = {"action": v.action[1], "reason": v.reason, "index": v.index}
-        elif v.decision.repeat_count == 0 and state["loop"] is not None:
+        elif state["loop"] is not None and (
+            v.decision.repeat_count == 0 or run.events[v.index].kind in CANDIDATE_KINDS
+        ):
             state["loop"] = None
     return verdicts
 
