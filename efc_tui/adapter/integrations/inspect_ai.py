@@ -36,7 +36,7 @@ def _event_dict(event: Any) -> dict[str, Any]:
 
 def monitored_hooks(
     base: type,
-    limit_exceeded_error: type[Exception],
+    limit_exceeded_error: Any,
     sample_active: Callable[[], Any],
     **options: Any,
 ) -> type:
@@ -44,7 +44,7 @@ def monitored_hooks(
     ``options``: ``Monitor`` options and the budgets ``max_usd``, ``max_tokens``,
     ``max_steps``."""
 
-    class EfcHooks(base):  # type: ignore[valid-type,misc]
+    class EfcHooks(base):
         """Inspect hooks running the EFC-Adapter live on every sample."""
 
         def __init__(self) -> None:

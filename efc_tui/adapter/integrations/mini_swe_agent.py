@@ -31,8 +31,9 @@ def monitored(base: type, limits_exceeded: type[Exception] | None = None) -> typ
         from minisweagent.exceptions import LimitsExceeded
 
         limits_exceeded = LimitsExceeded
+    stop_class: Any = limits_exceeded
 
-    class EfcMonitored(base):  # type: ignore[valid-type,misc]
+    class EfcMonitored(base):
         """``base`` with the EFC-Adapter's live stop (efc_tui.adapter.integrations)."""
 
         def __init__(self, *args: Any, efc_options: dict[str, Any] | None = None, **kwargs: Any):
@@ -63,7 +64,7 @@ def monitored(base: type, limits_exceeded: type[Exception] | None = None) -> typ
             self.efc_verdicts.extend(verdicts)
             for v in verdicts:
                 if v.act:
-                    raise limits_exceeded(
+                    raise stop_class(
                         {
                             "role": "exit",
                             "content": v.reason,
