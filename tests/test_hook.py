@@ -297,3 +297,15 @@ def test_veto_lets_the_check_run_again_after_an_edit(tmp_path: Path) -> None:
     t.write_text("\n".join([*lines, json.dumps(edit), u]) + "\n")
     assert _call(tmp_path, "Stop", t, "veto") == ""  # the edit decided
     assert _call(tmp_path, "PreToolUse", t, "veto") == ""  # the check may run again
+
+
+def test_a_transcript_with_nothing_to_read_yet_is_audited_as_such(tmp_path: Path) -> None:
+    t = tmp_path / "s.jsonl"
+    t.write_text('{"foo": 1}\n')  # no line of a Claude Code session yet
+    a = handle(hookgen.payload("PostToolUse", t), _opts(tmp_path))
+    assert (a.exit_code, a.stdout) == (0, "")
+    assert a.audit["error"].startswith("transcript not read: ")
+    assert "not a Claude Code session" in a.audit["error"]
+    hookgen.write_session(t, LOOP[:3])  # the next call reads it from the start
+    b = handle(hookgen.payload("Stop", t), _opts(tmp_path))
+    assert [v.index for v in b.verdicts] == [0, 1, 2, 3] and "error" not in b.audit

@@ -46,6 +46,8 @@ from typing import Any
 
 import orjson
 
+from efc_tui.errors import EfcError
+
 HARNESSES = ("claude-code", "codex")
 MODES = ("warn", "stop", "veto")
 AUDIT_SCHEMA = "efc-hook-audit/1"
@@ -195,9 +197,12 @@ def _trace_lines(run: Any, verdicts: list[Any], header: bool) -> list[bytes]:
 
 
 def _load_run(path: Path, harness: str) -> Any:
-    from efc_tui.parsers import load
+    """The transcript as its reader reads it (no outcome sidecars: a live session has no
+    label, and labels take no part in a decision)."""
+    from efc_tui.parsers import get_reader
+    from efc_tui.parsers.base import ReadOptions
 
-    runs = list(load(path, harness))
+    runs = list(get_reader(harness).read(path, ReadOptions()))
     if not runs:
         raise _Bad("the transcript holds no run yet")
     return runs[0]
@@ -302,6 +307,9 @@ def handle(data: bytes, opts: HookOptions) -> HookAnswer:
         _handle(data, opts, audit, answer)
     except _Bad as bad:
         audit["error"] = str(bad)
+        answer.stdout = ""
+    except EfcError as exc:  # the reader's word on the transcript (empty so far, malformed)
+        audit["error"] = f"transcript not read: {exc}"
         answer.stdout = ""
     except Exception as exc:  # a hook must never break the agent
         audit["error"] = f"internal error: {type(exc).__name__}: {exc}"
