@@ -5,7 +5,8 @@ Code writes it, ``tests/hookgen.py``), the state is first brought up to date, th
 transcript grows by one tool call and its result at a time and the hook is called
 (PostToolUse) after each: the per-call time is the median of ``--calls`` such calls. Also
 timed: a call that finds no new line (a PreToolUse right after), and the whole process
-(`python -m efc_tui hook claude-code`, interpreter start-up and imports included).
+(`python -m efc_tui hook claude-code`, interpreter start-up and imports included, bytecode
+cached as in an installed package).
 
     flock /work/team/bench.lock .venv/bin/python bench/hook_bench.py [--sizes 100 2000 20000]
 """
@@ -54,7 +55,15 @@ def bench_size(n: int, calls: int, procs: int) -> dict[str, float]:
             assert "error" not in ans.audit and ans.verdicts, ans.audit
             grow.append(t1 - t0)
             idle.append(t2 - t1)
+        # as installed: bytecode cached (a first, untimed process writes it if missing)
         env = {**os.environ, "EFC_TUI_HOOK_DIR": str(d / "state")}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        subprocess.run(
+            [sys.executable, "-m", "efc_tui", "hook", "claude-code"],
+            input=hookgen.payload("PreToolUse", t),
+            capture_output=True,
+            env=env,
+        )
         proc_new, proc_idle = [], []
         for k in range(n + calls, n + calls + procs):
             cmd, out, err = hookgen.session_calls(k + 1)[k]
