@@ -330,6 +330,10 @@ def handle(data: bytes, opts: HookOptions) -> HookAnswer:
 def _handle(data: bytes, opts: HookOptions, audit: dict[str, Any], answer: HookAnswer) -> None:
     if opts.harness not in HARNESSES or opts.mode not in MODES:
         raise _Bad(f"unknown harness or mode: {opts.harness} {opts.mode}")
+    for name in ("max_usd", "max_tokens", "max_steps", "window"):
+        value = getattr(opts, name)
+        if value is not None and not value > 0:
+            raise _Bad(f"--{name.replace('_', '-')} must be > 0, got {value}")
     payload = _payload(data)
     event = payload["hook_event_name"]
     audit.update(
