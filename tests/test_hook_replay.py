@@ -45,7 +45,7 @@ TRANSCRIPTS = _transcripts()
 def test_there_are_transcripts_of_both_harnesses() -> None:
     names = {n for n, _ in TRANSCRIPTS}
     assert names == {"claude-code", "codex"}
-    assert len(TRANSCRIPTS) >= 7  # tests/fixtures alone: 4 Claude Code, 3 Codex
+    assert len(TRANSCRIPTS) >= 10  # tests/fixtures alone: 8 Claude Code, 2 Codex
 
 
 @pytest.mark.parametrize(("harness", "path"), TRANSCRIPTS, ids=[p.name for _, p in TRANSCRIPTS])
