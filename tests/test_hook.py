@@ -21,6 +21,12 @@ def _audit(state: Path) -> list[dict]:
     return [json.loads(x) for x in (state / "audit.jsonl").read_text().splitlines()]
 
 
+def _one(state: Path, suffix: str) -> Path:
+    """The one file of the session with this suffix in the state folder."""
+    (path,) = state.glob(f"{hookgen.SESSION}-*{suffix}")
+    return path
+
+
 def _grow(path: Path, calls: list[tuple[str, str, bool]], upto: int) -> None:
     """The transcript as written after the result of call ``upto`` (1-based)."""
     hookgen.write_session(path, calls[:upto])
@@ -151,7 +157,7 @@ def test_a_truncated_last_line_waits_for_the_rest(tmp_path: Path) -> None:
     t.write_bytes(whole)
     b = handle(hookgen.payload("Stop", t), _opts(tmp_path))
     assert first + [v.index for v in b.verdicts] == list(range(4))
-    state = json.loads((tmp_path / "state" / f"{hookgen.SESSION}.state.json").read_text())
+    state = json.loads(_one(tmp_path / "state", ".state.json").read_text())
     assert state["offset"] == len(whole)
 
 
@@ -169,7 +175,7 @@ def test_a_rotated_transcript_starts_afresh(tmp_path: Path) -> None:
     a = handle(hookgen.payload("Stop", t), _opts(tmp_path))
     assert "started afresh" in a.audit["note"]
     assert [v.index for v in a.verdicts] == [0, 1, 2]
-    trace = (tmp_path / "state" / f"{hookgen.SESSION}.trace.jsonl").read_text().splitlines()
+    trace = _one(tmp_path / "state", ".trace.jsonl").read_text().splitlines()
     assert len(trace) == 1 + 3  # the trace restarted with the new file
 
 
@@ -200,7 +206,7 @@ def test_the_session_trace_is_efc_trace_and_scores_as_the_transcript(tmp_path: P
 
     t = hookgen.write_session(tmp_path / "s.jsonl", LOOP)
     handle(hookgen.payload("Stop", t), _opts(tmp_path))
-    trace = tmp_path / "state" / f"{hookgen.SESSION}.trace.jsonl"
+    trace = _one(tmp_path / "state", ".trace.jsonl")
     steps = [json.loads(x) for x in trace.read_text().splitlines()[1:]]
     assert [s["hook"]["index"] for s in steps] == list(range(10))
     assert [s["hook"]["act"] for s in steps] == [False] * 7 + [True] * 3
@@ -309,3 +315,17 @@ def test_a_transcript_with_nothing_to_read_yet_is_audited_as_such(tmp_path: Path
     hookgen.write_session(t, LOOP[:3])  # the next call reads it from the start
     b = handle(hookgen.payload("Stop", t), _opts(tmp_path))
     assert [v.index for v in b.verdicts] == [0, 1, 2, 3] and "error" not in b.audit
+
+
+def test_a_subagent_transcript_of_the_session_keeps_its_own_state(tmp_path: Path) -> None:
+    """Calls from a subagent carry the session id and another transcript: each transcript
+    is followed on its own, neither restarts the other."""
+    main = hookgen.write_session(tmp_path / "main.jsonl", LOOP[:8])
+    sub = hookgen.write_session(tmp_path / "agent-1.jsonl", LOOP[:2])
+    first = handle(hookgen.payload("PreToolUse", main), _opts(tmp_path, "stop"))
+    assert first.audit["answer"] == "stop"
+    handle(hookgen.payload("PreToolUse", sub), _opts(tmp_path, "stop"))
+    again = handle(hookgen.payload("PreToolUse", main), _opts(tmp_path, "stop"))
+    assert "note" not in again.audit and again.verdicts == []
+    assert again.audit["answer"] == "none"  # already answered; not started afresh
+    assert len(list((tmp_path / "state").glob("*.state.json"))) == 2

@@ -30,9 +30,11 @@ Files in ``state_dir`` (``$EFC_TUI_HOOK_DIR``, else ``$XDG_CACHE_HOME/efc-tui/ho
 ``~/.cache/efc-tui/hooks``):
 
 - ``audit.jsonl``: one line per call, every call (schema ``efc-hook-audit/1``);
-- ``<session>.trace.jsonl``: the session's decided events as efc-trace/1, each step with
-  the hook's verdict under ``"hook"`` (``efc-tui open --follow`` replays it);
-- ``<session>.state.json``: byte offset, events decided, what was answered.
+- ``<session>-<crc>.trace.jsonl``: the decided events of the session's transcript (``crc``:
+  of its path; a subagent's calls carry the session id and their own transcript) as
+  efc-trace/1, each step with the hook's verdict under ``"hook"`` (``efc-tui open
+  --follow`` replays it);
+- ``<session>-<crc>.state.json``: byte offset, events decided, what was answered.
 """
 
 from __future__ import annotations
@@ -142,9 +144,13 @@ def _new_state(path: str) -> dict[str, Any]:
 class Session:
     """One session's files in the state directory, held under an exclusive lock."""
 
-    def __init__(self, directory: Path, session_id: str) -> None:
+    def __init__(self, directory: Path, session_id: str, transcript: str = "") -> None:
+        import zlib
+
         directory.mkdir(parents=True, exist_ok=True)
         name = _SAFE.sub("_", session_id)[:120] or "session"
+        if transcript:  # a subagent's calls carry the session id and its own transcript
+            name += f"-{zlib.crc32(transcript.encode('utf-8', 'surrogatepass')):08x}"
         self.state_path = directory / f"{name}.state.json"
         self.trace_path = directory / f"{name}.trace.jsonl"
         self._lock_path = directory / f"{name}.lock"
@@ -344,16 +350,14 @@ def _handle(data: bytes, opts: HookOptions, audit: dict[str, Any], answer: HookA
     if payload.get("tool_name") is not None:
         audit["tool_name"] = payload.get("tool_name")
     path = Path(payload["transcript_path"])
-    with Session(opts.directory, payload["session_id"]) as session:
+    with Session(opts.directory, payload["session_id"], str(path)) as session:
         state = session.load(str(path))
         try:
             st = os.stat(path)
         except OSError as exc:
             raise _Bad(f"transcript not readable: {exc.strerror or exc}") from None
-        if state["transcript"] != str(path) or (
-            state["ino"] is not None and state["ino"] != st.st_ino
-        ):
-            audit["note"] = "another transcript file: state started afresh"
+        if state["ino"] is not None and state["ino"] != st.st_ino:
+            audit["note"] = "another file at the transcript's path: state started afresh"
             state = _new_state(str(path))
         elif st.st_size < state["offset"]:
             audit["note"] = (
