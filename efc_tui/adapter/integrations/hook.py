@@ -157,8 +157,10 @@ class Session:
         self._fd: int | None = None
 
     def __enter__(self) -> Session:
-        import fcntl
-
+        try:
+            import fcntl
+        except ImportError:  # Windows: calls of one session are not run at once there
+            return self
         self._fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         fcntl.flock(self._fd, fcntl.LOCK_EX)
         return self
