@@ -159,7 +159,7 @@ class Session:
     def __enter__(self) -> Session:
         try:
             import fcntl
-        except ImportError:  # Windows: calls of one session are not run at once there
+        except ImportError:  # Windows has no flock: the files are used unlocked
             return self
         self._fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         fcntl.flock(self._fd, fcntl.LOCK_EX)
