@@ -17,41 +17,98 @@ the per-run summaries (cost saved vs successes at risk, per budget cap, over ε)
 
 from __future__ import annotations
 
+import sys
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from efc_tui.adapter.config import AdapterConfig
-from efc_tui.adapter.decide import Decision, decide
-from efc_tui.adapter.loops import repeat_stop, repeat_streaks
-from efc_tui.adapter.prefix import PrefixDemand, prefix_demand, prefix_nr
-from efc_tui.adapter.result import ScoredRun
-from efc_tui.adapter.summary import (
-    AdapterSummary,
-    CorpusSummary,
-    SweepPoint,
-    Totals,
-    WasteSplit,
-    corpus_summary,
-    sweep,
-)
-from efc_tui.model import Run
-from efc_tui.scoring.estimator import Estimator, estimator_for
-from efc_tui.scoring.ledger import Ledger, score_run
-
-if TYPE_CHECKING:  # calibrate's hooks load when calibrating, not with every scored run
+if TYPE_CHECKING:
     from efc_tui.adapter.calibrate import choose_adapter, choose_stop_rules
+    from efc_tui.adapter.config import AdapterConfig
+    from efc_tui.adapter.decide import Decision, decide
+    from efc_tui.adapter.loops import repeat_stop, repeat_streaks
+    from efc_tui.adapter.prefix import PrefixDemand, prefix_demand, prefix_nr
+    from efc_tui.adapter.result import ScoredRun
+    from efc_tui.adapter.summary import (
+        AdapterSummary,
+        CorpusSummary,
+        SweepPoint,
+        Totals,
+        WasteSplit,
+        corpus_summary,
+        sweep,
+    )
+    from efc_tui.model import Run
+    from efc_tui.scoring.estimator import Estimator
+    from efc_tui.scoring.ledger import Ledger
+
+#: every exported name and its module: imported on first use, so that a module of this
+#: package that needs none of them (``integrations.hook`` on a call with nothing new to
+#: decide) does not load numpy and the scoring core
+_LAZY = {
+    "choose_adapter": "calibrate",
+    "choose_stop_rules": "calibrate",
+    "AdapterConfig": "config",
+    "Decision": "decide",
+    "decide": "decide",
+    "repeat_stop": "loops",
+    "repeat_streaks": "loops",
+    "PrefixDemand": "prefix",
+    "prefix_demand": "prefix",
+    "prefix_nr": "prefix",
+    "ScoredRun": "result",
+    **dict.fromkeys(
+        (
+            "AdapterSummary",
+            "CorpusSummary",
+            "SweepPoint",
+            "Totals",
+            "WasteSplit",
+            "corpus_summary",
+            "sweep",
+        ),
+        "summary",
+    ),
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("choose_adapter", "choose_stop_rules"):
-        from efc_tui.adapter import calibrate
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
 
-        return getattr(calibrate, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    if name != "decide":  # the submodule of that name is bound there on import (below)
+        globals()[name] = value
+    return value
+
+
+class _Package(ModuleType):
+    """This package, where ``decide`` stays the function: importing the submodule
+    ``efc_tui.adapter.decide`` binds the module to the package's ``decide`` attribute, which
+    the eager imports this package had before rebound to the function right after."""
+
+    @property
+    def decide(self) -> Any:
+        from efc_tui.adapter.decide import decide
+
+        return decide
+
+    @decide.setter
+    def decide(self, value: Any) -> None:
+        pass  # the submodule binding itself: ``decide`` stays the function
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def apply(ledger: Ledger, config: AdapterConfig | None = None, *, lazy: bool = False) -> ScoredRun:
     """The adapter's decisions and summary for an already scored run (the ledger is not
     changed). ``lazy``: the decisions are built when first read (``decide``)."""
+    from efc_tui.adapter.config import AdapterConfig
+    from efc_tui.adapter.decide import decide
+    from efc_tui.adapter.result import ScoredRun
+
     cfg = config or AdapterConfig.from_estimator(ledger.estimator)
     decisions, summary = decide(ledger, cfg, lazy=lazy)
     return ScoredRun(ledger, decisions, summary)
@@ -73,6 +130,10 @@ def score_and_decide(
     (``repeat=0``: the paper's window rule alone). ``lazy``: the decisions are built when
     first read, for a caller that may only need the summary (``decide``).
     """
+    from efc_tui.adapter.config import AdapterConfig
+    from efc_tui.scoring.estimator import estimator_for
+    from efc_tui.scoring.ledger import score_run
+
     est = estimator if estimator is not None else estimator_for(run)
     ledger = score_run(run, est)
     cfg = AdapterConfig.from_estimator(est, window=window, epsilon=epsilon, repeat=repeat)

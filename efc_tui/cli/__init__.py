@@ -7,7 +7,8 @@ Start-up is kept short: ``efc-tui --version`` answers before any command is impo
 ``efc-tui COMMAND ...`` imports and builds that command alone (``COMMANDS`` says which
 module defines it), and the command modules import the readers, numpy and rich only when
 their command runs; ``efc-tui score`` with plain options runs without Typer at all
-(``_score_argv.py``; Typer reads anything else). ``efc-tui --help`` lists the commands from
+(``_score_argv.py``; Typer reads anything else), and so does the hook a harness runs on every
+tool call, ``efc-tui hook claude-code|codex`` (``_hook_argv.py``). ``efc-tui --help`` lists the commands from
 their summaries (``SUMMARIES``) without building them; an unknown command and shell
 completion build them all.
 """
@@ -36,6 +37,7 @@ COMMANDS = {
     "fit": "fit",
     "formats": "formats",
     "validate": "formats",
+    "hook": "hook",
     "open": "open",
     "score": "score",
     "simulate": "simulate",
@@ -61,6 +63,8 @@ SUMMARIES = {
     "formats": "List every log format efc-tui reads and what detection looks for.",
     "validate": "Check files: which reader matched, how many runs and events, and any problem by "
     "file:line.",
+    "hook": "Run the EFC-Adapter live as a Claude Code or Codex CLI hook: stop or redirect loops "
+    "that add no effective feedback, and user budgets.",
     "open": "Replay a run in the terminal: step through its ledger (every event's factors, EFC, "
     "raw cost and adapter decision), its action and observation text, and where the run and its "
     "prefix sit on the fitted scaling curve.",
@@ -127,6 +131,14 @@ def main() -> None:
         if options is not None:
             plain.run(options)
             return
+    hooking = args[:1] == ["hook"] and args[1:2] in (["claude-code"], ["codex"]) and not completing
+    if hooking:  # the hook runs on every tool call: plain options without Typer
+        from efc_tui.cli import _hook_argv
+
+        hook_options = _hook_argv.parse(args[1:])
+        if hook_options is not None:
+            _hook_argv.run(hook_options)
+            return
     from efc_tui.cli._app import main as run
 
     if args in ([], ["--help"], ["-h"]) and not completing:
@@ -135,6 +147,14 @@ def main() -> None:
     # `efc-tui score ...` builds `score` alone; anything else (a typo that gets suggestions,
     # shell completion, root options) builds them all
     _registered_app(args[0] if args else None)
+    if hooking:
+        try:  # a hook's usage error must not exit 2: that blocks the agent's tool call
+            run()
+        except SystemExit as exc:
+            if exc.code not in (0, None):
+                sys.exit(0)
+            raise
+        return
     run()
 
 
