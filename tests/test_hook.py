@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,7 +33,7 @@ def _grow(path: Path, calls: list[tuple[str, str, bool]], upto: int) -> None:
     hookgen.write_session(path, calls[:upto])
 
 
-def _opts(tmp_path: Path, mode: str = "warn", **kw: object) -> HookOptions:
+def _opts(tmp_path: Path, mode: str = "warn", **kw: Any) -> HookOptions:
     return HookOptions(harness="claude-code", mode=mode, state_dir=tmp_path / "state", **kw)
 
 

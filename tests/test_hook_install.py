@@ -8,12 +8,13 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from efc_tui.adapter.integrations import settings
 
-USER_SETTINGS = {
+USER_SETTINGS: dict[str, Any] = {
     "model": "opus",
     "permissions": {"allow": ["Bash(npm test:*)"], "deny": []},
     "hooks": {
