@@ -7,7 +7,7 @@ ledger widget's own.
 
 from __future__ import annotations
 
-from efc_tui.app.widgets.ledger import ADAPTER_COLUMN, CHANGED, PENDING, STATUS_SHORT, VIEW
+from efc_tui.app.widgets.ledger import BY_VIEW_KEY, CHANGED, ORDER, PENDING, STATUS_SHORT
 
 #: gutter marks, left of each row
 MARKS: tuple[tuple[str, str], ...] = (
@@ -31,7 +31,8 @@ DECISIONS: tuple[tuple[str, str], ...] = (
 
 def glossary() -> list[tuple[str, str]]:
     """(symbol, meaning) for the ledger's columns, marks, statuses and decisions."""
-    rows: list[tuple[str, str]] = [(c.title or c.key, c.meaning) for c in (*VIEW, ADAPTER_COLUMN)]
+    cols = [BY_VIEW_KEY[k] for k in ORDER]
+    rows: list[tuple[str, str]] = [(c.title or c.key, c.meaning) for c in cols]
     rows += MARKS
     short = {v: k for k, v in STATUS_SHORT.items() if k != v}
     rows += [(abbr, f"status {full.replace('_', ' ')}") for abbr, full in short.items()]

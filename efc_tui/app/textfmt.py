@@ -82,12 +82,17 @@ def show_text(
     is_action: bool = False,
     limit: int = DETAIL_LIMIT,
     highlight: bool = True,
+    lexer: str | None = None,
 ) -> Shown:
     """The first ``limit`` characters of ``text``, sanitized, highlighted when it looks like
-    code, a diff or a traceback, otherwise with its ANSI colours kept (and nothing else)."""
+    code, a diff or a traceback, otherwise with its ANSI colours kept (and nothing else).
+    ``lexer`` names the lexer when the caller knows it (an edit made into a diff)."""
     visible = text[:limit]
     hidden = max(0, len(text) - limit)
-    lexer = guess_lexer(visible, tool, is_action=is_action) if highlight else None
+    if not highlight:
+        lexer = None
+    elif lexer is None:
+        lexer = guess_lexer(visible, tool, is_action=is_action)
     if lexer is not None and len(visible) <= HIGHLIGHT_LIMIT:
         from rich.syntax import Syntax  # with Pygments: imported when first highlighting
 
