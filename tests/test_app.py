@@ -417,7 +417,7 @@ async def test_picker_sort_filter_and_open() -> None:
         bravo = next(r for r in picker._shown if r["run_id"] == "run-bravo")
         assert bravo["saved"] > 0 and bravo["stop"] is not None  # the adapter would stop it
         await pilot.press("ctrl+s")  # the column after events
-        assert picker.sort_column == "ended"
+        assert picker.sort_column == "cost_usd"
         await pilot.press(*"brav")
         assert [r["run_id"] for r in picker._shown] == ["run-bravo"]
         await pilot.press("enter")

@@ -29,22 +29,22 @@ def _lines(path: Path) -> list[tuple[str, str]]:
 def test_swe_agent_run_reads_as_commands_and_test_results() -> None:
     lines = _lines(SWE)
     assert lines[1][0] == "editor view /repo/calc.py"
-    assert lines[2] == ("$ python -m pytest -q", "tests 1 failed, 1 passed")
+    assert lines[2] == ("$ python -m pytest -q", "1 failed, 1 passed")
     assert lines[4][0] == "error: exit_cost"
 
 
 def test_codex_rollout_shows_exit_status_and_the_patched_file() -> None:
     lines = dict(enumerate(_lines(CODEX)))
-    assert lines[2] == ("$ pytest -q", "tests 1 failed, 1 passed · exit 1")
+    assert lines[2] == ("$ pytest -q", "1 failed, 1 passed · exit 1")
     assert lines[5][0] == "apply_patch calc.py"
-    assert lines[6][1] == "tests 2 passed · exit 0"
+    assert lines[6][1] == "2 passed · exit 0"
     assert lines[7][1] == "API error"
 
 
 def test_harbor_trial_parallel_checks() -> None:
     lines = _lines(HARBOR)
     assert lines[0] == ("user: Fix the build.", "")
-    assert lines[1] == ("$ pytest -q", "tests 1 failed, 2 passed")
+    assert lines[1] == ("$ pytest -q", "1 failed, 2 passed")
     assert lines[2] == ("$ ruff check .", "All checks passed!")
     assert lines[4] == ("$ pytest -q", "no result")
 

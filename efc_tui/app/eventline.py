@@ -162,7 +162,7 @@ def _checks_text(ev: Event) -> str | None:
     if c.failed:
         parts.append(f"{c.failed} failed")
     parts.append(f"{c.passed} passed")
-    return "tests " + ", ".join(parts)
+    return ", ".join(parts)
 
 
 def error_line(text: str) -> str | None:

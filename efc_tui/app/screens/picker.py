@@ -26,7 +26,14 @@ from textual.worker import get_current_worker
 from efc_tui.app.messages import OpenRun, PickerDone, PickerRow, ScreenReady
 from efc_tui.app.widgets.ledger import fmt_num
 from efc_tui.app.widgets.runs_table import RunsTable
-from efc_tui.display import common_folder, ended_label, middle_ellipsis, short_path, start_ellipsis
+from efc_tui.display import (
+    common_folder,
+    ended_label,
+    middle_ellipsis,
+    short_path,
+    start_ellipsis,
+    success_label,
+)
 from efc_tui.errors import EfcError
 from efc_tui.model import Run
 from efc_tui.text import sanitize_label
@@ -44,19 +51,22 @@ class PickerColumn:
     width: int
 
 
-#: the picker's columns, in order: the run and its figures first, so they fit 80 columns
-#: ("ended": exit status or reward, when the log says; "file": relative to the inputs)
+#: the picker's columns, in order: what a person asks first (which run, did it succeed, how
+#: it ended, what it cost, how long it was) fits 80 columns; the EFC figures follow
+#: ("ended": exit status or reward, when the log says; "$": dollars the log records;
+#: "file": relative to the inputs)
 PICKER_COLUMNS: tuple[PickerColumn, ...] = (
-    PickerColumn("run_id", "run", False, 26),
-    PickerColumn("success", "success", False, 9),
+    PickerColumn("run_id", "run", False, 22),
+    PickerColumn("success", "success", False, 7),
+    PickerColumn("ended", "ended", False, 22),
+    PickerColumn("c_raw", "C_raw", True, 8),
+    PickerColumn("events", "events", True, 6),
+    PickerColumn("cost_usd", "$", True, 7),
     PickerColumn("nrs_efc", "NRS-EFC", True, 8),
-    PickerColumn("eta_nrs", "η_NRS", True, 8),
-    PickerColumn("x_nrs", "X_NRS", True, 8),
-    PickerColumn("c_raw", "C_raw", True, 9),
-    PickerColumn("efc", "EFC", True, 8),
-    PickerColumn("saved", "saves", True, 9),
-    PickerColumn("events", "events", True, 7),
-    PickerColumn("ended", "ended", False, 14),
+    PickerColumn("saved", "saves", True, 8),
+    PickerColumn("eta_nrs", "η_NRS", True, 7),
+    PickerColumn("x_nrs", "X_NRS", True, 7),
+    PickerColumn("efc", "EFC", True, 7),
     PickerColumn("file", "file", False, 30),
 )
 BY_KEY = {c.key: c for c in PICKER_COLUMNS}
@@ -80,7 +90,18 @@ def picker_row(
         "ended": ended_label(run),
         "search": " ".join(
             str(v)
-            for v in (run.run_id, run.task_id, run.task_family, run.harness, run.model, path.name)
+            for v in (
+                run.run_id,
+                run.task_id,
+                run.task_family,
+                run.harness,
+                run.model,
+                path.name,
+                run.exit_status,
+                ended_label(run),
+                success_label(run.success),
+                "resolved" if run.success else None,
+            )
             if v
         ).lower(),
     }
@@ -94,6 +115,10 @@ def _cell(col: PickerColumn, value: Any) -> Text:
         if value is None:
             return Text("unknown", style="dim")
         return Text("✓ yes", style="green") if value else Text("✗ no", style="red")
+    if key == "cost_usd":
+        if value is None:
+            return Text("–", justify="right", style="dim")
+        return Text(f"{value:.2f}" if value < 1000 else f"{value:.0f}", justify="right")
     if key == "events":
         return Text(f"{value:,}", justify="right")
     if key in ("run_id", "ended"):
@@ -205,7 +230,8 @@ class PickerScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(id="picker-status", markup=False)
         yield FilterInput(
-            placeholder="type to filter runs (id, task, harness, model, file)", id="picker-filter"
+            placeholder="type to filter runs (id, task, harness, model, file, how it ended, yes/no)",
+            id="picker-filter",
         )
         yield RunsTable([(c.key, c.title, c.width, c.numeric) for c in PICKER_COLUMNS], id="runs")
         yield Footer(compact=True)

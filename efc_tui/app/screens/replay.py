@@ -298,6 +298,8 @@ class ReplayScreen(Screen[None]):
                 self._show(ledger.selected_event)
         elif update.followed and at_end and not self.playing and data.n_rows:
             ledger.cursor_row = data.n_rows - 1
+        if update.followed:
+            data.track_changes = True  # what the log appended may rescore earlier rows
         if update.followed or (update.preview and self._first_frame_done):
             self._request_score(early=True)
         elif data.n_rows > data.n_scored:

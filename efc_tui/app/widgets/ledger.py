@@ -27,6 +27,7 @@ from textual.strip import Strip
 
 from efc_tui.app.eventline import action_line, outcome_line
 from efc_tui.app.replay_data import ReplayData
+from efc_tui.app.textfmt import solid_style
 from efc_tui.model import Event, Status
 from efc_tui.scoring.columns import BY_KEY, LedgerColumn
 from efc_tui.text import sanitize_label
@@ -365,7 +366,8 @@ class LedgerView(ScrollView, can_focus=True):
     def _style(self, name: str) -> Style:
         style = self._styles.get(name)
         if style is None:
-            style = self.get_component_rich_style(f"ledger--{name}", partial=True)
+            full = self.get_component_rich_style(f"ledger--{name}", partial=False)
+            style = solid_style(full, background=name in ("cursor", "header"))
             self._styles[name] = style
         return style
 

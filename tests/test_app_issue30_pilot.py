@@ -1,0 +1,87 @@
+"""Issue 30 through the pilot, at 80x24 and 200x50, on real fixtures (tests/fixtures: a
+Claude Code session, a SWE-agent run, a Harbor trial): what a person sees first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.color import Color
+
+from efc_tui.app.screens.picker import PickerScreen
+from efc_tui.app.widgets.detail import DetailPane
+from efc_tui.app.widgets.runs_table import RunsTable
+from tests.pilot import pilot_test, settle
+from tests.test_app_ux import make_app, replay, screen_lines
+
+FIX = Path(__file__).resolve().parent / "fixtures"
+SWE = FIX / "agents" / "swe_agent_1x.traj"
+CLAUDE = FIX / "agents" / "claude_interrupted.jsonl"
+HARBOR = FIX / "more" / "harbor_trial"
+
+
+@pilot_test
+async def test_the_action_and_outcome_are_on_every_row_at_80x24() -> None:
+    """Item 1: no Tab, no scrolling: the ledger's rows say what was run and what came back."""
+    app = make_app(SWE)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        text = "\n".join(screen_lines(app))
+        assert "$ python -m pytest -q" in text
+        assert "1 failed, 1 passed" in text
+        assert "editor view /repo/calc.py" in text
+        assert "error: exit_cost" in text
+
+
+@pilot_test
+async def test_the_detail_pane_leads_with_action_outcome_and_cost() -> None:
+    app = make_app(SWE, select=3)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        pane = replay(app).query_one(DetailPane)
+        order = [w.id for w in pane.children]
+        assert order == ["detail-summary", "detail-action", "detail-observation", "detail-verdict"]
+        lines = [ln for ln in screen_lines(app) if "│" in ln]
+        body = "\n".join(lines)
+        head = body.index("editor str_replace /repo/calc.py")
+        assert head < body.index("→ The file /repo/calc.py has been edited")
+        assert head < body.index("cost ") < body.index("Action: an edit, as a diff")
+        assert "-return a - b" in body and "+return a + b" in body
+        # the verdict in words, then the internals, come after the texts
+        pane.scroll_end(animate=False, immediate=True)
+        await pilot.pause()
+        verdict = "\n".join(screen_lines(app))
+        assert (
+            verdict.index("Verdict") < verdict.index("credit ÊFC_nr") < verdict.index("Internals")
+        )
+        assert "would " in verdict  # the adapter's decision in words
+
+
+@pilot_test
+async def test_picker_rows_are_readable_and_keep_how_runs_ended_at_80_columns() -> None:
+    """Item 5: the zebra rows are a shade of the table's background, never white under
+    light text; item 6: success, how it ended, C_raw and the length fit 80 columns; item 8:
+    typing how a run ended finds it."""
+    app = make_app(SWE, CLAUDE, HARBOR)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        table = picker.query_one(RunsTable)
+        odd = table.render_line(2)
+        backgrounds = {s.style.bgcolor for s in odd if s.style and s.style.bgcolor}
+        colors = {s.style.color for s in odd if s.style and s.style.color}
+        assert backgrounds and Color.parse("#ffffff") not in backgrounds
+        base = table.rich_style.bgcolor
+        assert base is not None
+        for bg in backgrounds:  # a shade of the table's background, not a glare
+            a, b = bg.get_truecolor(), base.get_truecolor()
+            assert max(abs(x - y) for x, y in zip(a, b, strict=True)) < 40
+        assert colors
+        lines = screen_lines(app)
+        header = next(ln for ln in lines if ln.lstrip().startswith("run "))
+        for title in ("success", "ended", "C_raw", "events"):
+            assert title in header, title
+        assert any("submitted (exit_cost)" in ln for ln in lines)
+        await pilot.press(*"exit_cost")
+        await settle(pilot)
+        assert [r["run_id"] for r in picker._shown] == ["swe_agent_1x"]
