@@ -85,3 +85,34 @@ async def test_picker_rows_are_readable_and_keep_how_runs_ended_at_80_columns() 
         await pilot.press(*"exit_cost")
         await settle(pilot)
         assert [r["run_id"] for r in picker._shown] == ["swe_agent_1x"]
+
+
+@pilot_test
+async def test_the_fit_panel_never_shows_a_prediction_it_calls_unpredictive() -> None:
+    """Item 4, on the package's own fit: the panel names the curve it draws with its
+    held-out figures, never "no predictive curve" beside a prediction; a log without wall
+    time has no value on the wall-time curve (not 0 s); `p` says why nothing changes."""
+    from efc_tui.app.fitview import load_fit_view
+    from efc_tui.app.widgets.charts import FitPanel
+    from tests.test_app_ux import Notes
+
+    for path in (SWE, CLAUDE):
+        app = make_app(path, fit=load_fit_view(None), select=2)
+        async with app.run_test(size=(200, 50)) as pilot:
+            await settle(pilot)
+            panel = replay(app).query_one(FitPanel)
+            text = panel.render().plain  # type: ignore[union-attr]
+            if "predicted success" in text:
+                assert "no predictive curve" not in text
+            fit = panel.view()
+            assert fit is not None
+            if fit.curves:
+                shown = fit.curve(panel.predictor or "") or fit.curves[0]
+                assert text.startswith(shown.label) and "held-out" in text
+                if shown.name == "wall_s" and not any(e.wall_s for e in app.screen.data.events):  # type: ignore[attr-defined]
+                    assert "predicted success" not in text and "this log records none" in text
+            notes = Notes(app)
+            await pilot.press("p")
+            await settle(pilot)
+            assert notes.messages, "p always answers"
+            assert "no fit available" not in notes.messages[-1]

@@ -710,8 +710,24 @@ class ReplayScreen(Screen[None]):
         panel = self.query_one(FitPanel)
         name = panel.next_predictor()
         if name is None:
+            fit = panel.view()
+            if fit is None:
+                why = "the fit is still being read"
+            elif fit.file is not None or fit.problem:
+                # a fit was loaded (--fit, or the package's): say what it lacks
+                why = fit.problem or "this fit has no predictive curve"
+            else:
+                why = "no fit available (load one with --fit FIT.json)"
+            self.notify(sanitize_label(why, 300), severity="warning", markup=False)
+            return
+        fit = panel.view()
+        if fit is not None and len(fit.curves) == 1:
+            curve = fit.curves[0]
             self.notify(
-                "no fit available (load one with --fit FIT.json)", severity="warning", markup=False
+                f"{curve.label} is this fit's only predictive curve (the others do not "
+                "predict held-out runs better than the base rate)",
+                timeout=4,
+                markup=False,
             )
             return
         view = panel.view()
