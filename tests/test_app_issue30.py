@@ -74,3 +74,15 @@ def test_delta_c_parts_add_up() -> None:
         parts = led.cost.parts(i)
         assert abs(sum(parts.values()) - float(led.cost.delta[i])) < 1e-9
     assert abs(sum(led.cost.parts().values()) - led.figures.c_raw) < 1e-9
+
+
+def test_run_titles_tell_runs_apart() -> None:
+    """Item 7: a Claude Code session by its first prompt and start time (UTC), a Harbor
+    trial by its task first, then its random suffix."""
+    from efc_tui.display import run_title
+
+    claude = api.load(CLAUDE)
+    assert run_title(claude) == "The tests in calc.py fail, please fix them. · 2025-09-03 10:00"
+    assert run_title(api.load(HARBOR)) == "hello-world (Ab3xY)"
+    swe = api.load(FIX / "agents" / "swe_agent_1x.traj")
+    assert run_title(swe) == "swe_agent_1x"  # its task shows beside it

@@ -67,7 +67,9 @@ async def test_picker_rows_are_readable_and_keep_how_runs_ended_at_80_columns() 
         picker = app.screen
         assert isinstance(picker, PickerScreen)
         table = picker.query_one(RunsTable)
-        odd = table.render_line(2)
+        table.cursor_row = 0
+        await pilot.pause()
+        odd = table.render_line(2)  # the header, then rows 0 and 1: row 1 is a zebra row
         backgrounds = {s.style.bgcolor for s in odd if s.style and s.style.bgcolor}
         colors = {s.style.color for s in odd if s.style and s.style.color}
         assert backgrounds and Color.parse("#ffffff") not in backgrounds
@@ -116,3 +118,19 @@ async def test_the_fit_panel_never_shows_a_prediction_it_calls_unpredictive() ->
             await settle(pilot)
             assert notes.messages, "p always answers"
             assert "no fit available" not in notes.messages[-1]
+
+
+@pilot_test
+async def test_compare_keeps_each_runs_outcome_and_cost_at_80_columns() -> None:
+    """Item 6: --compare at 80x24 shows whether each run failed and what it cost; item 7:
+    runs by title, and a warning when they are different tasks."""
+    sample = Path(__file__).resolve().parent.parent / "sample_traces"
+    app = make_app(sample / "noisy_high_budget.jsonl", compare=sample / "memory_writes.jsonl")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        lines = screen_lines(app)
+        a = next(ln for ln in lines if ln.lstrip("│ ").startswith("A "))
+        b = next(ln for ln in lines if ln.lstrip("│ ").startswith("B "))
+        assert "✗ failed" in a and "C_raw" in a
+        assert "✓ success" in b and "C_raw" in b
+        assert any("different tasks" in ln for ln in lines)

@@ -30,6 +30,7 @@ from efc_tui.display import (
     common_folder,
     ended_label,
     middle_ellipsis,
+    run_title,
     short_path,
     start_ellipsis,
     success_label,
@@ -56,7 +57,7 @@ class PickerColumn:
 #: ("ended": exit status or reward, when the log says; "$": dollars the log records;
 #: "file": relative to the inputs)
 PICKER_COLUMNS: tuple[PickerColumn, ...] = (
-    PickerColumn("run_id", "run", False, 22),
+    PickerColumn("title", "run", False, 22),
     PickerColumn("success", "success", False, 7),
     PickerColumn("ended", "ended", False, 22),
     PickerColumn("c_raw", "C_raw", True, 8),
@@ -88,10 +89,12 @@ def picker_row(
         "saved": summary.cost_saved,
         "stop": summary.stop_event,
         "ended": ended_label(run),
+        "title": run_title(run),
         "search": " ".join(
             str(v)
             for v in (
                 run.run_id,
+                run_title(run),
                 run.task_id,
                 run.task_family,
                 run.harness,
@@ -121,7 +124,7 @@ def _cell(col: PickerColumn, value: Any) -> Text:
         return Text(f"{value:.2f}" if value < 1000 else f"{value:.0f}", justify="right")
     if key == "events":
         return Text(f"{value:,}", justify="right")
-    if key in ("run_id", "ended"):
+    if key in ("run_id", "title", "ended"):
         return Text(middle_ellipsis(sanitize_label(str(value or "–"), 200), width))
     if key == "file":
         return Text(start_ellipsis(sanitize_label(str(value), 400), width))
@@ -220,7 +223,7 @@ class PickerScreen(Screen[None]):
         self._score = score
         self.rows: list[dict[str, Any]] = []
         self.errors: list[str] = []
-        self.sort_column = "run_id"
+        self.sort_column = "title"
         self.sort_reverse = False
         self.filter_text = ""
         self.done = False

@@ -49,6 +49,15 @@ def curve_evidence(curve: CurveView) -> str:
     return "held-out " + ", ".join(parts) if parts else "no held-out figures in the fit file"
 
 
+def fit_corpus(description: str) -> str:
+    """What a fit was fitted on ("fit: real runs, 249 runs, 13 groups"), from its one-line
+    description without what that line says of the file's primary curve."""
+    cut = description.find(", no predictive curve")
+    if cut < 0:
+        cut = description.rfind(": ")
+    return description[:cut] if cut > 4 else description
+
+
 def _join(lines: list[Text]) -> Text:
     return Text("\n").join(lines)
 
@@ -245,6 +254,9 @@ class FitPanel(Widget):
         # be about another curve, so it is not repeated here)
         head.append(curve.label, style="bold")
         head.append(f"  {curve_evidence(curve)}", style="dim")
+        corpus = fit_corpus(fit.description)
+        if corpus:
+            head.append(f"  · {corpus}", style="dim")
         if len(fit.curves) > 1:
             head.append(f"  (p: next of {len(fit.curves)})", style="dim")
         d = self.data

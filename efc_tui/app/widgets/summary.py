@@ -21,7 +21,7 @@ from textual.widgets import Static
 
 from efc_tui.app.replay_data import ReplayData
 from efc_tui.app.widgets.ledger import CHANGED, fmt_num
-from efc_tui.display import at_risk_label, ended_label
+from efc_tui.display import at_risk_label, ended_label, run_title
 from efc_tui.text import sanitize_label
 
 #: the figures line: (label, RunFigures name, cells); change the headline here
@@ -53,9 +53,19 @@ class RunSummary(Static):
         super().__init__(id=id, markup=False)
         self.data = data
         self.state = AppState()
+        self._title_text = ""
+        self._title_for = -1
 
     def show(self) -> None:
         self.update(self.render_summary())
+
+    def _title(self) -> str:
+        """The run's title (``display.run_title``), worked out once its first events are in."""
+        run = self.data.run
+        if self._title_for != len(run.events) and len(run.events) <= 50:
+            self._title_text = run_title(run)
+            self._title_for = len(run.events)
+        return self._title_text or run.run_id
 
     def _cost_line(self, t: Text) -> None:
         """Tokens, dollars, C_raw with its unit, and where the waste went."""
@@ -93,7 +103,8 @@ class RunSummary(Static):
         run = d.run
         t = Text(no_wrap=True, overflow="ellipsis", end="")
         # what matters most first: the line is cut at the right edge on a narrow terminal
-        t.append(sanitize_label(run.run_id, 60), style="bold")
+        title = self._title()
+        t.append(sanitize_label(title, 80), style="bold")
         if run.success is None:
             t.append("  outcome unknown", style="dim")
         else:
@@ -111,10 +122,12 @@ class RunSummary(Static):
         )
         if run.model:
             t.append(f"  model {sanitize_label(run.model, 30)}")
-        if run.task_id:
+        if run.task_id and run.task_id not in (run.run_id, title) and run.task_id not in title:
             t.append(f"  task {sanitize_label(run.task_id, 40)}")
         if run.harness:
             t.append(f"  harness {sanitize_label(run.harness, 30)}")
+        if title != run.run_id:
+            t.append(f"  id {sanitize_label(run.run_id, 60)}", style="dim")
         t.append("\n")
         self._cost_line(t)
         t.append("\n")
