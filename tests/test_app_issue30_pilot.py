@@ -134,3 +134,36 @@ async def test_compare_keeps_each_runs_outcome_and_cost_at_80_columns() -> None:
         assert "✗ failed" in a and "C_raw" in a
         assert "✓ success" in b and "C_raw" in b
         assert any("different tasks" in ln for ln in lines)
+
+
+@pilot_test
+async def test_app_export_creates_the_folder_and_carries_the_text(tmp_path: Path) -> None:
+    """Item 11: `e` into a folder that does not exist yet writes there (as the CLI does),
+    with each event's action and observation; a .csv name is refused, not filled with JSON."""
+    import json
+
+    from textual.widgets import Input
+
+    from tests.test_app_ux import Notes
+
+    app = make_app(SWE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        notes = Notes(app)
+        target = tmp_path / "not" / "yet" / "run.ledger.json"
+        await pilot.press("e")
+        await settle(pilot)
+        app.screen.query_one("#export-path", Input).value = str(target)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert target.is_file(), notes.messages
+        events = json.loads(target.read_text())["events"]
+        assert events[2]["action"] == "python -m pytest -q"
+        bad = tmp_path / "events.csv"
+        await pilot.press("e")
+        await settle(pilot)
+        app.screen.query_one("#export-path", Input).value = str(bad)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not bad.exists()
+        assert "export failed" in notes.messages[-1] and ".csv" in notes.messages[-1]

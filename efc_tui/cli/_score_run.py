@@ -343,6 +343,7 @@ def _ci_reports(
         )
         try:
             refuse_input(junit, [Path(p) for p in inputs])
+            junit.parent.mkdir(parents=True, exist_ok=True)  # reports/x.xml: reports/ too
             write_atomic(junit, junit_xml(checks, thresholds=given))
         except (EfcError, OSError) as exc:
             fail(f"--junit {junit}: {exc}")

@@ -687,13 +687,16 @@ class ReplayScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False, description="export")
     def _export(self, ledger: ScoredRun, target: Path) -> None:
-        from efc_tui.export import dumps, ledger_document
+        from efc_tui.export import check_export_suffix, dumps, ledger_document
         from efc_tui.io import write_atomic
         from efc_tui.output import refuse_input
 
         try:
+            check_export_suffix(target, parquet=False)
             refuse_input(target, [self.source_path] if self.source_path else [])
-            write_atomic(target, dumps(ledger_document(ledger), pretty=True) + b"\n")
+            target.parent.mkdir(parents=True, exist_ok=True)  # as `efc-tui export` does
+            doc = ledger_document(ledger, with_text=True)  # what `efc-tui export` writes
+            write_atomic(target, dumps(doc, pretty=True) + b"\n")
         except (EfcError, OSError) as exc:
             self.post_message(Exported(None, str(exc)))
             return
