@@ -77,22 +77,23 @@ class Thresholds:
 
 
 #: the score table: which figures it shows and, by rank, which go first when the terminal
-#: is narrow (0 stays). The headline figures have the lowest ranks.
+#: is narrow (0 stays). What a person asks first stays longest: did the run succeed and how
+#: did it end, what did it cost (C_raw, dollars), how long was it; then NRS-EFC's ratios.
 SCORE_TABLE: tuple[Col, ...] = (
     Col("run", "run_id", "name", 0, min_width=24),
-    Col("file", "file", "path", 6, min_width=20),
+    Col("file", "file", "path", 7, min_width=20),
     Col("format", "source_format", "label", 10),
-    Col("events", "events", "number", 5),
+    Col("events", "events", "number", 2),
     Col("success", "success", "label", 1),
-    Col("ended", "ended", "name", 4, min_width=14, optional=True),
+    Col("ended", "ended", "name", 3, min_width=9, optional=True),
     # headline figures are the NRS variants (non-zero on real traces: docs/equations.md);
     # the strict EFC stays, ranked lower
     Col("NRS-EFC", "nrs_efc"),
-    Col("C_raw", "c_raw", rank=3),
-    Col("cost $", "cost_usd", rank=5, optional=True),
-    Col("η_NRS", "eta_nrs", rank=2),
-    Col("D_task", "d_task", rank=5),
-    Col("X_NRS", "x_nrs", rank=2),
+    Col("C_raw", "c_raw", rank=1),
+    Col("cost $", "cost_usd", rank=2, optional=True),
+    Col("η_NRS", "eta_nrs", rank=5),
+    Col("D_task", "d_task", rank=6),
+    Col("X_NRS", "x_nrs", rank=5),
     Col("Est-EFC", "est_efc", rank=8),
     Col("EFC", "efc", rank=6),
     Col("eta", "eta", rank=8),
