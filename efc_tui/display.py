@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from efc_tui.adapter import AdapterSummary
@@ -148,3 +149,39 @@ def run_title(run: Run) -> str:
         rest = run.run_id[len(task) :].lstrip("_-.")
         return f"{task} ({rest})" if rest else task
     return run.run_id
+
+
+def corpus_line(rows: Iterable[Mapping[str, Any]]) -> str:
+    """One line over many runs (rows with ``success``, ``exit_status``, ``cost_usd``, as
+    ``output.run_row`` gives them): "91 runs · 9 succeeded, 82 failed · ended: 63
+    submitted, 19 exit_cost, 9 exit_context · $123.45 logged (88 runs)"."""
+    from collections import Counter
+
+    n = ok = failed = 0
+    ended: Counter[str] = Counter()
+    usd, priced = 0.0, 0
+    for r in rows:
+        n += 1
+        s = r.get("success")
+        ok += s is True
+        failed += s is False
+        status = r.get("exit_status")
+        if status:
+            ended[str(status)] += 1
+        c = r.get("cost_usd")
+        if isinstance(c, int | float) and not isinstance(c, bool):
+            usd += float(c)
+            priced += 1
+    parts = [f"{n:,} run{'s' * (n != 1)}"]
+    outcome = [f"{ok:,} succeeded", f"{failed:,} failed"]
+    if n - ok - failed:
+        outcome.append(f"{n - ok - failed:,} unknown")
+    parts.append(", ".join(outcome))
+    if ended:
+        top = ended.most_common(4)
+        rest = sum(ended.values()) - sum(k for _, k in top)
+        text = ", ".join(f"{k:,} {name}" for name, k in top)
+        parts.append("ended: " + text + (f", {rest:,} other" if rest else ""))
+    if priced:
+        parts.append(f"${usd:,.2f} logged" + (f" ({priced:,} runs)" if priced != n else ""))
+    return " · ".join(parts)

@@ -86,3 +86,35 @@ def test_run_titles_tell_runs_apart() -> None:
     assert run_title(api.load(HARBOR)) == "hello-world (Ab3xY)"
     swe = api.load(FIX / "agents" / "swe_agent_1x.traj")
     assert run_title(swe) == "swe_agent_1x"  # its task shows beside it
+
+
+def test_a_corpus_reads_in_one_line() -> None:
+    """Item 8: outcomes, how the runs ended and the dollars the logs record, in one line,
+    under the score table and in the picker."""
+    from typer.testing import CliRunner
+
+    from efc_tui.cli import app
+    from efc_tui.display import corpus_line
+
+    rows = [
+        {"success": True, "exit_status": "submitted", "cost_usd": 0.5},
+        {"success": False, "exit_status": "exit_cost", "cost_usd": 1.25},
+        {"success": False, "exit_status": "exit_cost", "cost_usd": None},
+        {"success": None, "exit_status": None, "cost_usd": None},
+    ]
+    assert corpus_line(rows) == (
+        "4 runs · 1 succeeded, 2 failed, 1 unknown · ended: 2 exit_cost, 1 submitted"
+        " · $1.75 logged (2 runs)"
+    )
+    out = (
+        CliRunner()
+        .invoke(
+            app,
+            ["score", str(HARBOR.parent.parent), str(FIX / "agents" / "swe_agent_1x.traj"), "-q"],
+            env={"COLUMNS": "120"},
+        )
+        .stdout
+    )
+    assert out.rstrip().splitlines()[-1] == (
+        "2 runs · 1 succeeded, 0 failed, 1 unknown · ended: 1 submitted (exit_cost) · $0.07 logged"
+    )

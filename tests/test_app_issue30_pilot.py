@@ -84,6 +84,7 @@ async def test_picker_rows_are_readable_and_keep_how_runs_ended_at_80_columns() 
         for title in ("success", "ended", "C_raw", "events"):
             assert title in header, title
         assert any("submitted (exit_cost)" in ln for ln in lines)
+        assert any(ln.startswith(" 3 runs · 1 succeeded") for ln in lines)  # item 8
         await pilot.press(*"exit_cost")
         await settle(pilot)
         assert [r["run_id"] for r in picker._shown] == ["swe_agent_1x"]

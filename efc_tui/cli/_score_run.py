@@ -215,6 +215,8 @@ def run(
     summaries = []
     limits = Thresholds(min_eta, min_x, min_nrs)
     rows: list[dict[str, str]] = []
+    #: each run's raw row, for the corpus line under the table
+    outcomes_seen: list[dict[str, Any]] = []
     failures: list[str] = []
     # streamed: only one run's ledger is in memory at a time
     documents = ScoreDocuments(sys.stdout.write) if json_out and not report else None
@@ -273,6 +275,7 @@ def run(
             csv_rows.add(row)
         else:
             rows.append(table_row(row, base))
+            outcomes_seen.append(row)
 
     reading = None
     if on_dask is not None and planned is not None:  # the same items, scored on Dask
@@ -305,6 +308,12 @@ def run(
         documents.close()
     elif not (jsonl_out or csv_out):
         _print_table(rows, fits.caption() if fits is not None else fit_caption)
+        if len(outcomes_seen) > 1:
+            from rich.text import Text
+
+            from efc_tui.display import corpus_line
+
+            stdout_console().print(Text(corpus_line(outcomes_seen)))
     if checks is not None:
         _ci_reports(checks, junit, github, local or [], limits, max_waste)
     if parquet_out is not None and parquet_rows is not None:

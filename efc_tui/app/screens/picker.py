@@ -28,6 +28,7 @@ from efc_tui.app.widgets.ledger import fmt_num
 from efc_tui.app.widgets.runs_table import RunsTable
 from efc_tui.display import (
     common_folder,
+    corpus_line,
     ended_label,
     middle_ellipsis,
     run_title,
@@ -205,7 +206,9 @@ class PickerScreen(Screen[None]):
 
     DEFAULT_CSS = """
     PickerScreen { layout: vertical; }
-    PickerScreen #picker-status { height: 1; padding: 0 1; background: $panel; }
+    PickerScreen #picker-status {
+        height: 2; padding: 0 1; background: $panel; text-wrap: nowrap; text-overflow: ellipsis;
+    }
     PickerScreen #picker-filter { margin: 0 0; }
     PickerScreen RunsTable { height: 1fr; }
     """
@@ -298,6 +301,9 @@ class PickerScreen(Screen[None]):
             t.append(f"  {len(self.errors)} file(s) could not be read", style="red")
         title = BY_KEY[self.sort_column].title
         t.append(f"  sorted by {title}{' ↓' if self.sort_reverse else ' ↑'}", style="dim")
+        if self._shown:  # the runs shown, in one line: outcomes, how they ended, dollars
+            t.append("\n")
+            t.append(sanitize_label(corpus_line(self._shown), 400))
         self.query_one("#picker-status", Static).update(t)
 
     # -- table ------------------------------------------------------------------------------
