@@ -168,3 +168,39 @@ async def test_app_export_creates_the_folder_and_carries_the_text(tmp_path: Path
         await settle(pilot)
         assert not bad.exists()
         assert "export failed" in notes.messages[-1] and ".csv" in notes.messages[-1]
+
+
+@pilot_test
+async def test_help_explains_every_figure_in_words_and_the_pickers_keys_first() -> None:
+    """Item 9: the glossary covers the summary's figures with their units, the detail
+    pane's letters and the fit panel; the picker's help lists its own keys, not a text
+    box's 27 editing keys."""
+    from efc_tui.app.glossary import glossary
+    from efc_tui.app.screens.help import HelpScreen
+
+    words = dict(glossary())
+    for symbol in ("C_raw", "ΔC", "NRS-EFC", "η_NRS", "X_NRS", "EFC", "waste", "$ logged"):
+        assert symbol in words, symbol
+    assert "1 unit = 1,000 tokens" in words["C_raw"]
+    for letter in ("I", "V", "R", "M", "Q", "A", "c", "h", "z", "Δ", "ρ", "n", "◆", "held-out AUC"):
+        assert letter in words, letter
+    assert "SPEC" not in words["I"]  # plain words, not a reference
+    app = make_app(SWE, CLAUDE, HARBOR)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        keys = [k for k, _ in app.screen.rows]
+        assert len(keys) < 20, keys
+        assert keys[0] == "enter" and "type" in keys  # the picker's own keys lead
+        assert not any(k in ("ctrl+a", "ctrl+e", "ctrl+w", "ctrl+k") for k in keys)
+
+
+def test_the_adapters_rule_reads_in_words() -> None:
+    from efc_tui.app.replay_data import window_words
+
+    said = window_words("stop: window ratio 0.000998 < ε 0.001 over the last 10 events")
+    assert said is not None and "fell under the floor ε 0.001" in said
+    assert "dried up" in said
+    assert window_words("window not full (1 of 10 events)") is None

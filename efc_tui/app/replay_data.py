@@ -78,14 +78,48 @@ class TokenTotals:
         return cls(tin, cr, cw, tout, usd)
 
 
+_WINDOW = re.compile(r"window ratio (\S+) (<|≥) ε (\S+)")
+
+
+def window_words(reason: str) -> str | None:
+    """A window-ratio reason in words: "window ratio 0.000998 < ε 0.001" says the last
+    events earned 0.000998 credit (X̂_nr) per cost unit, under the floor ε."""
+    m = _WINDOW.search(reason)
+    if m is None:
+        return None
+    ratio, op, eps = m.groups()
+    if op == "<":
+        return (
+            f"the window's credit per cost unit, {ratio}, fell under the floor ε {eps}: "
+            "its feedback dried up"
+        )
+    return f"the window's credit per cost unit, {ratio}, is at or above the floor ε {eps}"
+
+
 def decision_reasons(decision: Decision) -> list[str]:
-    """The adapter's reasons for one decision, as lines ("memory: …", "control: …")."""
+    """The adapter's reasons for one decision, as lines ("memory: …", "control: …"), a
+    window-ratio rule followed by its meaning in words."""
     out: list[str] = []
     if decision.memory_reason:
         out.append(f"memory: {decision.memory_reason}")
     if decision.control_reason:
         out.append(f"control: {decision.control_reason}")
+        words = window_words(decision.control_reason)
+        if words:
+            out.append(f"  = {words}")
     return out
+
+
+def no_stop_reason(summary: AdapterSummary) -> str:
+    """Why the adapter would not stop a run, in words."""
+    ratios = np.asarray(summary.ratios, dtype=float)
+    known = ratios[np.isfinite(ratios)] if ratios.size else ratios
+    if not known.size:
+        return f"the run is shorter than the adapter's window of {summary.window} events"
+    return (
+        f"in every window of {summary.window} events the credit per cost unit stayed at or "
+        f"above ε {summary.epsilon:g} (lowest {float(known.min()):.3g})"
+    )
 
 
 def next_match(matches: list[int], after: int, forward: bool = True) -> int | None:

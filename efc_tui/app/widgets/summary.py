@@ -19,7 +19,7 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
 
-from efc_tui.app.replay_data import ReplayData
+from efc_tui.app.replay_data import ReplayData, no_stop_reason
 from efc_tui.app.widgets.ledger import CHANGED, fmt_num
 from efc_tui.display import at_risk_label, ended_label, run_title
 from efc_tui.text import sanitize_label
@@ -142,7 +142,7 @@ class RunSummary(Static):
             s = d.summary
             if s is not None:
                 if s.stop_event is None:
-                    t.append("  adapter: no stop", style="dim")
+                    t.append(f"  adapter: no stop ({no_stop_reason(s)})", style="dim")
                 else:
                     t.append(
                         f"  adapter: stop@{s.stop_event} saves {fmt_num(s.cost_saved, 8)}",
