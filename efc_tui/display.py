@@ -120,7 +120,7 @@ def _first_prompt(run: Run) -> str | None:
         if x.get("role") != "user" or x.get("meta") or e.tool:
             continue
         text = e.observation_text[:4000] or e.action_text[:4000]
-        tags = dict(m.groups() for m in _TAGS.finditer(text))
+        tags: dict[str, str] = {m.group(1): m.group(2) for m in _TAGS.finditer(text)}
         if tags:
             text = " ".join(
                 v.strip() for v in (tags.get("command-name"), tags.get("command-args")) if v

@@ -238,8 +238,8 @@ async def test_export_writes_the_libraries_ledger(tmp_path: Path) -> None:
     doc = json.loads((tmp_path / "median-fix.ledger.json").read_text())
     assert doc["schema"] == "efc-ledger/1"
     assert len(doc["events"]) == 21
-    expected = json.loads(
-        json.dumps(ledger_document(api.score(api.load(SMALL), EST)), default=float)
+    expected = json.loads(  # what `efc-tui export` writes: the event text included
+        json.dumps(ledger_document(api.score(api.load(SMALL), EST), with_text=True), default=float)
     )
     assert doc["events"] == expected["events"]
     assert doc["adapter"]["stop_event"] == 18

@@ -725,9 +725,8 @@ class ReplayScreen(Screen[None]):
             return
         fit = panel.view()
         if fit is not None and len(fit.curves) == 1:
-            curve = fit.curves[0]
             self.notify(
-                f"{curve.label} is this fit's only predictive curve (the others do not "
+                f"{fit.curves[0].label} is this fit's only predictive curve (the others do not "
                 "predict held-out runs better than the base rate)",
                 timeout=4,
                 markup=False,

@@ -59,7 +59,12 @@ def fit_corpus(description: str) -> str:
 
 
 def _join(lines: list[Text]) -> Text:
-    return Text("\n").join(lines)
+    """Lines under each other, each cut at the panel's edge (never wrapped: a wrapped head
+    would push the chart, and the run's point, out of a small panel)."""
+    out = Text("\n").join(lines)
+    out.no_wrap = True
+    out.overflow = "ellipsis"
+    return out
 
 
 class CumulativeChart(Widget):
@@ -120,7 +125,11 @@ class CumulativeChart(Widget):
         d = self.data
         w, h = self.content_size.width, self.content_size.height
         if d.ledger is None or not len(d.ledger) or w < 12 or h < 4:
-            return Text("… scoring" if d.ledger is None else "no events", style="dim")
+            if d.ledger is None:
+                return Text("… scoring", style="dim")
+            return Text(
+                "no events" if not len(d.ledger) else "(a taller pane shows the chart)", style="dim"
+            )
         x = d.cols["C_cum"]
         y = d.cols["nr_cum"]
         x_range, y_range = self._chart_ranges()
@@ -147,7 +156,7 @@ class FitPanel(Widget):
     """Where the run and its prefix sit on the fitted scaling curve of one predictor."""
 
     DEFAULT_CSS = """
-    FitPanel { height: 1fr; padding: 0 1; }
+    FitPanel { height: 1fr; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self, data: ReplayData, fit: FitView | None, *, id: str | None = None) -> None:
