@@ -126,3 +126,21 @@ def test_wrapping_keeps_every_character() -> None:
     assert "".join(rows) == "".join(lines)
     assert rows[:3] == ["x" * 10, "x" * 10, "x" * 5]
     assert all(len(r) <= 10 for r in rows)
+
+
+def test_real_logs_read_as_actions_and_outcomes() -> None:
+    """On the real logs of ../shared (skipped without it): no action line is raw JSON, and
+    a SWE-agent edit names the file it edits."""
+    from tests.conftest import REAL
+
+    swe = REAL / "swe-agent" / "pydicom__pydicom-1458.traj"
+    if not swe.is_file():
+        pytest.skip("../shared/fixtures/real is not here")
+    run = load(swe)
+    lines = [action_line(e) for e in run.events]
+    assert lines[6] == "edit numpy_handler.py 287:295"
+    assert outcome_line(run.events[3]).startswith("error · AttributeError")
+    for path in sorted((REAL / "claude-code").glob("*.jsonl")):
+        for e in load(path).events:
+            line = action_line(e)
+            assert not line.startswith("{") and "\n" not in line, (path.name, line)

@@ -127,6 +127,11 @@ def action_line(ev: Event) -> str:
     if files:  # apply_patch: the files it touches
         return f"{tool} {' '.join(files)}"
     body = " ".join(first_line(text).split())
+    state = ev.extra.get("state")
+    if tool == "edit" and isinstance(state, dict) and isinstance(state.get("open_file"), str):
+        # SWE-agent's "edit 287:295" edits the file it has open: name it
+        name = state["open_file"].rsplit("/", 1)[-1]
+        return f"edit {name} {body.removeprefix('edit ').removesuffix(' …')}".rstrip()
     if tool.lower() in _SHELL:
         return f"$ {body}" if body else tool
     if ev.kind is EventKind.MEMORY and body.startswith("- ["):
