@@ -139,6 +139,13 @@ def _cells(row: dict[str, Any]) -> list[Text]:
     cells = row.get("cells")
     if cells is None:
         cells = row["cells"] = [_cell(c, row.get(c.key)) for c in PICKER_COLUMNS]
+        title = row.get("title")
+        if title and title != row.get("run_id"):  # a prompt or a task: its start tells it
+            col = BY_KEY["title"]
+            text = sanitize_label(str(title), 200)
+            if len(text) > col.width:
+                text = text[: col.width - 1] + "…"
+            cells[PICKER_COLUMNS.index(col)] = Text(text)
     return cells
 
 
