@@ -91,6 +91,10 @@ class Step:
 class RunSide:
     run_id: str
     source_path: str | None
+    #: how a person tells the run apart (``display.run_title``), its task and model
+    title: str
+    task_id: str | None
+    model: str | None
     events: int
     success: bool | None
     c_raw: float
@@ -130,7 +134,8 @@ class RunDiff:
     def summary(self) -> list[str]:
         """What a person would say about the two runs, in sentences."""
         a, b = self.a, self.b
-        lines: list[str] = []
+        lines: list[str] = [*self.warnings()]
+        lines.append(_outcomes(a, b))
         div = self.first_divergence
         if div is None and a.events == b.events:
             lines.append(f"the runs take the same {a.events} actions: no divergence")
@@ -172,6 +177,19 @@ class RunDiff:
             )
         return lines
 
+    def warnings(self) -> list[str]:
+        """What makes the two runs hard to compare: different tasks, different models."""
+        a, b = self.a, self.b
+        out = []
+        if a.task_id and b.task_id and a.task_id != b.task_id:
+            out.append(
+                f"warning: A and B are different tasks (A {a.task_id}, B {b.task_id}): "
+                "their steps and costs do not compare"
+            )
+        if a.model and b.model and a.model != b.model:
+            out.append(f"note: different models (A {a.model}, B {b.model})")
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         div = self.first_divergence
         return {
@@ -181,6 +199,7 @@ class RunDiff:
             "counts": self.counts,
             "first_divergence": None if div is None else div.step,
             "summary": self.summary(),
+            "warnings": self.warnings(),
             "steps": [asdict(s) for s in self.steps],
         }
 
@@ -197,11 +216,24 @@ def _where(s: Step) -> str:
     return ", ".join(parts)
 
 
+def _outcome(success: bool | None) -> str:
+    return "succeeded" if success else ("failed" if success is False else "has no outcome label")
+
+
+def _outcomes(a: RunSide, b: RunSide) -> str:
+    """How each run ended, first: a cheaper run that failed is not a saving."""
+    if a.success == b.success:
+        return f"both runs {_outcome(a.success).replace('has', 'have')}"
+    return f"A {_outcome(a.success)}, B {_outcome(b.success)}"
+
+
 def _spent(a: RunSide, b: RunSide) -> str:
     if a.c_raw > 0 and b.c_raw != a.c_raw:
         pct = abs(b.c_raw - a.c_raw) / a.c_raw * 100
         word = "less" if b.c_raw < a.c_raw else "more"
         text = f"B spent {pct:.0f}% {word} raw cost than A (C_raw {b.c_raw:.4g} vs {a.c_raw:.4g})"
+        if word == "less" and b.success is False and a.success is not False:
+            text += f", but B failed and A {_outcome(a.success)}"
     else:
         text = f"both spent C_raw {a.c_raw:.4g}"
     if a.cost_usd is not None and b.cost_usd is not None:
@@ -216,9 +248,14 @@ def _first_pass(events: list[Event]) -> int | None:
 def _run_side(scored: ScoredRun, c_cum: np.ndarray) -> RunSide:
     led, run, summ = scored.ledger, scored.ledger.run, scored.summary
     fp = _first_pass(run.events)
+    from efc_tui.display import run_title
+
     return RunSide(
         run_id=run.run_id,
         source_path=run.source_path,
+        title=run_title(run),
+        task_id=run.task_id,
+        model=run.model,
         events=len(run.events),
         success=run.success,
         c_raw=float(led.figures.c_raw),

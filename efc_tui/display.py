@@ -8,8 +8,10 @@ same way everywhere (its head and its tail, which is where ids differ).
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from efc_tui.adapter import AdapterSummary
@@ -104,3 +106,82 @@ def at_risk_label(summary: AdapterSummary) -> str:
     """Whether the adapter's stop puts the run's success at risk: yes / no / unknown (the run
     has no success label; ``AdapterSummary.at_risk_label``)."""
     return summary.at_risk_label
+
+
+_TAGS = re.compile(r"<(command-name|command-args)>(.*?)</\1>", re.DOTALL)
+_ANY_TAG = re.compile(r"</?[\w-]+>")
+
+
+def _first_prompt(run: Run) -> str | None:
+    """The first thing the user asked (a Claude Code session has no other name): its first
+    line, a slash command as ``/name args``; None when the run has no user message."""
+    for e in run.events[:50]:
+        x = e.extra
+        if x.get("role") != "user" or x.get("meta") or e.tool:
+            continue
+        text = e.observation_text[:4000] or e.action_text[:4000]
+        tags: dict[str, str] = {m.group(1): m.group(2) for m in _TAGS.finditer(text)}
+        if tags:
+            text = " ".join(
+                v.strip() for v in (tags.get("command-name"), tags.get("command-args")) if v
+            )
+        text = _ANY_TAG.sub(" ", text)
+        line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+        if line:
+            return line
+    return None
+
+
+def run_title(run: Run) -> str:
+    """How a person tells a run apart, in one line: a Claude Code session by its first prompt
+    and start time (UTC), a run whose id is its task and a random suffix (Harbor trials:
+    ``hello-world__Ab3xY``) as ``hello-world (Ab3xY)``; else its id. Plain text: callers sanitize."""
+    import time
+
+    if run.source_format in ("claude-code", "codex") or run.harness == "claude-code":
+        prompt = _first_prompt(run)
+        if prompt:
+            ts = next((e.timestamp for e in run.events[:50] if e.timestamp), None)
+            when = time.strftime(" · %Y-%m-%d %H:%M", time.gmtime(ts)) if ts else ""
+            return f"{prompt[:80]}{when}"
+    task = run.task_id
+    if task and task != run.run_id and run.run_id.startswith(task):
+        rest = run.run_id[len(task) :].lstrip("_-.")
+        return f"{task} ({rest})" if rest else task
+    return run.run_id
+
+
+def corpus_line(rows: Iterable[Mapping[str, Any]]) -> str:
+    """One line over many runs (rows with ``success``, ``exit_status``, ``cost_usd``, as
+    ``output.run_row`` gives them): "91 runs · 9 succeeded, 82 failed · ended: 63
+    submitted, 19 exit_cost, 9 exit_context · $123.45 logged (88 runs)"."""
+    from collections import Counter
+
+    n = ok = failed = 0
+    ended: Counter[str] = Counter()
+    usd, priced = 0.0, 0
+    for r in rows:
+        n += 1
+        s = r.get("success")
+        ok += s is True
+        failed += s is False
+        status = r.get("exit_status")
+        if status:
+            ended[str(status)] += 1
+        c = r.get("cost_usd")
+        if isinstance(c, int | float) and not isinstance(c, bool):
+            usd += float(c)
+            priced += 1
+    parts = [f"{n:,} run{'s' * (n != 1)}"]
+    outcome = [f"{ok:,} succeeded", f"{failed:,} failed"]
+    if n - ok - failed:
+        outcome.append(f"{n - ok - failed:,} unknown")
+    parts.append(", ".join(outcome))
+    if ended:
+        top = ended.most_common(4)
+        rest = sum(ended.values()) - sum(k for _, k in top)
+        text = ", ".join(f"{k:,} {name}" for name, k in top)
+        parts.append("ended: " + text + (f", {rest:,} other" if rest else ""))
+    if priced:
+        parts.append(f"${usd:,.2f} logged" + (f" ({priced:,} runs)" if priced != n else ""))
+    return " · ".join(parts)

@@ -8,6 +8,7 @@ Schema is ``efc_tui/schemas/efc-ledger-1.schema.json``.
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -148,6 +149,32 @@ def ledger_document(scored: ScoredRun | Ledger, *, with_text: bool = False) -> d
         "warnings": run.warnings,
         "events": events,
     }
+
+
+#: what ``export`` writes, by the target's suffix (a folder gets one ``.ledger.json`` per run;
+#: a name without a suffix gets JSON)
+EXPORT_SUFFIXES: dict[str, str] = {
+    ".json": "JSON",
+    ".jsonl": "JSON lines",
+    ".parquet": "Parquet",
+    "": "JSON",
+}
+
+
+def check_export_suffix(target: str | Path, *, parquet: bool = True) -> None:
+    """Raise ``InputError`` unless ``target``'s suffix names a format export writes
+    (``EXPORT_SUFFIXES``): ``-o events.csv`` is refused instead of silently holding JSON."""
+    from efc_tui.errors import InputError
+
+    suffix = Path(target).suffix.lower()
+    allowed = {k: v for k, v in EXPORT_SUFFIXES.items() if parquet or k != ".parquet"}
+    if suffix not in allowed:
+        names = ", ".join(k for k in allowed if k)
+        raise InputError(
+            f"export writes {names} or a folder, not {suffix}"
+            + (" (for run figures as CSV: efc-tui score --csv)" if suffix == ".csv" else ""),
+            str(target),
+        )
 
 
 def dumps(doc: Any, *, pretty: bool = False) -> bytes:

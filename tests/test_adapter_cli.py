@@ -191,7 +191,7 @@ def test_hostile_run_id_is_shown_literally(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     # shown as text (its head and tail when the column is short), never applied as style
     # or action
-    assert "[bold red]x[/bol" in r.stdout and "click=app.quit]" in r.stdout
+    assert "[bold red]x[" in r.stdout and "k=app.quit]" in r.stdout
 
 
 def test_calibrate_with_real_runs_chooses_both_stop_rules(tmp_path: Path) -> None:

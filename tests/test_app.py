@@ -238,8 +238,8 @@ async def test_export_writes_the_libraries_ledger(tmp_path: Path) -> None:
     doc = json.loads((tmp_path / "median-fix.ledger.json").read_text())
     assert doc["schema"] == "efc-ledger/1"
     assert len(doc["events"]) == 21
-    expected = json.loads(
-        json.dumps(ledger_document(api.score(api.load(SMALL), EST)), default=float)
+    expected = json.loads(  # what `efc-tui export` writes: the event text included
+        json.dumps(ledger_document(api.score(api.load(SMALL), EST), with_text=True), default=float)
     )
     assert doc["events"] == expected["events"]
     assert doc["adapter"]["stop_event"] == 18
@@ -417,7 +417,7 @@ async def test_picker_sort_filter_and_open() -> None:
         bravo = next(r for r in picker._shown if r["run_id"] == "run-bravo")
         assert bravo["saved"] > 0 and bravo["stop"] is not None  # the adapter would stop it
         await pilot.press("ctrl+s")  # the column after events
-        assert picker.sort_column == "ended"
+        assert picker.sort_column == "cost_usd"
         await pilot.press(*"brav")
         assert [r["run_id"] for r in picker._shown] == ["run-bravo"]
         await pilot.press("enter")

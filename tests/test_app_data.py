@@ -240,4 +240,5 @@ def test_summary_shows_dollars_only_when_the_log_records_them() -> None:
         if shown is None:
             assert "$" not in figures
         else:
-            assert shown in figures and figures.index("C_raw") < figures.index(shown)
+            # dollars lead the cost line when the log has them: what a person budgets in
+            assert shown in figures and figures.index(shown) < figures.index("C_raw")

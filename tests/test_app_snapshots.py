@@ -98,3 +98,72 @@ def test_compare_view(snap_compare: SnapCompare) -> None:
         estimator=EST,
     )
     assert snap_compare(app, terminal_size=(120, 30), run_before=settle)
+
+
+# -- issue 30: every screen at 80x24 and 200x50 on real fixtures ---------------------------
+
+FIX = Path("tests") / "fixtures"
+REAL = {
+    "claude_code": FIX / "agents" / "claude_interrupted.jsonl",
+    "swe_agent": FIX / "agents" / "swe_agent_1x.traj",
+    "harbor": FIX / "more" / "harbor_trial" / "hello-world__Ab3xY" / "agent" / "trajectory.json",
+}
+SIZES = {"80x24": (80, 24), "200x50": (200, 50)}
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+@pytest.mark.parametrize("log", list(REAL))
+def test_replay_on_real_logs(snap_compare: SnapCompare, log: str, size: str) -> None:
+    """Replay: action and outcome on every row, cost line, the event's detail, fit panel."""
+    app = EfcApp([REAL[log]], fit=load_fit_view(APP / "fit.json"), estimator=EST, select=2)
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=settle)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_detail_verdict_and_internals(snap_compare: SnapCompare, size: str) -> None:
+    """The detail pane scrolled to its end: the verdict in words, then the internals."""
+    app = EfcApp([REAL["swe_agent"]], fit=load_fit_view(APP / "fit.json"), estimator=EST, select=3)
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await settle(pilot)
+        pilot.app.screen.query_one("#detail").scroll_end(animate=False, immediate=True)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_picker_on_real_logs(snap_compare: SnapCompare, size: str) -> None:
+    app = EfcApp(list(REAL.values()), fit=load_fit_view(APP / "fit.json"), estimator=EST)
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await settle(pilot)
+        picker = pilot.app.screen
+        assert isinstance(picker, PickerScreen)
+        picker.sort_by("title")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_help_on_a_real_log(snap_compare: SnapCompare, size: str) -> None:
+    app = EfcApp([REAL["harbor"]], fit=load_fit_view(APP / "fit.json"), estimator=EST)
+
+    async def run_before(pilot: Pilot[object]) -> None:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_compare_on_real_logs(snap_compare: SnapCompare, size: str) -> None:
+    app = EfcApp(
+        [REAL["harbor"]],
+        compare=FIX / "agents" / "codex_session.jsonl",
+        fit=load_fit_view(APP / "fit.json"),
+        estimator=EST,
+    )
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=settle)

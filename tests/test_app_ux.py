@@ -115,7 +115,8 @@ async def test_80x24_shows_the_figures_line_and_the_quit_and_help_keys() -> None
         await settle(pilot)
         lines = screen_lines(app)
         assert lines[0].startswith(" median-fix  success ✓")
-        assert "NRS-EFC" in lines[1] and "C_raw" in lines[1]  # the figures line, unwrapped
+        assert "tokens" in lines[1] and "C_raw" in lines[1] and "units" in lines[1]  # cost
+        assert "NRS-EFC" in lines[2]  # the figures line, unwrapped
         footer = lines[-1]
         assert "q Quit" in footer and "? Keys" in footer and "/ Search" in footer
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 import efc_tui
-from efc_tui.app.widgets.ledger import COLUMNS, VIEW
+from efc_tui.app.widgets.ledger import BY_VIEW_KEY, ORDER, VIEW, layout
 from efc_tui.export import ledger_document
 from efc_tui.scoring import load_estimator, score_run
 from efc_tui.scoring.columns import BY_KEY, GROUPS, LEDGER_COLUMNS
@@ -77,7 +77,9 @@ def test_oracle_columns_appear_with_oracle_blocks() -> None:
 
 
 def test_the_app_ledger_shows_spec_columns_with_their_titles() -> None:
-    assert [t for t, _, _ in COLUMNS[:-1]] == [c.title for c in VIEW]
-    assert COLUMNS[-1][0] == "adapter"
+    wide = layout(400)
+    assert [s.col.key for s in wide] == list(ORDER)
+    assert {c.key for c in VIEW} <= set(ORDER)
+    assert all(BY_VIEW_KEY[c.key] is c for c in VIEW)
     assert BY_KEY["nrs_efc"].title == "ÊFC_nr" and BY_KEY["X_nr_cum"].title == "X̂_nr"
     assert all(c.width > 0 for c in VIEW)

@@ -49,7 +49,8 @@ def test_a_run_against_itself_does_not_diverge() -> None:
     assert all(s["a"]["event"] == s["b"]["event"] == s["step"] for s in doc["steps"])
     assert all(s["c_raw_gap"] == 0 and s["nrs_efc_gap"] == 0 for s in doc["steps"])
     assert not any(s["feedback_differs"] for s in doc["steps"])
-    assert doc["summary"][0] == f"the runs take the same {n} actions: no divergence"
+    assert doc["summary"][0] == "both runs failed"  # the outcomes first
+    assert doc["summary"][1] == f"the runs take the same {n} actions: no divergence"
 
 
 def test_a_real_run_against_itself(real_pair: tuple[Path, Path]) -> None:
@@ -128,3 +129,32 @@ def test_a_file_of_several_runs_needs_a_choice() -> None:
     assert doc["a"]["run_id"] == "pair-0" and doc["b"]["run_id"] == "pair-1"
     r = invoke("diff", two, two, "--run-a", "nope")
     assert r.exit_code == 2 and "no run 'nope'" in r.output
+
+
+def test_diff_warns_on_different_tasks_and_names_the_outcome_before_the_saving() -> None:
+    """Issue 30, items 7 and 8: two runs of different tasks are flagged; a cheaper B that
+    failed is not read as a saving."""
+    ok, failed = SAMPLES / "memory_writes.jsonl", SAMPLES / "noisy_high_budget.jsonl"
+    doc = diff_json(failed, ok)
+    assert doc["a"]["title"] and doc["a"]["task_id"] != doc["b"]["task_id"]
+    assert doc["warnings"][0].startswith("warning: A and B are different tasks")
+    assert doc["summary"][0] == doc["warnings"][0]
+    assert doc["summary"][1] == "A failed, B succeeded"
+    # the same task: no warning; B failed, so its lower cost says so
+    doc = diff_json(SAMPLES / "clean_pass.jsonl", SAMPLES / "repair_loop.jsonl")
+    assert doc["warnings"] == [] and doc["summary"][0] == "A succeeded, B failed"
+    spent = next(s for s in doc["summary"] if s.startswith("B spent"))
+    assert "less" not in spent or spent.endswith("but B failed and A succeeded")
+    # a B that spent less and failed: the saving is not read as one
+    import dataclasses
+
+    from efc_tui import api
+    from efc_tui.compare import compare
+
+    runs = [api.score(api.load(SAMPLES / n)) for n in ("repair_loop.jsonl", "clean_pass.jsonl")]
+    d = compare(*runs)
+    d.a = dataclasses.replace(d.a, success=True)
+    d.b = dataclasses.replace(d.b, success=False)
+    spent = next(s for s in d.summary() if s.startswith("B spent"))
+    assert spent.startswith("B spent") and "less" in spent
+    assert spent.endswith("but B failed and A succeeded")

@@ -146,9 +146,9 @@ def test_tables_at_terminal_widths(workdir: Path, width: str, adapter: bool) -> 
 
 EXPORT_CASES = {
     "export-one.json": ("samples/repair_loop.jsonl", "--with-text", "--pretty"),
-    "export-all.json": ("samples",),
-    "export-all.jsonl": ("samples",),
-    "export-oracle.json": ("oracle.jsonl",),
+    "export-all.json": ("samples", "--no-text"),
+    "export-all.jsonl": ("samples", "--no-text"),
+    "export-oracle.json": ("oracle.jsonl", "--no-text"),
 }
 
 
@@ -166,7 +166,7 @@ def test_export(workdir: Path, name: str) -> None:
 def test_export_to_a_folder(workdir: Path) -> None:
     out = workdir / "out" / "folder"
     out.mkdir(parents=True, exist_ok=True)
-    run_cli("export", "samples", "-o", "out/folder", "--estimator", EST, "--quiet")
+    run_cli("export", "samples", "-o", "out/folder", "--estimator", EST, "--quiet", "--no-text")
     names = sorted(p.name for p in out.iterdir())
     check("export-folder/names.txt", "".join(n + "\n" for n in names).encode())
     for n in names:

@@ -145,3 +145,16 @@ def test_two_long_names_shorten_evenly() -> None:
     a, b = line.count("x"), line.count("y")
     assert not hidden and "1.25" in line and len(line.rstrip()) <= 80
     assert abs(a - b) <= 2 and a + b > 50, (a, b)  # even, and the room is used
+
+
+def test_score_table_at_80_columns_keeps_outcome_cost_and_size() -> None:
+    """Issue 30, item 6: at 80 columns the run's outcome, how it ended, its cost (C_raw and
+    dollars) and its length stay; η_NRS and X_NRS go first."""
+    priced = FIXTURES / "more" / "harbor_trial"
+    args = ["score", str(priced), str(FIXTURES / "agents" / "swe_agent_1x.traj"), "-q"]
+    table = runner.invoke(app, args, env={"COLUMNS": "80"}).stdout
+    lines = table.splitlines()
+    rule = next(i for i, line in enumerate(lines) if line.strip().startswith("─"))
+    header = lines[rule - 1]
+    for title in ("success", "ended", "C_raw", "cost $", "events"):
+        assert title in header, (title, table)

@@ -50,14 +50,76 @@ class RowFilter:
         return f"{self.field} = {self.value}"
 
 
+@dataclass(frozen=True, slots=True)
+class TokenTotals:
+    """Tokens a run's events used: input (cached reads included), cached reads, cache
+    writes, output; the dollars its events log (None when none does)."""
+
+    tokens_in: int
+    cache_read: int
+    cache_write: int
+    tokens_out: int
+    usd: float | None
+
+    @classmethod
+    def of(cls, events: list[Event]) -> TokenTotals:
+        tin = tout = cr = cw = 0
+        usd: float | None = None
+        for e in events:
+            tin += e.tokens_in
+            tout += e.tokens_out
+            x = e.extra
+            if x:
+                cr += int(x.get("cache_read_tokens") or 0)
+                cw += int(x.get("cache_write_tokens") or 0)
+                c = x.get("cost_usd")
+                if isinstance(c, int | float):
+                    usd = (usd or 0.0) + c
+        return cls(tin, cr, cw, tout, usd)
+
+
+_WINDOW = re.compile(r"window ratio (\S+) (<|≥) ε (\S+)")
+
+
+def window_words(reason: str) -> str | None:
+    """A window-ratio reason in words: "window ratio 0.000998 < ε 0.001" says the last
+    events earned 0.000998 credit (X̂_nr) per cost unit, under the floor ε."""
+    m = _WINDOW.search(reason)
+    if m is None:
+        return None
+    ratio, op, eps = m.groups()
+    if op == "<":
+        return (
+            f"the window's credit per cost unit, {ratio}, fell under the floor ε {eps}: "
+            "its feedback dried up"
+        )
+    return f"the window's credit per cost unit, {ratio}, is at or above the floor ε {eps}"
+
+
 def decision_reasons(decision: Decision) -> list[str]:
-    """The adapter's reasons for one decision, as lines ("memory: …", "control: …")."""
+    """The adapter's reasons for one decision, as lines ("memory: …", "control: …"), a
+    window-ratio rule followed by its meaning in words."""
     out: list[str] = []
     if decision.memory_reason:
         out.append(f"memory: {decision.memory_reason}")
     if decision.control_reason:
         out.append(f"control: {decision.control_reason}")
+        words = window_words(decision.control_reason)
+        if words:
+            out.append(f"  = {words}")
     return out
+
+
+def no_stop_reason(summary: AdapterSummary) -> str:
+    """Why the adapter would not stop a run, in words."""
+    ratios = np.asarray(summary.ratios, dtype=float)
+    known = ratios[np.isfinite(ratios)] if ratios.size else ratios
+    if not known.size:
+        return f"the run is shorter than the adapter's window of {summary.window} events"
+    return (
+        f"in every window of {summary.window} events the credit per cost unit stayed at or "
+        f"above ε {summary.epsilon:g} (lowest {float(known.min()):.3g})"
+    )
 
 
 def next_match(matches: list[int], after: int, forward: bool = True) -> int | None:
@@ -95,6 +157,12 @@ class ReplayData:
         self.prev_figures: RunFigures | None = None
         self._notable: list[int] = []  # events with a notable decision, ascending
         self.cols: dict[str, np.ndarray] = {}
+        #: token totals of the scored events (``TokenTotals``), for the summary's cost line
+        self.tokens: TokenTotals | None = None
+        #: mark events whose scores changed at a rescore (``~``): only while following a
+        #: log that grows; a run read once is scored once as a whole, and the passes over
+        #: its first rows while it is read change nothing a person did
+        self.track_changes = False
 
     # -- arrival ---------------------------------------------------------------------------
 
@@ -151,11 +219,14 @@ class ReplayData:
         self.cols = cols
         # events scored before whose ÊFC_nr this scoring changed (post-hoc features look
         # ahead: lines appended to a followed log can rescore earlier events)
-        if previous is not None:
+        self.tokens = TokenTotals.of(scored_events[:n])
+        if previous is not None and self.track_changes:
             k = min(previous_n, n, len(previous))
             moved = ~np.isclose(previous[:k], ledger.nr[:k], rtol=1e-9, atol=1e-12)
             self.changed = {int(i) for i in np.flatnonzero(moved)}
-        self.prev_figures = self.figures
+        else:
+            self.changed = set()
+        self.prev_figures = self.figures if self.track_changes else None
         self.figures = ledger.figures
         self.stop = scored.summary.stop_event
         notable = [

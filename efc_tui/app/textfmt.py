@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from rich.console import RenderableType
+from rich.style import Style
 from rich.text import Text
 
 from efc_tui._lazy_re import LazyPattern
@@ -82,12 +83,17 @@ def show_text(
     is_action: bool = False,
     limit: int = DETAIL_LIMIT,
     highlight: bool = True,
+    lexer: str | None = None,
 ) -> Shown:
     """The first ``limit`` characters of ``text``, sanitized, highlighted when it looks like
-    code, a diff or a traceback, otherwise with its ANSI colours kept (and nothing else)."""
+    code, a diff or a traceback, otherwise with its ANSI colours kept (and nothing else).
+    ``lexer`` names the lexer when the caller knows it (an edit made into a diff)."""
     visible = text[:limit]
     hidden = max(0, len(text) - limit)
-    lexer = guess_lexer(visible, tool, is_action=is_action) if highlight else None
+    if not highlight:
+        lexer = None
+    elif lexer is None:
+        lexer = guess_lexer(visible, tool, is_action=is_action)
     if lexer is not None and len(visible) <= HIGHLIGHT_LIMIT:
         from rich.syntax import Syntax  # with Pygments: imported when first highlighting
 
@@ -107,6 +113,23 @@ def show_text(
     clean = sanitize_for_terminal(visible, keep_colors=True)
     body = Text.from_ansi(clean) if "\x1b[" in clean else Text(clean)
     return Shown(body, hidden, None)
+
+
+def solid_style(full: Style, *, background: bool) -> Style:
+    """A component style as drawn: ``full`` is Textual's style with colours blended over the
+    widget's background (``partial=True`` leaves "$text-muted" or "$boost" unblended: white
+    text or a white background, unreadable in every theme). Without ``background`` only its
+    colour and attributes are kept, so it can go over a row's own background."""
+    if background:
+        return full
+    return Style(
+        color=full.color,
+        bold=full.bold,
+        dim=full.dim,
+        italic=full.italic,
+        underline=full.underline,
+        strike=full.strike,
+    )
 
 
 def more_marker(hidden: int, key: str = "v") -> Text:

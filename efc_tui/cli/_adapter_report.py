@@ -40,12 +40,14 @@ RUNS_TABLE: tuple[Col, ...] = (
     Col("file", "file", "path", 10, min_width=20),
     Col("events", "events", rank=8),
     Col("stop at", "stop"),
-    Col("C_raw", "c_raw", rank=5),
+    Col("C_raw", "c_raw", rank=2),
     Col("saved", "saved", rank=1),
-    Col("saved %", "saved_pct", rank=3),
-    Col("success", "success", "label", 4),
+    Col("saved %", "saved_pct", rank=4),
+    Col("success", "success", "label", 1),
     Col("at risk", "at_risk", "label", 1),
     Col("roll back", "rollback", "label", 6),
+    # the waste split's union stays at 80 columns; its parts (they overlap) follow
+    Col("waste", "waste", rank=2),
     Col("rep. act.", "rep_act", rank=7),
     Col("rep. err.", "rep_err", rank=7),
     Col("redund.", "redund", rank=7),
@@ -77,6 +79,7 @@ def runs_table(summaries: Sequence[AdapterSummary], width: int) -> Table:
                 "rollback": "–"
                 if s.rollback_event is None
                 else f"{s.rollback_event}→{s.rollback_to}",
+                "waste": _pct(w.any),
                 "rep_act": _pct(w.repeated_actions),
                 "rep_err": _pct(w.repeated_errors),
                 "redund": _pct(w.redundant_observations),
@@ -86,7 +89,7 @@ def runs_table(summaries: Sequence[AdapterSummary], width: int) -> Table:
     cols = RUNS_TABLE
     if len({s.run_id for s in summaries}) < len(summaries):  # the file tells them apart
         cols = tuple(
-            Col(c.title, c.key, c.kind, 2, c.min_width) if c.key == "file" else c for c in cols
+            Col(c.title, c.key, c.kind, 1, c.min_width) if c.key == "file" else c for c in cols
         )
     table, _ = fitted_table(
         "EFC-Adapter by run (would-be decisions, prefix only)", cols, rows, width, more=MORE

@@ -44,6 +44,7 @@ FLAGS: dict[str, tuple[str, bool]] = {
     "--adapter": ("adapter", True),
     "--adapter-sweep": ("adapter_sweep", True),
     "--github": ("github", True),
+    "--fail-on-limit": ("fail_on_limit", True),
 }
 
 
@@ -82,6 +83,8 @@ VALUED: dict[str, tuple[str, Callable[[str], Any]]] = {
     "--min-eta": ("min_eta", _to_float),
     "--min-x": ("min_x", _to_float),
     "--min-nrs": ("min_nrs", _to_float),
+    "--max-usd": ("max_usd", _at_least(_to_float, 0.0)),
+    "--max-steps": ("max_steps", _at_least(_to_int, 0)),
     "--estimator": ("estimator", _text),
     "--labels": ("labels", _path),
     "--success-threshold": ("success_threshold", _to_float),

@@ -7,6 +7,7 @@ option or a URL), so plain runs can skip Typer altogether (``_score_argv.py``).
 
 from __future__ import annotations
 
+import re
 import sys
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -56,11 +57,33 @@ def dask_setting(
     return _dask.dask_setting(dask, scheduler, workers, paths)
 
 
+#: exit statuses that say a run stopped on a limit (cost, context, steps, time)
+LIMIT_STATUS = re.compile(
+    r"limit|exit_cost|exit_context|exit_total_execution_time|max_?(?:steps|turns|iterations)|"
+    r"timeout|timed_out",
+    re.IGNORECASE,
+)
+
+
+def run_outcome(row: dict[str, Any]) -> str:
+    """How a run ended, for a gate's message: "failed, ended submitted (exit_cost)"."""
+    from efc_tui.display import ended_text
+
+    s = row.get("success")
+    said = "succeeded" if s else ("failed" if s is False else "outcome unknown")
+    ended = ended_text(row.get("exit_status"), row.get("reward"))
+    return f"{said}, ended {ended}" if ended else said
+
+
 @dataclass(frozen=True, slots=True)
 class Thresholds:
     min_eta: float | None
     min_x: float | None
     min_nrs: float | None
+    #: what users gate on: dollars the log records, events, a limit the run hit
+    max_usd: float | None = None
+    max_steps: int | None = None
+    fail_on_limit: bool = False
 
     def misses(self, row: dict[str, Any]) -> list[str]:
         """The thresholds a run's row of figures (``run_row``) misses."""
@@ -73,26 +96,69 @@ class Thresholds:
             if limit is not None and (value is None or value < limit):
                 shown = "n/a" if value is None else f"{value:.4g}"
                 out.append(f"{name} {shown} < {limit:g}")
+        usd = row.get("cost_usd")
+        if self.max_usd is not None and isinstance(usd, int | float) and usd > self.max_usd:
+            out.append(f"${usd:.4g} spent > max-usd {self.max_usd:g}")
+        events = row.get("events")
+        if self.max_steps is not None and isinstance(events, int) and events > self.max_steps:
+            out.append(f"{events} events > max-steps {self.max_steps}")
+        status = row.get("exit_status")
+        if self.fail_on_limit and status and LIMIT_STATUS.search(str(status)):
+            out.append(f"hit a limit: ended {status}")
         return out
 
 
+def gate_warnings(limits: Thresholds, formats: set[str]) -> list[str]:
+    """Gates that would flag the wrong runs, said once: a threshold on NRS-EFC where the
+    package's fit does not show it predicts success for that kind of run, and the strict
+    EFC's (eta, X), which is 0 on most real logs."""
+    out: list[str] = []
+    real = {f for f in formats if f != "efc-trace"}
+    if limits.min_nrs is not None and real:
+        from efc_tui.fitting.fitfile import DEFAULT_FIT_REAL, has_real_fit
+
+        predictive: list[str] = []
+        if has_real_fit():
+            try:
+                from efc_tui.fitting.fitfile import _load_cached
+
+                predictive = _load_cached(DEFAULT_FIT_REAL).predictive_names()
+            except EfcError:
+                predictive = []
+        if not any(n in predictive for n in ("nrs_efc", "x_nrs", "eta_nrs")):
+            out.append(
+                f"--min-nrs: NRS-EFC is not shown to predict success on real agent logs "
+                f"({', '.join(sorted(real))}): on held-out real runs it does no better than "
+                f"the base rate (the package's fit; predictive there: "
+                f"{', '.join(predictive) or 'none'}); a run below it is flagged, not known "
+                "to fail. Gate on --max-usd, --max-steps, --fail-on-limit or --max-waste."
+            )
+    if (limits.min_eta is not None or limits.min_x is not None) and real:
+        out.append(
+            "--min-eta / --min-x gate on the strict EFC, which is 0 on most real logs (no "
+            "verdict moves the progress measure): nearly every real run misses them"
+        )
+    return out
+
+
 #: the score table: which figures it shows and, by rank, which go first when the terminal
-#: is narrow (0 stays). The headline figures have the lowest ranks.
+#: is narrow (0 stays). What a person asks first stays longest: did the run succeed and how
+#: did it end, what did it cost (C_raw, dollars), how long was it; then NRS-EFC's ratios.
 SCORE_TABLE: tuple[Col, ...] = (
     Col("run", "run_id", "name", 0, min_width=24),
-    Col("file", "file", "path", 6, min_width=20),
+    Col("file", "file", "path", 7, min_width=20),
     Col("format", "source_format", "label", 10),
-    Col("events", "events", "number", 5),
+    Col("events", "events", "number", 2),
     Col("success", "success", "label", 1),
-    Col("ended", "ended", "name", 4, min_width=14, optional=True),
+    Col("ended", "ended", "name", 3, min_width=9, optional=True),
     # headline figures are the NRS variants (non-zero on real traces: docs/equations.md);
     # the strict EFC stays, ranked lower
     Col("NRS-EFC", "nrs_efc"),
-    Col("C_raw", "c_raw", rank=3),
-    Col("cost $", "cost_usd", rank=5, optional=True),
-    Col("η_NRS", "eta_nrs", rank=2),
-    Col("D_task", "d_task", rank=5),
-    Col("X_NRS", "x_nrs", rank=2),
+    Col("C_raw", "c_raw", rank=1),
+    Col("cost $", "cost_usd", rank=2, optional=True),
+    Col("η_NRS", "eta_nrs", rank=5),
+    Col("D_task", "d_task", rank=6),
+    Col("X_NRS", "x_nrs", rank=5),
     Col("Est-EFC", "est_efc", rank=8),
     Col("EFC", "efc", rank=6),
     Col("eta", "eta", rank=8),
@@ -140,6 +206,9 @@ def run(
     min_eta: float | None = None,
     min_x: float | None = None,
     min_nrs: float | None = None,
+    max_usd: float | None = None,
+    max_steps: int | None = None,
+    fail_on_limit: bool = False,
     estimator: str | None = None,
     lenient: bool = False,
     quiet: bool = False,
@@ -212,8 +281,11 @@ def run(
     local = files if files is not None else (planned.files if planned is not None else None)
     base = common_folder(list(local)) if local else None
     summaries = []
-    limits = Thresholds(min_eta, min_x, min_nrs)
+    limits = Thresholds(min_eta, min_x, min_nrs, max_usd, max_steps, fail_on_limit)
+    formats_seen: set[str] = set()
     rows: list[dict[str, str]] = []
+    #: each run's raw row, for the corpus line under the table
+    outcomes_seen: list[dict[str, Any]] = []
     failures: list[str] = []
     # streamed: only one run's ledger is in memory at a time
     documents = ScoreDocuments(sys.stdout.write) if json_out and not report else None
@@ -248,16 +320,18 @@ def run(
         if fits is not None and item.fit_source is not None:
             fits.note(item.fit_source, item.fit_extrapolation)
         misses = limits.misses(row)
+        formats_seen.add(str(row.get("source_format") or ""))
         for miss in misses:
-            failures.append(f"{item.source_path}: run {item.run_id}: {miss}")
+            failures.append(f"{item.source_path}: run {item.run_id} ({run_outcome(row)}): {miss}")
         summary = item.summary
         if (
             max_waste is not None
             and summary is not None
             and (msg := adapter_report.waste_miss(summary, max_waste))
         ):
+            msg = msg.replace(f"run {item.run_id}:", f"run {item.run_id} ({run_outcome(row)}):", 1)
             failures.append(msg)
-            misses.append(msg.split(": ", 2)[-1])
+            misses.append(msg.split("): ", 1)[-1])
         if checks is not None:
             checks.append(RunCheck(item.run_id, item.source_path, row, misses))
         if parquet_rows is not None:
@@ -272,6 +346,7 @@ def run(
             csv_rows.add(row)
         else:
             rows.append(table_row(row, base))
+            outcomes_seen.append(row)
 
     reading = None
     if on_dask is not None and planned is not None:  # the same items, scored on Dask
@@ -304,11 +379,20 @@ def run(
         documents.close()
     elif not (jsonl_out or csv_out):
         _print_table(rows, fits.caption() if fits is not None else fit_caption)
+        if len(outcomes_seen) > 1:
+            from rich.text import Text
+
+            from efc_tui.display import corpus_line
+
+            stdout_console().print(Text(corpus_line(outcomes_seen)))
     if checks is not None:
         _ci_reports(checks, junit, github, local or [], limits, max_waste)
     if parquet_out is not None and parquet_rows is not None:
         _write_parquet(parquet_out, parquet_rows, columns, local or [])
     sys.stdout.flush()
+    if not quiet:
+        for line in gate_warnings(limits, formats_seen):
+            warn(line)
     for f in failures:
         warn(f"threshold not met: {f}")
     if reading is not None:
@@ -337,12 +421,17 @@ def _ci_reports(
                 ("--min-eta", limits.min_eta),
                 ("--min-x", limits.min_x),
                 ("--min-nrs", limits.min_nrs),
+                ("--max-usd", limits.max_usd),
+                ("--max-steps", limits.max_steps),
                 ("--max-waste", max_waste),
             )
             if v is not None
         )
+        if limits.fail_on_limit:
+            given = (given + " --fail-on-limit").strip()
         try:
             refuse_input(junit, [Path(p) for p in inputs])
+            junit.parent.mkdir(parents=True, exist_ok=True)  # reports/x.xml: reports/ too
             write_atomic(junit, junit_xml(checks, thresholds=given))
         except (EfcError, OSError) as exc:
             fail(f"--junit {junit}: {exc}")

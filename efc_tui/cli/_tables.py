@@ -122,6 +122,19 @@ def fitted_table(
             continue
         if not shrink(excess, hard):
             break  # the terminal is narrower than the smallest table
+    # a column left out early may fit again now that less important ones left after it
+    # freed their room: put back, most important first, whatever fits at its floor
+    order = list(cols)
+    for c in sorted(hidden, key=lambda c: (c.rank, order.index(c))):
+        saved = widths[c.key]
+        widths[c.key] = soft[c.key]
+        shown.append(c)
+        shown.sort(key=order.index)
+        if measure() <= width:
+            hidden.remove(c)
+        else:
+            shown.remove(c)
+            widths[c.key] = saved
     # leaving a column out may have freed more room than the names needed: give it back
     slack = width - measure()
     for c in sorted(shown, key=lambda c: widths[c.key]):

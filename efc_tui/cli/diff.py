@@ -110,6 +110,7 @@ def diff(
 RUNS_TABLE: tuple[Col, ...] = (
     Col("", "side", "label"),
     Col("run", "run_id", "name", 0, min_width=16),
+    Col("model", "model", "name", 7, min_width=10),
     Col("file", "file", "path", 5, min_width=16),
     Col("events", "events", "number", 4),
     Col("success", "success", "label", 1),
@@ -151,7 +152,8 @@ def _print_tables(d: RunDiff, changes_only: bool) -> None:
         runs.append(
             {
                 "side": name,
-                "run_id": sanitize_label(s.run_id, 200),
+                "run_id": sanitize_label(s.title, 200),
+                "model": sanitize_label(s.model or "–", 60),
                 "file": sanitize_label(s.source_path or "–", 400),
                 "events": f"{s.events:,}",
                 "success": success_label(s.success),

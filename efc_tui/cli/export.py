@@ -32,14 +32,18 @@ def export(
             "Where to write. A folder (an existing one, or any path ending in /) gets one "
             "<run_id>.ledger.json per run; a .jsonl file gets one document per line; any other "
             "file gets one document (a run) or a JSON array (several); a .parquet file gets one "
-            "row per event of every run (needs pyarrow: pip install 'efc-tui[parquet]')."
+            "row per event of every run (needs pyarrow: pip install 'efc-tui[parquet]'). "
+            "Any other suffix (.csv, ...) is refused. Missing folders are created."
         ),
     ),
     fmt: str | None = typer.Option(
         None, "--format", "-f", help="Force a reader (see `efc-tui formats`)."
     ),
     with_text: bool = typer.Option(
-        False, "--with-text", help="Include each event's action and observation text."
+        True,
+        "--with-text/--no-text",
+        help="Include each event's action and observation text (the default; --no-text leaves "
+        "it out for smaller files).",
     ),
     pretty: bool = typer.Option(False, help="Indent the JSON."),
     estimator: str | None = typer.Option(None, help="Estimator file from `efc-tui calibrate`."),
@@ -52,10 +56,18 @@ def export(
     gates, EFC variants, raw cost and adapter decision. Writes are atomic; inputs are
     never modified."""
     from efc_tui.adapter import score_and_decide
-    from efc_tui.export import dumps, ledger_document
-    from efc_tui.output import open_ledgers
+    from efc_tui.export import check_export_suffix, dumps, ledger_document
+    from efc_tui.output import is_folder_target, open_ledgers
     from efc_tui.scoring import load_estimator
 
+    if not is_folder_target(output):
+        try:
+            check_export_suffix(output)
+            Path(output).parent.mkdir(parents=True, exist_ok=True)  # as a folder target is
+        except EfcError as exc:
+            fail(exc)
+        except OSError as exc:
+            fail(f"{output}: {exc}")
     outcomes = outcomes_from(labels, success_threshold)
     from efc_tui import parquet
 

@@ -42,7 +42,23 @@ def score(
     min_x: float | None = typer.Option(
         None, help="Exit 1 if any run's X = EFC / D_task is below this."
     ),
-    min_nrs: float | None = typer.Option(None, help="Exit 1 if any run's NRS-EFC is below this."),
+    min_nrs: float | None = typer.Option(
+        None,
+        help="Exit 1 if any run's NRS-EFC is below this (warns where NRS-EFC is not shown "
+        "to predict success for that kind of run: real agent logs, today).",
+    ),
+    max_usd: float | None = typer.Option(
+        None, "--max-usd", min=0.0, help="Exit 1 if any run's logged dollars exceed this."
+    ),
+    max_steps: int | None = typer.Option(
+        None, "--max-steps", min=0, help="Exit 1 if any run has more events than this."
+    ),
+    fail_on_limit: bool = typer.Option(
+        False,
+        "--fail-on-limit",
+        help="Exit 1 for any run that ended on a limit (cost, context, steps, time: "
+        "exit_cost, LimitsExceeded, ...).",
+    ),
     estimator: str | None = typer.Option(
         None,
         help="Estimator file from `efc-tui calibrate` (default: the package's that matches each run: the synthetic one for traces with oracle blocks, the real-runs one otherwise).",
@@ -129,6 +145,9 @@ def score(
         min_eta=min_eta,
         min_x=min_x,
         min_nrs=min_nrs,
+        max_usd=max_usd,
+        max_steps=max_steps,
+        fail_on_limit=fail_on_limit,
         estimator=estimator,
         lenient=lenient,
         quiet=quiet,

@@ -34,6 +34,17 @@ class RawCost:
     def total(self) -> float:
         return float(self.delta.sum())
 
+    def parts(self, i: int | None = None) -> dict[str, float]:
+        """ΔC of event ``i`` (C_raw when None) split into its four terms, in raw-cost units:
+        tokens, tool calls, wall time, operations (they add up to it)."""
+        pick = (lambda a: float(a.sum())) if i is None else (lambda a: float(a[i]))
+        return {
+            "tokens": W_TOK * pick(self.tokens) / 1000.0,
+            "tool calls": W_TOOL * pick(self.tool_calls),
+            "wall time": W_WALL * pick(self.wall_s),
+            "operations": W_OP * pick(self.ops),
+        }
+
     def totals(self) -> dict[str, float]:
         return {
             "tokens": float(self.tokens.sum()),

@@ -57,12 +57,20 @@ def _side_cells(s: Side | None, stop: int | None, width: int) -> tuple[Text, Tex
 
 def _run_line(name: str, r: RunSide) -> Text:
     t = Text(no_wrap=True, overflow="ellipsis", end="")
+    # how it ended and what it cost first: at 80 columns the line is cut at the right edge
     t.append(f"{name} ", style="bold")
-    t.append(sanitize_label(r.run_id, 40), style="bold")
-    t.append("  success " + ("unknown" if r.success is None else ("yes" if r.success else "no")))
-    t.append(f"  {r.events:,} events  NRS-EFC {r.nrs_efc:.4g}  C_raw {r.c_raw:.4g}")
+    if r.success is None:
+        t.append("outcome unknown", style="dim")
+    else:
+        t.append(
+            "✓ success" if r.success else "✗ failed", style="green" if r.success else "bold red"
+        )
+    t.append(f"  C_raw {r.c_raw:.4g}")
     if r.cost_usd is not None:
         t.append(f"  ${r.cost_usd:.4g} logged")
+    t.append(f"  {r.events:,} events  ")
+    t.append(sanitize_label(r.title, 60), style="bold")
+    t.append(f"  NRS-EFC {r.nrs_efc:.4g}")
     t.append("  first pass " + ("–" if r.first_pass is None else str(r.first_pass)))
     t.append(
         "  stop " + ("–" if r.stop_event is None else f"@{r.stop_event}"),
@@ -109,7 +117,9 @@ class CompareScreen(Screen[None]):
     ]
 
     DEFAULT_CSS = """
-    CompareScreen #compare-runs { height: 2; padding: 0 1; background: $panel; }
+    CompareScreen #compare-runs {
+        height: 2; padding: 0 1; background: $panel; text-wrap: nowrap; text-overflow: ellipsis;
+    }
     CompareScreen #compare-summary { height: auto; max-height: 6; padding: 0 1; }
     CompareScreen #compare-steps { height: 1fr; }
     """

@@ -54,11 +54,21 @@ def screen_title(screen: Screen[object]) -> str:
 def key_rows(screen: Screen[object]) -> list[tuple[str, str]]:
     """(keys, what it does) for every described binding active on ``screen``, merged by
     description, in binding order."""
+    from textual.widgets import Input
+
     merged: dict[str, list[str]] = {}
     words: dict[str, str] = {}
-    for key, active in screen.active_bindings.items():
+    editing = {b.action for b in Input.BINDINGS if isinstance(b, Binding)}
+    typing = False
+    active_items = list(screen.active_bindings.items())
+    # the screen's own keys first (what it is for), then its widgets' and the app's
+    active_items.sort(key=lambda item: item[1].node is not screen)
+    for key, active in active_items:
         b = active.binding
         if not b.description or b.system:
+            continue
+        if isinstance(active.node, Input) and b.action in editing:
+            typing = True  # a text box's editing keys: one line below, not 27
             continue
         name = key_name(key)
         keys = merged.setdefault(b.description, [])
@@ -66,7 +76,10 @@ def key_rows(screen: Screen[object]) -> list[tuple[str, str]]:
             keys.append(name)
         if b.tooltip:  # the words of whichever binding has them
             words.setdefault(b.description, b.tooltip)
-    return [(" ".join(keys), words.get(desc, desc)) for desc, keys in merged.items()]
+    rows = [(" ".join(keys), words.get(desc, desc)) for desc, keys in merged.items()]
+    if typing:
+        rows.append(("type", "goes into the text box, with the usual editing keys"))
+    return rows
 
 
 class HelpScreen(ModalScreen[None]):

@@ -26,7 +26,16 @@ from textual.worker import get_current_worker
 from efc_tui.app.messages import OpenRun, PickerDone, PickerRow, ScreenReady
 from efc_tui.app.widgets.ledger import fmt_num
 from efc_tui.app.widgets.runs_table import RunsTable
-from efc_tui.display import common_folder, ended_label, middle_ellipsis, short_path, start_ellipsis
+from efc_tui.display import (
+    common_folder,
+    corpus_line,
+    ended_label,
+    middle_ellipsis,
+    run_title,
+    short_path,
+    start_ellipsis,
+    success_label,
+)
 from efc_tui.errors import EfcError
 from efc_tui.model import Run
 from efc_tui.text import sanitize_label
@@ -44,19 +53,22 @@ class PickerColumn:
     width: int
 
 
-#: the picker's columns, in order: the run and its figures first, so they fit 80 columns
-#: ("ended": exit status or reward, when the log says; "file": relative to the inputs)
+#: the picker's columns, in order: what a person asks first (which run, did it succeed, how
+#: it ended, what it cost, how long it was) fits 80 columns; the EFC figures follow
+#: ("ended": exit status or reward, when the log says; "$": dollars the log records;
+#: "file": relative to the inputs)
 PICKER_COLUMNS: tuple[PickerColumn, ...] = (
-    PickerColumn("run_id", "run", False, 26),
-    PickerColumn("success", "success", False, 9),
+    PickerColumn("title", "run", False, 22),
+    PickerColumn("success", "success", False, 7),
+    PickerColumn("ended", "ended", False, 22),
+    PickerColumn("c_raw", "C_raw", True, 8),
+    PickerColumn("events", "events", True, 6),
+    PickerColumn("cost_usd", "$", True, 7),
     PickerColumn("nrs_efc", "NRS-EFC", True, 8),
-    PickerColumn("eta_nrs", "η_NRS", True, 8),
-    PickerColumn("x_nrs", "X_NRS", True, 8),
-    PickerColumn("c_raw", "C_raw", True, 9),
-    PickerColumn("efc", "EFC", True, 8),
-    PickerColumn("saved", "saves", True, 9),
-    PickerColumn("events", "events", True, 7),
-    PickerColumn("ended", "ended", False, 14),
+    PickerColumn("saved", "saves", True, 8),
+    PickerColumn("eta_nrs", "η_NRS", True, 7),
+    PickerColumn("x_nrs", "X_NRS", True, 7),
+    PickerColumn("efc", "EFC", True, 7),
     PickerColumn("file", "file", False, 30),
 )
 BY_KEY = {c.key: c for c in PICKER_COLUMNS}
@@ -78,9 +90,22 @@ def picker_row(
         "saved": summary.cost_saved,
         "stop": summary.stop_event,
         "ended": ended_label(run),
+        "title": run_title(run),
         "search": " ".join(
             str(v)
-            for v in (run.run_id, run.task_id, run.task_family, run.harness, run.model, path.name)
+            for v in (
+                run.run_id,
+                run_title(run),
+                run.task_id,
+                run.task_family,
+                run.harness,
+                run.model,
+                path.name,
+                run.exit_status,
+                ended_label(run),
+                success_label(run.success),
+                "resolved" if run.success else None,
+            )
             if v
         ).lower(),
     }
@@ -94,9 +119,13 @@ def _cell(col: PickerColumn, value: Any) -> Text:
         if value is None:
             return Text("unknown", style="dim")
         return Text("✓ yes", style="green") if value else Text("✗ no", style="red")
+    if key == "cost_usd":
+        if value is None:
+            return Text("–", justify="right", style="dim")
+        return Text(f"{value:.2f}" if value < 1000 else f"{value:.0f}", justify="right")
     if key == "events":
         return Text(f"{value:,}", justify="right")
-    if key in ("run_id", "ended"):
+    if key in ("run_id", "title", "ended"):
         return Text(middle_ellipsis(sanitize_label(str(value or "–"), 200), width))
     if key == "file":
         return Text(start_ellipsis(sanitize_label(str(value), 400), width))
@@ -110,6 +139,13 @@ def _cells(row: dict[str, Any]) -> list[Text]:
     cells = row.get("cells")
     if cells is None:
         cells = row["cells"] = [_cell(c, row.get(c.key)) for c in PICKER_COLUMNS]
+        title = row.get("title")
+        if title and title != row.get("run_id"):  # a prompt or a task: its start tells it
+            col = BY_KEY["title"]
+            text = sanitize_label(str(title), 200)
+            if len(text) > col.width:
+                text = text[: col.width - 1] + "…"
+            cells[PICKER_COLUMNS.index(col)] = Text(text)
     return cells
 
 
@@ -177,7 +213,9 @@ class PickerScreen(Screen[None]):
 
     DEFAULT_CSS = """
     PickerScreen { layout: vertical; }
-    PickerScreen #picker-status { height: 1; padding: 0 1; background: $panel; }
+    PickerScreen #picker-status {
+        height: 2; padding: 0 1; background: $panel; text-wrap: nowrap; text-overflow: ellipsis;
+    }
     PickerScreen #picker-filter { margin: 0 0; }
     PickerScreen RunsTable { height: 1fr; }
     """
@@ -195,7 +233,7 @@ class PickerScreen(Screen[None]):
         self._score = score
         self.rows: list[dict[str, Any]] = []
         self.errors: list[str] = []
-        self.sort_column = "run_id"
+        self.sort_column = "title"
         self.sort_reverse = False
         self.filter_text = ""
         self.done = False
@@ -205,7 +243,8 @@ class PickerScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(id="picker-status", markup=False)
         yield FilterInput(
-            placeholder="type to filter runs (id, task, harness, model, file)", id="picker-filter"
+            placeholder="type to filter runs (id, task, harness, model, file, how it ended, yes/no)",
+            id="picker-filter",
         )
         yield RunsTable([(c.key, c.title, c.width, c.numeric) for c in PICKER_COLUMNS], id="runs")
         yield Footer(compact=True)
@@ -269,6 +308,9 @@ class PickerScreen(Screen[None]):
             t.append(f"  {len(self.errors)} file(s) could not be read", style="red")
         title = BY_KEY[self.sort_column].title
         t.append(f"  sorted by {title}{' ↓' if self.sort_reverse else ' ↑'}", style="dim")
+        if self._shown:  # the runs shown, in one line: outcomes, how they ended, dollars
+            t.append("\n")
+            t.append(sanitize_label(corpus_line(self._shown), 400))
         self.query_one("#picker-status", Static).update(t)
 
     # -- table ------------------------------------------------------------------------------

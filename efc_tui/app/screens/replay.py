@@ -298,6 +298,8 @@ class ReplayScreen(Screen[None]):
                 self._show(ledger.selected_event)
         elif update.followed and at_end and not self.playing and data.n_rows:
             ledger.cursor_row = data.n_rows - 1
+        if update.followed:
+            data.track_changes = True  # what the log appended may rescore earlier rows
         if update.followed or (update.preview and self._first_frame_done):
             self._request_score(early=True)
         elif data.n_rows > data.n_scored:
@@ -685,13 +687,16 @@ class ReplayScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False, description="export")
     def _export(self, ledger: ScoredRun, target: Path) -> None:
-        from efc_tui.export import dumps, ledger_document
+        from efc_tui.export import check_export_suffix, dumps, ledger_document
         from efc_tui.io import write_atomic
         from efc_tui.output import refuse_input
 
         try:
+            check_export_suffix(target, parquet=False)
             refuse_input(target, [self.source_path] if self.source_path else [])
-            write_atomic(target, dumps(ledger_document(ledger), pretty=True) + b"\n")
+            target.parent.mkdir(parents=True, exist_ok=True)  # as `efc-tui export` does
+            doc = ledger_document(ledger, with_text=True)  # what `efc-tui export` writes
+            write_atomic(target, dumps(doc, pretty=True) + b"\n")
         except (EfcError, OSError) as exc:
             self.post_message(Exported(None, str(exc)))
             return
@@ -708,8 +713,23 @@ class ReplayScreen(Screen[None]):
         panel = self.query_one(FitPanel)
         name = panel.next_predictor()
         if name is None:
+            fit = panel.view()
+            if fit is None:
+                why = "the fit is still being read"
+            elif fit.file is not None or fit.problem:
+                # a fit was loaded (--fit, or the package's): say what it lacks
+                why = fit.problem or "this fit has no predictive curve"
+            else:
+                why = "no fit available (load one with --fit FIT.json)"
+            self.notify(sanitize_label(why, 300), severity="warning", markup=False)
+            return
+        fit = panel.view()
+        if fit is not None and len(fit.curves) == 1:
             self.notify(
-                "no fit available (load one with --fit FIT.json)", severity="warning", markup=False
+                f"{fit.curves[0].label} is this fit's only predictive curve (the others do not "
+                "predict held-out runs better than the base rate)",
+                timeout=4,
+                markup=False,
             )
             return
         view = panel.view()

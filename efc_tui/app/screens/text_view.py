@@ -1,11 +1,14 @@
 """The whole of one action or observation text, however long (the detail pane shows the
 first ~20k characters). A Line-API view: only the lines on screen are styled, so a 2 MB
-observation opens at once. Text is sanitized once; SGR colours are applied per line."""
+observation opens at once. Text is sanitized once; SGR colours are applied per line.
+Long lines wrap at the view's width (``w`` turns wrapping off, to scroll sideways)."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.cells import chop_cells
+from rich.console import Console
 from rich.segment import Segment
 from rich.text import Text
 from textual.app import ComposeResult
@@ -23,6 +26,39 @@ from efc_tui.app.textfmt import plain_lines
 MAX_LINE = 4000
 
 
+def wrap_lines(lines: list[str], width: int) -> list[str]:
+    """``lines`` cut into pieces of at most ``width`` cells (a line with colour codes is
+    cut on its visible text, each piece keeping the codes that colour it)."""
+    out: list[str] = []
+    for line in lines:
+        if len(line) <= width and line.isascii():
+            out.append(line)
+        elif "\x1b[" in line:
+            text = Text.from_ansi(line[:MAX_LINE])
+            plain = text.plain
+            cuts, at = [], 0
+            for piece in chop_cells(plain, width):
+                at += len(piece)
+                cuts.append(at)
+            out.extend(_ansi(p) for p in text.divide(cuts[:-1]))
+        else:
+            out.extend(chop_cells(line, width) or [""])
+    return out
+
+
+_CONSOLE: list[Console] = []
+
+
+def _ansi(text: Text) -> str:
+    """A styled piece back as text with SGR codes (for ``Text.from_ansi`` at render)."""
+    if not _CONSOLE:
+        _CONSOLE.append(Console(color_system="truecolor", force_terminal=True, width=10_000))
+    console = _CONSOLE[0]
+    with console.capture() as cap:
+        console.print(text, end="", soft_wrap=True)
+    return cap.get()
+
+
 class TextView(ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j,down", "scroll_down", "Down", show=False),
@@ -31,24 +67,51 @@ class TextView(ScrollView, can_focus=True):
         Binding("G,end", "scroll_end", "Bottom", show=False),
         Binding("space,pagedown", "page_down", "Page down", show=False),
         Binding("b,pageup", "page_up", "Page up", show=False),
+        Binding("w", "toggle_wrap", "Wrap on/off"),
     ]
 
-    def __init__(self, text: str, *, id: str | None = None) -> None:
+    def __init__(self, text: str, *, id: str | None = None, wrap: bool = True) -> None:
         super().__init__(id=id)
         self.lines = plain_lines(text)
-        width = min(MAX_LINE, max((len(x) for x in self.lines), default=0))
-        self.virtual_size = Size(width, len(self.lines))
+        self.wrap = wrap
+        #: the rows shown: whole lines, or (wrapping) pieces of lines as wide as the view
+        self.rows: list[str] = self.lines
+        self._wrapped_at = -1
         self._cache: LRUCache[int, Strip] = LRUCache(1024)
+        self._size_rows()
+
+    def _size_rows(self) -> None:
+        width = self.scrollable_content_region.width if self.is_mounted else 0
+        if self.wrap and width > 0:
+            if width != self._wrapped_at:
+                self.rows = wrap_lines(self.lines, width)
+                self._wrapped_at = width
+        else:
+            self.rows = self.lines
+            self._wrapped_at = -1
+        self._cache.clear()
+        longest = max((len(x) for x in self.rows), default=0)
+        wide = width if self.wrap and width > 0 else min(MAX_LINE, longest)
+        self.virtual_size = Size(wide, len(self.rows))
+        self.refresh()
+
+    def on_resize(self) -> None:
+        if self.wrap:
+            self._size_rows()
+
+    def action_toggle_wrap(self) -> None:
+        self.wrap = not self.wrap
+        self._size_rows()
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         row = scroll_y + y
         width = self.scrollable_content_region.width
-        if row >= len(self.lines):
+        if row >= len(self.rows):
             return Strip.blank(width, self.rich_style)
         strip = self._cache.get(row)
         if strip is None:
-            raw = self.lines[row]
+            raw = self.rows[row]
             cut = len(raw) > MAX_LINE
             raw = raw[:MAX_LINE]
             text = Text.from_ansi(raw) if "\x1b[" in raw else Text(raw)
@@ -82,7 +145,7 @@ class TextViewScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(
-            Text(self.title_text + "   (q/esc: close, arrows/j/k/space: scroll)"),
+            Text(self.title_text + "   (q/esc: close, arrows/j/k/space: scroll, w: wrap)"),
             id="text-title",
             markup=False,
         )
@@ -90,7 +153,9 @@ class TextViewScreen(ModalScreen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(TextView).focus()
+        view = self.query_one(TextView)
+        view.focus()
+        self.call_after_refresh(view._size_rows)
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)

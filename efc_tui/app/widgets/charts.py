@@ -26,15 +26,45 @@ if TYPE_CHECKING:
     import numpy as np
 
     from efc_tui.app import chart as ch
-    from efc_tui.app.fitview import FitView
+    from efc_tui.app.fitview import CurveView, FitView
     from efc_tui.fitting.fitfile import CurvePosition
 else:
     np = lazy_module("numpy")  # imported by the first scoring, after the first frame
     ch = lazy_module("efc_tui.app.chart")  # drawn once there are scores
 
 
+def curve_evidence(curve: CurveView) -> str:
+    """A curve's held-out figures in one phrase ("held-out AUC 0.71, Brier 0.180 vs 0.250
+    base, 249 runs"), or that the file gives none."""
+    h = getattr(curve.curve, "heldout", None)
+    if h is None:
+        return "no held-out figures in the fit file"
+    parts = []
+    if h.auc is not None:
+        parts.append(f"AUC {h.auc:.2f}")
+    if h.brier is not None and h.brier_base is not None:
+        parts.append(f"Brier {h.brier:.3f} vs {h.brier_base:.3f} base")
+    if h.runs:
+        parts.append(f"{h.runs:,} runs")
+    return "held-out " + ", ".join(parts) if parts else "no held-out figures in the fit file"
+
+
+def fit_corpus(description: str) -> str:
+    """What a fit was fitted on ("fit: real runs, 249 runs, 13 groups"), from its one-line
+    description without what that line says of the file's primary curve."""
+    cut = description.find(", no predictive curve")
+    if cut < 0:
+        cut = description.rfind(": ")
+    return description[:cut] if cut > 4 else description
+
+
 def _join(lines: list[Text]) -> Text:
-    return Text("\n").join(lines)
+    """Lines under each other, each cut at the panel's edge (never wrapped: a wrapped head
+    would push the chart, and the run's point, out of a small panel)."""
+    out = Text("\n").join(lines)
+    out.no_wrap = True
+    out.overflow = "ellipsis"
+    return out
 
 
 class CumulativeChart(Widget):
@@ -95,7 +125,11 @@ class CumulativeChart(Widget):
         d = self.data
         w, h = self.content_size.width, self.content_size.height
         if d.ledger is None or not len(d.ledger) or w < 12 or h < 4:
-            return Text("… scoring" if d.ledger is None else "no events", style="dim")
+            if d.ledger is None:
+                return Text("… scoring", style="dim")
+            return Text(
+                "no events" if not len(d.ledger) else "(a taller pane shows the chart)", style="dim"
+            )
         x = d.cols["C_cum"]
         y = d.cols["nr_cum"]
         x_range, y_range = self._chart_ranges()
@@ -122,7 +156,7 @@ class FitPanel(Widget):
     """Where the run and its prefix sit on the fitted scaling curve of one predictor."""
 
     DEFAULT_CSS = """
-    FitPanel { height: 1fr; padding: 0 1; }
+    FitPanel { height: 1fr; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self, data: ReplayData, fit: FitView | None, *, id: str | None = None) -> None:
@@ -183,6 +217,13 @@ class FitPanel(Widget):
             return None
         return curve.prefix_values(self._prefix)
 
+    def _has_value(self, curve: CurveView) -> bool:
+        """Whether the run has the curve's predictor at all: a log that records no wall
+        time reads 0 s, which is no value (not a run that took no time)."""
+        if curve.name == "wall_s":
+            return any(e.wall_s for e in self.data.events)
+        return True
+
     def position(self) -> tuple[CurvePosition | None, CurvePosition | None]:
         """(final, prefix) ``CurvePosition`` of the run and of the selected event's prefix
         on the chosen curve (None where the run has no value for the predictor)."""
@@ -192,6 +233,8 @@ class FitPanel(Widget):
         curve = fit.curve(self.predictor or "")
         zs = self.prefix_z()
         if curve is None or zs is None or not len(zs):
+            return None, None
+        if not self._has_value(curve):
             return None, None
         final = curve.predict(float(zs[-1])) if math.isfinite(zs[-1]) else None
         pre = None
@@ -215,10 +258,16 @@ class FitPanel(Widget):
         curve = fit.curve(self.predictor or "") or fit.curves[0]
         self.border_title = f"fit: {curve.label}"
         head = Text(no_wrap=True, overflow="ellipsis", end="")
-        head.append(fit.description or curve.label, style="bold")
-        if curve.r2 is not None:
-            head.append(f"  R² {curve.r2:.2f}", style="dim")
-        head.append("  (p: next predictor)", style="dim")
+        # the curve shown and why it may predict: its own held-out figures (every curve the
+        # panel draws is predictive on held-out runs; the file's one-line description may
+        # be about another curve, so it is not repeated here)
+        head.append(curve.label, style="bold")
+        head.append(f"  {curve_evidence(curve)}", style="dim")
+        corpus = fit_corpus(fit.description)
+        if corpus:
+            head.append(f"  · {corpus}", style="dim")
+        if len(fit.curves) > 1:
+            head.append(f"  (p: next of {len(fit.curves)})", style="dim")
         d = self.data
         final, pre = self.position()
         zs_known = [pos.z for pos in (final, pre) if pos is not None]
@@ -250,6 +299,8 @@ class FitPanel(Widget):
             info.append(f"run {char} {final.success:.0%}", style="")
         elif d.ledger is None:
             info.append("… scoring", style="dim")
+        elif not self._has_value(curve):
+            info.append(f"run: no value ({curve.label}: this log records none)", style="dim")
         else:
             info.append("run: no value for this predictor", style="dim")
         far = fit.extrapolation(d.run)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.cells import cell_len, set_cell_size
@@ -24,31 +25,135 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from efc_tui.app.eventline import action_line, outcome_line
 from efc_tui.app.replay_data import ReplayData
-from efc_tui.model import Event
+from efc_tui.app.textfmt import solid_style
+from efc_tui.model import Event, Status
 from efc_tui.scoring.columns import BY_KEY, LedgerColumn
 from efc_tui.text import sanitize_label
 
-#: the ledger's columns, from the one column spec (efc_tui.scoring.columns): title, width,
-#: alignment and style live there; the adapter's decision is the last column
+#: the ledger's scored and event columns, from the one column spec (efc_tui.scoring.columns):
+#: title, width, alignment and style live there
 VIEW: tuple[LedgerColumn, ...] = tuple(
-    BY_KEY[k]
-    for k in ("index", "kind", "tool", "status", "I", "V", "R", "M", "nrs_efc", "dC", "X_nr_cum")
+    BY_KEY[k] for k in ("index", "kind", "I", "V", "R", "M", "nrs_efc", "dC", "X_nr_cum")
 )
 ADAPTER_COLUMN = LedgerColumn(
     "adapter",
     "the adapter's memory decision (promote / scratch / discard) and, when it is "
     "not continue, its control decision (stop / ↶ rollback) (SPEC §6)",
     title="adapter",
-    width=18,
+    width=15,
     align="<",
 )
-#: (title, width, align) of each shown column
-COLUMNS: tuple[tuple[str, int, str], ...] = tuple(
-    (c.title or c.key, c.width, c.align) for c in (*VIEW, ADAPTER_COLUMN)
+ACTION_COLUMN = LedgerColumn(
+    "action",
+    "what the agent did: the command, or the tool and its main argument; "
+    "a message shows who spoke (user: / says:) and its first line",
+    title="action",
+    width=20,
+    align="<",
 )
+OUTCOME_COLUMN = LedgerColumn(
+    "outcome",
+    "what came back: exit status, tests passed / failed, the first error line, "
+    "else the output's first line and its length in lines",
+    title="outcome",
+    width=16,
+    align="<",
+)
+TOKENS_COLUMN = LedgerColumn(
+    "tokens",
+    "tokens the event's model call used, in + out (cached input included; k = thousand); "
+    "0 for a parallel call whose response's tokens sit on its first call",
+    title="tokens",
+    width=6,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """A column as shown: its spec and its width at this ledger width."""
+
+    col: LedgerColumn
+    width: int
+
+
+#: the columns left to right; ``action`` and ``outcome`` take the width the others leave
+ORDER: tuple[str, ...] = (
+    "index",
+    "action",
+    "outcome",
+    "tokens",
+    "dC",
+    "nrs_efc",
+    "adapter",
+    "kind",
+    "X_nr_cum",
+    "I",
+    "V",
+    "R",
+    "M",
+)
+#: which columns go first as the ledger narrows (the first group first); t, action and
+#: outcome always stay, then cost (ΔC, tokens), credit (ÊFC_nr) and the adapter's verdict
+DROP_ORDER: tuple[tuple[str, ...], ...] = (
+    ("I", "V", "R", "M"),
+    ("X_nr_cum",),
+    ("kind",),
+    ("adapter",),
+    ("tokens",),
+)
+BY_VIEW_KEY = {
+    c.key: c for c in (*VIEW, ADAPTER_COLUMN, ACTION_COLUMN, OUTCOME_COLUMN, TOKENS_COLUMN)
+}
+#: the outcome column's share of the width the fixed columns leave (the action gets the rest)
+OUTCOME_SHARE = 0.42
+#: at most this many cells of action; a wider ledger gives the rest to the outcome
+ACTION_MAX = 90
+
+
+def layout(width: int) -> tuple[Slot, ...]:
+    """The columns shown in ``width`` cells (the gutter excluded) and their widths: the
+    action and outcome always, at least ``ACTION_COLUMN.width`` / ``OUTCOME_COLUMN.width``
+    cells, the other columns while they fit (``DROP_ORDER``)."""
+    shown = list(ORDER)
+    flexible = ACTION_COLUMN.width + OUTCOME_COLUMN.width
+
+    def fixed() -> int:
+        return sum(BY_VIEW_KEY[k].width for k in shown if k not in ("action", "outcome")) + (
+            len(shown) - 1
+        )
+
+    for group in DROP_ORDER:
+        if fixed() + flexible <= width:
+            break
+        shown = [k for k in shown if k not in group]
+    room = max(flexible, width - fixed())
+    outcome = max(OUTCOME_COLUMN.width, round(room * OUTCOME_SHARE))
+    action = room - outcome
+    if action < ACTION_COLUMN.width:
+        action, outcome = ACTION_COLUMN.width, room - ACTION_COLUMN.width
+    if action > ACTION_MAX:
+        action, outcome = ACTION_MAX, room - ACTION_MAX
+    widths = {"action": action, "outcome": outcome}
+    return tuple(Slot(BY_VIEW_KEY[k], widths.get(k, BY_VIEW_KEY[k].width)) for k in shown)
+
+
+def fmt_count(n: int, width: int = 6) -> str:
+    """A count in at most ``width`` cells: 950, 19.3k, 1.2M."""
+    if n < 10_000 and len(str(n)) <= width:
+        return str(n)
+    for div, unit in ((1_000, "k"), (1_000_000, "M"), (1_000_000_000, "G")):
+        for digits in (1, 0):
+            s = f"{n / div:.{digits}f}{unit}"
+            if len(s) <= width:
+                return s
+    return "#" * width
+
+
 GUTTER = 3
-ROW_WIDTH = GUTTER + sum(w for _, w, _ in COLUMNS) + len(COLUMNS) - 1
+#: the narrowest row: every column that always stays, at its least width
+MIN_ROW_WIDTH = GUTTER + sum(s.width for s in layout(0)) + len(layout(0)) - 1
 
 STATUS_SHORT = {
     "passed": "passed",
@@ -123,6 +228,8 @@ class LedgerView(ScrollView, can_focus=True):
         "ledger--promote",
         "ledger--discard",
         "ledger--changed",
+        "ledger--speech",
+        "ledger--dim",
     }
 
     DEFAULT_CSS = """
@@ -142,6 +249,8 @@ class LedgerView(ScrollView, can_focus=True):
     LedgerView > .ledger--promote { color: $success; }
     LedgerView > .ledger--discard { color: $text-muted; }
     LedgerView > .ledger--changed { color: $warning; text-style: bold; }
+    LedgerView > .ledger--speech { color: $text-muted; text-style: italic; }
+    LedgerView > .ledger--dim { color: $text-muted; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -173,7 +282,9 @@ class LedgerView(ScrollView, can_focus=True):
         self.data = data
         self._strips: LRUCache[tuple[int, bool, int, int], Strip] = LRUCache(2048)
         self._styles: dict[str, Style] = {}
-        self.virtual_size = Size(ROW_WIDTH, self.data.n_rows + 1)
+        self.virtual_size = Size(MIN_ROW_WIDTH, self.data.n_rows + 1)
+        self._layout: tuple[Slot, ...] = ()
+        self._layout_width = -1
         #: called (once) when the frame that first shows rows has been drawn
         self.on_first_rows: Callable[[], object] | None = None
 
@@ -189,7 +300,7 @@ class LedgerView(ScrollView, can_focus=True):
         """Rows were added, rescored or refiltered: resize and redraw what is on screen."""
         if restyle:
             self._strips.clear()
-        self.virtual_size = Size(ROW_WIDTH, self.data.n_rows + 1)
+        self.virtual_size = Size(MIN_ROW_WIDTH, self.data.n_rows + 1)
         if self.cursor_row >= self.data.n_rows and self.data.n_rows:
             self.cursor_row = self.data.n_rows - 1
         self.refresh()
@@ -255,7 +366,8 @@ class LedgerView(ScrollView, can_focus=True):
     def _style(self, name: str) -> Style:
         style = self._styles.get(name)
         if style is None:
-            style = self.get_component_rich_style(f"ledger--{name}", partial=True)
+            full = self.get_component_rich_style(f"ledger--{name}", partial=False)
+            style = solid_style(full, background=name in ("cursor", "header"))
             self._styles[name] = style
         return style
 
@@ -282,13 +394,23 @@ class LedgerView(ScrollView, can_focus=True):
         return strip.crop_extend(scroll_x, scroll_x + width, base)
 
     def _line_width(self) -> int:
-        return max(ROW_WIDTH, self.scrollable_content_region.width)
+        return max(MIN_ROW_WIDTH, self.scrollable_content_region.width)
+
+    def columns(self) -> tuple[Slot, ...]:
+        """The columns shown at the ledger's present width."""
+        width = self._line_width()
+        if self._layout_width != width:
+            self._layout = layout(width - GUTTER)
+            self._layout_width = width
+        return self._layout
 
     def _header_strip(self) -> Strip:
         key = (-1, False, self.data.version, self._line_width())
         strip = self._strips.get(key)
         if strip is None:
-            text = " " * GUTTER + " ".join(_cell(t, w, a) for t, w, a in COLUMNS)
+            text = " " * GUTTER + " ".join(
+                _cell(c.col.title or c.col.key, c.width, c.col.align) for c in self.columns()
+            )
             style = self.rich_style + self._style("header")
             strip = Strip(
                 [Segment(set_cell_size(text, self._line_width()), style)], self._line_width()
@@ -305,6 +427,45 @@ class LedgerView(ScrollView, can_focus=True):
             strip = self._build_row(i, cursor)
             self._strips[key] = strip
         return strip
+
+    def _cell_text(
+        self, slot: Slot, i: int, ev: Event, base: Style, scored: bool
+    ) -> tuple[str, Style]:
+        """One cell's text and style (log text sanitized to one bounded line)."""
+        d = self.data
+        col = slot.col
+        key = col.key
+        if key == "action":
+            text = sanitize_label(action_line(ev), 400)
+            speech = not ev.tool
+            return text, base + self._style("speech") if speech else base
+        if key == "outcome":
+            text = sanitize_label(outcome_line(ev), 400)
+            status = ev.status
+            if status is Status.PASSED:
+                return text, base + self._style("passed")
+            if status is not Status.NONE:
+                return text, base + self._style("failed")
+            return text, base + self._style("dim")
+        if key == "tokens":
+            return fmt_count(ev.tokens_in + ev.tokens_out, slot.width), base
+        if key == "adapter":
+            decision = d.decision_label(i) if scored else PENDING
+            style = base
+            if "stop" in decision or "rollback" in decision:
+                style = base + self._style("stop")
+            elif decision.startswith("promote"):
+                style = base + self._style("promote")
+            elif decision.startswith("discard"):
+                style = base + self._style("discard")
+            elif decision == PENDING:
+                style = base + self._style("pending")
+            return decision, style
+        if col.event is not None:
+            return event_text(col, ev), base
+        if scored:
+            return fmt_num(d.value(key, i), slot.width), base
+        return PENDING, base + self._style("pending")
 
     def _build_row(self, i: int, cursor: bool) -> Strip:
         d = self.data
@@ -328,32 +489,16 @@ class LedgerView(ScrollView, can_focus=True):
         else:
             mark, gstyle = " ", Style()
         gutter = ("›" if cursor else " ") + mark + " "
-        status = ev.status.value
         segs = [Segment(gutter, base + gstyle)]
-        pending = self._style("pending")
-        for col in VIEW:
-            style = base
-            if col.event is not None:
-                text = event_text(col, ev)
-            elif scored:
-                text = fmt_num(d.value(col.key, i), col.width)
-            else:
-                text, style = PENDING, base + pending
-            if col.style == "verdict" and status != "none":
-                style = base + self._style("passed" if status == "passed" else "failed")
-            segs.append(Segment(_cell(text, col.width, col.align), style))
-            segs.append(Segment(" ", base))
-        decision = d.decision_label(i) if scored else PENDING
-        style = base
-        if "stop" in decision or "rollback" in decision:
-            style = base + self._style("stop")
-        elif decision.startswith("promote"):
-            style = base + self._style("promote")
-        elif decision.startswith("discard"):
-            style = base + self._style("discard")
-        segs.append(Segment(_cell(decision, ADAPTER_COLUMN.width, ADAPTER_COLUMN.align), style))
+        used = GUTTER
+        for slot in self.columns():
+            text, style = self._cell_text(slot, i, ev, base, scored)
+            if used > GUTTER:
+                segs.append(Segment(" ", base))
+                used += 1
+            segs.append(Segment(_cell(text, slot.width, slot.col.align), style))
+            used += slot.width
         width = self._line_width()
-        used = ROW_WIDTH
         if width > used:
             segs.append(Segment(" " * (width - used), base))
         return Strip(segs, width)

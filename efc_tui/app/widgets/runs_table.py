@@ -121,7 +121,8 @@ class RunsTable(ScrollView, can_focus=True):
     # -- rendering --------------------------------------------------------------------------
 
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(f"runs-table--{name}", partial=True)
+        # blended over the table's background: partial styles leave "$boost" white
+        return self.get_component_rich_style(f"runs-table--{name}", partial=False)
 
     def _cells(self, cells: Sequence[Text], base: Style) -> list[Segment]:
         segs: list[Segment] = []
