@@ -6,8 +6,8 @@ every reader.
   ``id_str``: an identifier, which some formats write as a number (``42`` -> ``"42"``);
 - ``as_int``: an integer, negative ones included (exit codes), from an int, an integral
   float or a decimal string (OTLP writes ``intValue`` as a string); ``12.5`` is not one;
-- ``opt_count`` / ``as_count``: a count (tokens, calls): a non-negative ``as_int``; None
-  resp. 0 when absent or malformed;
+- ``opt_count`` / ``as_count``: a count (tokens, calls): an ``as_int`` in
+  ``[0, MAX_COUNT]``; None resp. 0 when absent or malformed (negative, or past MAX_COUNT);
 - ``as_float``: a finite number, from a number or a numeric string;
 - ``parse_json_text``: tool arguments and other fields that hold JSON as a string;
 - ``dumps``: compact JSON text of anything (never raises).
@@ -22,6 +22,12 @@ import re
 from typing import Any
 
 import orjson
+
+#: The largest count any reader takes in (tokens, tool calls, operations, checks), 2**53:
+#: every count is then exact as a double, the sum of two stays below 2**63, and the compiled
+#: path (efc_tui/_speedups.c, MAX_COUNT) reads the same values as Python. A larger one is
+#: malformed, like a negative one (docs/trace-format.md, "Limits").
+MAX_COUNT = 1 << 53
 
 _INT_TEXT = re.compile(r"[+-]?\d{1,20}(?:\.0*)?")
 
@@ -71,9 +77,9 @@ def as_int(value: Any) -> int | None:
 
 
 def opt_count(value: Any) -> int | None:
-    """A count (tokens, calls): a non-negative integer, or None."""
+    """A count (tokens, calls): an integer in ``[0, MAX_COUNT]``, or None."""
     n = as_int(value)
-    return n if n is not None and n >= 0 else None
+    return n if n is not None and 0 <= n <= MAX_COUNT else None
 
 
 def as_count(value: Any) -> int:

@@ -29,6 +29,7 @@ from efc_tui import _fast
 from efc_tui.errors import InputError
 from efc_tui.model import Checks, Event, EventKind, Run, Status, TaskDemand
 from efc_tui.parsers import sniffs
+from efc_tui.parsers._values import MAX_COUNT
 from efc_tui.parsers.base import Reader, ReadOptions, open_binary
 from efc_tui.parsers.status import classify_observation, infer_kind, is_failure
 
@@ -62,6 +63,12 @@ _STEP_KEYS = {
     "oracle",
     "timestamp",
 }
+#: the deepest nesting of objects and arrays a line may have (the line itself is level 1):
+#: deeper is a malformed line. It keeps every value printable and writable again (orjson
+#: writes at most 255 levels, and a ledger puts a step's fields 5 levels down) and the
+#: Python stack safe (docs/trace-format.md, "Limits"; _speedups.c MAX_DEPTH).
+MAX_DEPTH = 240
+_COUNT_KEYS = frozenset({"tokens_in", "tokens_out", "tool_calls", "ops"})
 _KINDS = {k.value: k for k in EventKind}
 _STATUSES = {s.value: s for s in Status}
 #: the native sniff (``READER.sniff``), by the name the live follower (app/tail.py) asks for
@@ -102,6 +109,37 @@ def _num(value: Any, what: str, default: float | None = None) -> float | None:
     if value != value or value < 0:  # NaN or negative
         raise MalformedLine(f"{what} must be a non-negative number, got {value}")
     return value
+
+
+def _count(value: Any, what: str, default: float | None = None) -> float | None:
+    """A count (tokens, calls, ops, checks): a number in [0, MAX_COUNT] (_values.MAX_COUNT)."""
+    n = _num(value, what, default)
+    if n is not None and n > MAX_COUNT:
+        raise MalformedLine(f"{what} {value!r} is past the largest count, 2**53 = {MAX_COUNT}")
+    return n
+
+
+def depth(obj: Any) -> int:
+    """How many levels of objects and arrays ``obj`` nests (a scalar: 0); iterative, so any
+    depth orjson reads is measured without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(obj, 1)]
+    while stack:
+        value, level = stack.pop()
+        if isinstance(value, dict):
+            value = value.values()
+        elif not isinstance(value, list):
+            continue
+        deepest = max(deepest, level)
+        stack.extend((v, level + 1) for v in value if isinstance(v, dict | list))
+    return deepest
+
+
+def check_depth(raw: bytes, obj: Any) -> None:
+    """Raise MalformedLine when the line ``raw`` (parsed: ``obj``) nests deeper than
+    MAX_DEPTH. Only a line with more brackets than that can; it is then measured."""
+    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and depth(obj) > MAX_DEPTH:
+        raise MalformedLine(f"nested deeper than {MAX_DEPTH} levels")
 
 
 def parse_header(obj: dict[str, Any], path: Path, index: int) -> Run:
@@ -178,8 +216,10 @@ def _usage_num(usage: dict[str, Any], key: str) -> float | None:
     if v is None:
         return None
     t = type(v)
-    if (t is int or t is float) and v >= 0:
+    if (t is int or t is float) and 0 <= v <= MAX_COUNT:
         return v
+    if key in _COUNT_KEYS:
+        return _count(v, f"usage.{key}")
     return _num(v, f"usage.{key}")
 
 
@@ -223,10 +263,10 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
     ch = obs.get("checks")
     if ch is not None:
         ch = _obj(ch, "observation.checks")
-        total = _num(ch.get("total"), "observation.checks.total")
+        total = _count(ch.get("total"), "observation.checks.total")
         checks = Checks(
-            passed=int(_num(ch.get("passed"), "observation.checks.passed", 0) or 0),
-            failed=int(_num(ch.get("failed"), "observation.checks.failed", 0) or 0),
+            passed=int(_count(ch.get("passed"), "observation.checks.passed", 0) or 0),
+            failed=int(_count(ch.get("failed"), "observation.checks.failed", 0) or 0),
             total=None if total is None else int(total),
         )
     status_raw = obs.get("status")
@@ -407,6 +447,7 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
                         raise MalformedLine(f"not valid JSON ({exc.msg})") from None
                     if not isinstance(obj, dict):
                         raise MalformedLine(f"expected a JSON object, got {type(obj).__name__}")
+                    check_depth(raw, obj)
                     typ = obj.get("type")
                     if typ == "run":
                         if run is not None:
