@@ -4104,11 +4104,50 @@ done:
     return out;
 }
 
+/* ---------------------------------------------------------------- json_depth */
+
+/* parsers/_values.depth for the value a JSON text parses to, from its bytes: the deepest
+ * nesting of objects and arrays (brackets outside strings). Only meaningful for valid
+ * JSON (the readers call it after parsing). */
+static PyObject *json_depth(PyObject *self, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *p = view.buf, *end = p + view.len;
+    Py_ssize_t level = 0, deepest = 0;
+    while (p < end) {
+        const unsigned char *q = p;
+        while (q < end && *q != '"' && *q != '[' && *q != ']' && *q != '{' && *q != '}') q++;
+        if (q >= end) break;
+        unsigned char c = *q;
+        p = q + 1;
+        if (c == '"') { /* to the closing quote, over escapes */
+            while (p < end) {
+                const unsigned char *r = memchr(p, '"', (size_t)(end - p));
+                if (!r) {
+                    p = end;
+                    break;
+                }
+                const unsigned char *b = r;
+                while (b > p && b[-1] == '\\') b--;
+                p = r + 1;
+                if (((r - b) & 1) == 0) break; /* an even run of backslashes: the quote ends it */
+            }
+        } else if (c == '[' || c == '{') {
+            if (++level > deepest) deepest = level;
+        } else if (level > 0) {
+            level--;
+        }
+    }
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(deepest);
+}
+
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS, "Give the module the model's kinds, statuses and severities."},
     {"setup_slots", setup_slots, METH_VARARGS, "Let the passes read Event and Checks fields from their slots."},
     {"feature_pass", feature_pass, METH_VARARGS, "The per-event loop of features.compute_features."},
     {"no_hints", no_hints, METH_O, "True when the classifier's substring pre-filters all miss."},
+    {"json_depth", json_depth, METH_O, "The nesting depth of a valid JSON text (_values.depth of its value)."},
     {"scan_simd", scan_simd, METH_O, "Use the AVX2 paths (no_hints, step lines' strings) where the CPU has them (for tests)."},
     {"shingle_count", shingle_count, METH_O, "len(features.shingles(text)), for tests."},
     {"error_text", error_text, METH_O, "error_signature's normalized line of an ASCII text, else None."},

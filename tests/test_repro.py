@@ -24,10 +24,10 @@ from efc_tui import _fast
 from efc_tui import io as efc_io
 from efc_tui.cli import app
 from efc_tui.parsers import load, native
-from efc_tui.parsers._values import MAX_COUNT, as_count, opt_count
-from tests.conftest import FIXTURES, REPO, SHARED
+from efc_tui.parsers._values import MAX_COUNT, as_count, depth, opt_count
+from tests.conftest import REPO, SHARED
 
-REPRO = FIXTURES / "repro"
+REPRO = Path(__file__).resolve().parent / "repro"
 fast: Any = _fast.speedups()
 PATHS = ["compiled", "pure"] if fast is not None else ["pure"]
 
@@ -91,7 +91,7 @@ def test_the_depth_limit_is_exact_and_a_line_at_it_exports(
     header = {"type": "run", "schema": "efc-trace/1", "run_id": "r"}
     ok = tmp_path / "ok.jsonl"
     deep = _nested_line(native.MAX_DEPTH, where)
-    assert native.depth(deep) == native.MAX_DEPTH
+    assert depth(deep) == native.MAX_DEPTH
     lines = [header, deep] if where != "t" else [header]
     ok.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
     r = _score(ok, mode)
@@ -109,12 +109,36 @@ def test_the_depth_limit_is_exact_and_a_line_at_it_exports(
     _one_error_line(_score(bad, mode), bad, 2, "nested deeper")
 
 
+@pytest.mark.parametrize("mode", PATHS)
+def test_every_reader_rejects_a_document_nested_too_deep(tmp_path: Path, mode: str) -> None:
+    """Found by the fuzz target: a SWE-agent trajectory with a value nested 1,000 levels
+    deep was read, then `score --json` and `export` crashed writing it (TypeError)."""
+    doc = orjson.loads((REPRO / "swe_tokens_1e308.traj").read_bytes())
+    doc["info"]["model_stats"]["tokens_sent"] = 1
+    head = orjson.dumps(doc)[:-1]
+    deep = tmp_path / "deep.traj"
+    deep.write_bytes(head + b',\n"x":\n' + b"[" * 300 + b"]" * 300 + b"}")
+    r = _score(deep, mode)
+    _one_error_line(r, deep, 3, "not valid JSON: nested deeper than 240 levels")
+    ok = tmp_path / "ok.traj"
+    ok.write_bytes(head + b',\n"x":\n' + b"[" * 239 + b"]" * 239 + b"}")
+    assert _score(ok, mode).exit_code == 0
+
+
+def test_a_tool_argument_string_nested_too_deep_stays_text() -> None:
+    from efc_tui.parsers._values import parse_json_text
+
+    deep = "[" * 300 + "]" * 300
+    assert parse_json_text(deep) == deep
+    assert parse_json_text("[[1]]") == [[1]]
+
+
 def test_depth_is_measured_without_recursion() -> None:
     value: Any = 0
     for _ in range(100_000):
         value = {"k": [value]}
-    assert native.depth(value) == 200_000
-    assert native.depth(1) == 0 and native.depth([]) == 1 and native.depth({"a": {}}) == 2
+    assert depth(value) == 200_000
+    assert depth(1) == 0 and depth([]) == 1 and depth({"a": {}}) == 2
 
 
 # -- items 1 and 5: counts past the largest count -------------------------------------------

@@ -29,7 +29,7 @@ from efc_tui import _fast
 from efc_tui.errors import InputError
 from efc_tui.model import Checks, Event, EventKind, Run, Status, TaskDemand
 from efc_tui.parsers import sniffs
-from efc_tui.parsers._values import MAX_COUNT
+from efc_tui.parsers._values import MAX_COUNT, MAX_DEPTH, depth, too_deep
 from efc_tui.parsers.base import Reader, ReadOptions, open_binary
 from efc_tui.parsers.status import classify_observation, infer_kind, is_failure
 
@@ -63,11 +63,6 @@ _STEP_KEYS = {
     "oracle",
     "timestamp",
 }
-#: the deepest nesting of objects and arrays a line may have (the line itself is level 1):
-#: deeper is a malformed line. It keeps every value printable and writable again (orjson
-#: writes at most 255 levels, and a ledger puts a step's fields 5 levels down) and the
-#: Python stack safe (docs/trace-format.md, "Limits"; _speedups.c MAX_DEPTH).
-MAX_DEPTH = 240
 _COUNT_KEYS = frozenset({"tokens_in", "tokens_out", "tool_calls", "ops"})
 _KINDS = {k.value: k for k in EventKind}
 _STATUSES = {s.value: s for s in Status}
@@ -111,34 +106,29 @@ def _num(value: Any, what: str, default: float | None = None) -> float | None:
     return value
 
 
+def _brief(value: Any) -> str:
+    """A value as an error message shows it: its repr, cut at 80 characters; an object or
+    array nested deeply by its depth (its repr would be long, or too deep to make)."""
+    if isinstance(value, dict | list) and (d := depth(value)) > 8:
+        return f"a JSON {'object' if isinstance(value, dict) else 'array'} nested {d} levels"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _count(value: Any, what: str, default: float | None = None) -> float | None:
     """A count (tokens, calls, ops, checks): a number in [0, MAX_COUNT] (_values.MAX_COUNT)."""
     n = _num(value, what, default)
     if n is not None and n > MAX_COUNT:
-        raise MalformedLine(f"{what} {value!r} is past the largest count, 2**53 = {MAX_COUNT}")
+        raise MalformedLine(
+            f"{what} {_brief(value)} is past the largest count, 2**53 = {MAX_COUNT}"
+        )
     return n
-
-
-def depth(obj: Any) -> int:
-    """How many levels of objects and arrays ``obj`` nests (a scalar: 0); iterative, so any
-    depth orjson reads is measured without recursion."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(obj, 1)]
-    while stack:
-        value, level = stack.pop()
-        if isinstance(value, dict):
-            value = value.values()
-        elif not isinstance(value, list):
-            continue
-        deepest = max(deepest, level)
-        stack.extend((v, level + 1) for v in value if isinstance(v, dict | list))
-    return deepest
 
 
 def check_depth(raw: bytes, obj: Any) -> None:
     """Raise MalformedLine when the line ``raw`` (parsed: ``obj``) nests deeper than
-    MAX_DEPTH. Only a line with more brackets than that can; it is then measured."""
-    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and depth(obj) > MAX_DEPTH:
+    MAX_DEPTH (_values.MAX_DEPTH)."""
+    if too_deep(raw, obj):
         raise MalformedLine(f"nested deeper than {MAX_DEPTH} levels")
 
 
@@ -151,7 +141,7 @@ def parse_header(obj: dict[str, Any], path: Path, index: int) -> Run:
         if success in (0, 1):
             success = bool(success)
         else:
-            raise MalformedLine(f"success must be true, false or null, not {success!r}")
+            raise MalformedLine(f"success must be true, false or null, not {_brief(success)}")
     demand = None
     td = obj.get("task_demand")
     if td is not None:
@@ -170,7 +160,7 @@ def parse_header(obj: dict[str, Any], path: Path, index: int) -> Run:
         or reward != reward
         or reward in (float("inf"), float("-inf"))
     ):
-        raise MalformedLine(f"reward must be a finite number or null, not {reward!r}")
+        raise MalformedLine(f"reward must be a finite number or null, not {_brief(reward)}")
     return Run(
         run_id=str(run_id),
         task_id=_opt_str(obj.get("task_id")),
@@ -256,7 +246,7 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
     else:
         found_kind = _KINDS.get(kind_raw) if type(kind_raw) is str else None
         if found_kind is None:
-            raise MalformedLine(f"action.kind {kind_raw!r} is not one of {', '.join(_KINDS)}")
+            raise MalformedLine(f"action.kind {_brief(kind_raw)} is not one of {', '.join(_KINDS)}")
         kind = found_kind
 
     checks = None
@@ -273,7 +263,9 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
     if status_raw is None:
         exit_code = obs.get("exit_code")
         if exit_code is not None and type(exit_code) is not int:
-            raise MalformedLine(f"observation.exit_code must be an integer, not {exit_code!r}")
+            raise MalformedLine(
+                f"observation.exit_code must be an integer, not {_brief(exit_code)}"
+            )
         status, found = classify_observation(
             obs_text, exit_code=exit_code, is_check=kind is EventKind.CHECK
         )
@@ -285,7 +277,7 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
         found_status = _STATUSES.get(status_raw) if type(status_raw) is str else None
         if found_status is None:
             raise MalformedLine(
-                f"observation.status {status_raw!r} is not one of {', '.join(_STATUSES)}"
+                f"observation.status {_brief(status_raw)} is not one of {', '.join(_STATUSES)}"
             )
         status = found_status
 
@@ -319,7 +311,7 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
             type(r) is int and 0 <= r < index for r in refs_raw
         ):
             raise MalformedLine(
-                f"refs must be a list of indices of earlier events (< {index}), got {refs_raw!r}"
+                f"refs must be a list of indices of earlier events (< {index}), got {_brief(refs_raw)}"
             )
         refs = tuple(refs_raw)
     else:
@@ -345,7 +337,7 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
 
     step = obj.get("t", index)
     if type(step) is not int:
-        raise MalformedLine(f"t must be an integer step index, not {step!r}")
+        raise MalformedLine(f"t must be an integer step index, not {_brief(step)}")
     return Event(
         index,
         step,
@@ -462,7 +454,9 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
                             'the first line must be the run header {"type": "run", ...}'
                         )
                     if typ != "step":
-                        raise MalformedLine(f'unknown line type {typ!r} (expected "run" or "step")')
+                        raise MalformedLine(
+                            f'unknown line type {_brief(typ)} (expected "run" or "step")'
+                        )
                     event = (
                         compiled_step(obj, len(run.events), prev_failed) if compiled_step else None
                     )
