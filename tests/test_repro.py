@@ -356,3 +356,14 @@ def test_the_build_takes_cflags_and_ldflags(monkeypatch: pytest.MonkeyPatch) -> 
     assert cmd[-2:] == ["-fsanitize=address", "-lm"]
     monkeypatch.setenv("CFLAGS", "-g")
     assert "-O2" in hook.compile_command(src, out)
+
+
+def test_the_trace_schema_gives_the_largest_count() -> None:
+    schema = json.loads((REPO / "efc_tui" / "schemas" / "efc-trace-1.schema.json").read_text())
+    step = schema["$defs"]["step"]["properties"]
+    checks = step["observation"]["properties"]["checks"]["properties"]
+    usage = step["usage"]["properties"]
+    for k in ("passed", "failed", "total"):
+        assert checks[k]["maximum"] == MAX_COUNT
+    for k in ("tokens_in", "tokens_out", "tool_calls", "ops"):
+        assert usage[k]["maximum"] == MAX_COUNT
