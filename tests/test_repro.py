@@ -28,6 +28,9 @@ from efc_tui.parsers._values import MAX_COUNT, as_count, depth, opt_count
 from tests.conftest import REPO, SHARED
 
 REPRO = Path(__file__).resolve().parent / "repro"
+FIXTURE_ATIF = (
+    Path(__file__).resolve().parent / "fixtures" / "formats" / "atif_subtraj" / "trajectory.json"
+)
 fast: Any = _fast.speedups()
 PATHS = ["compiled", "pure"] if fast is not None else ["pure"]
 
@@ -367,3 +370,24 @@ def test_the_trace_schema_gives_the_largest_count() -> None:
         assert checks[k]["maximum"] == MAX_COUNT
     for k in ("tokens_in", "tokens_out", "tool_calls", "ops"):
         assert usage[k]["maximum"] == MAX_COUNT
+
+
+def test_an_atif_sub_trajectory_name_too_long_is_a_warning(tmp_path: Path) -> None:
+    """Found by the fuzz target: a sub-trajectory path longer than the file system takes
+    (ENAMETOOLONG) crashed the ATIF reader (OSError, exit 1)."""
+    src = FIXTURE_ATIF.read_bytes()
+    doc = orjson.loads(src)
+    refs = [
+        r
+        for step in doc["steps"]
+        for r in (step.get("observation") or {}).get("results", [])
+        if r.get("subagent_trajectory_ref")
+    ]
+    assert refs, "the fixture has a sub-trajectory reference"
+    for r in refs:
+        for ref in r["subagent_trajectory_ref"]:
+            ref["trajectory_path"] = "t" + "x" * 5000 + ".json"
+    p = tmp_path / "trajectory.json"
+    p.write_bytes(orjson.dumps(doc))
+    [run] = load(p)
+    assert any("not followed (File name too long)" in w for w in run.warnings)
