@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SAMPLE := sample_traces/noisy_high_budget.jsonl
 LINTED := efc_tui tests bench hatch_build.py
 
-.PHONY: run test check lint format bench clean fit-default estimator estimator-real golden adapter-report
+.PHONY: run test check lint format sanitize bench clean fit-default estimator estimator-real golden adapter-report
 
 # the compiled fast path is built at install (hatch_build.py): reinstall when it changes
 $(BIN)/efc-tui: pyproject.toml hatch_build.py efc_tui/_speedups.c
@@ -28,8 +28,28 @@ run: $(BIN)/efc-tui
 test: lint
 	$(BIN)/python -m pytest
 
-## check: what CI runs (make test)
-check: test
+## check: what CI runs (make test), and the compiled path under the sanitizers
+check: test sanitize
+
+## sanitize: build the compiled fast path with AddressSanitizer + UndefinedBehaviorSanitizer
+## into a temporary folder (hatch_build.py takes CFLAGS/LDFLAGS) and run the tests of the
+## compiled path against it (EFC_TUI_SPEEDUPS, efc_tui/_fast.py; libasan preloaded, as the
+## interpreter is not built with it). Any sanitizer report fails the run. Not part of `test`.
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+SAN_TESTS := tests/test_speedups.py tests/test_native_lines.py tests/test_repro.py \
+	tests/test_fuzz_diff.py tests/test_native.py tests/test_status_prefilters.py
+sanitize: $(VENV)/.dev
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	so="$$tmp/_speedups$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"; \
+	CFLAGS="-O1 -g $(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" $(BIN)/python -c \
+		'import sys, hatch_build; from pathlib import Path; why = hatch_build.build_extension(Path("efc_tui/_speedups.c"), Path(sys.argv[1])); sys.exit(why)' "$$so"; \
+	export EFC_TUI_SPEEDUPS="$$so" LD_PRELOAD="$$($${CC:-cc} -print-file-name=libasan.so)" \
+		PYTHONMALLOC=malloc ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1; \
+	$(BIN)/python -c 'import os; from efc_tui import _fast; m = _fast.speedups(); \
+		assert m is not None and m.__file__ == os.environ["EFC_TUI_SPEEDUPS"], _fast.STATUS'; \
+	echo "sanitize: $$so (ASan + UBSan) in use"; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(SAN_TESTS) $(SAN_PYTEST_ARGS)
 
 ## lint: ruff's rules, ruff's formatting (checked, never rewritten) and mypy (~15 s)
 lint: $(VENV)/.dev

@@ -10,7 +10,10 @@ efc_tui runs its pure-Python path, which gives the same results (efc_tui/_fast.p
   editable install imports it from (git ignores it).
 
 The compile command is the one CPython itself was built with: ``LDSHARED`` and
-``CCSHARED`` from ``sysconfig`` (``$CC`` replaces the compiler when set).
+``CCSHARED`` from ``sysconfig`` (``$CC`` replaces the compiler when set). ``$CFLAGS`` and
+``$LDFLAGS`` are added after our own flags, so the caller's win: an ``-O`` level in
+``$CFLAGS`` replaces our ``-O2`` (``make sanitize`` builds with
+``CFLAGS="-O1 -g -fsanitize=address,undefined"``).
 """
 
 from __future__ import annotations
@@ -43,17 +46,23 @@ def compile_command(src: Path, out: Path) -> list[str] | None:
         cmd = [*shlex.split(os.environ["CC"]), *cmd[1:]]
     data = src.read_bytes()
     digest = f"{zlib.crc32(data):08x}-{len(data)}"  # as efc_tui._fast.source_hash
+    cflags = shlex.split(os.environ.get("CFLAGS", ""))
+    ldflags = shlex.split(os.environ.get("LDFLAGS", ""))
+    # the caller's optimisation level, when it gives one, is the only one on the line
+    opt = [] if any(f.startswith("-O") for f in cflags) else ["-O2"]
     return [
         *cmd,
         *shlex.split(sysconfig.get_config_var("CCSHARED") or ""),
-        "-O2",
+        *opt,
         "-DNDEBUG",
         f'-DEFC_SOURCE_HASH="{digest}"',
+        *cflags,
         "-I",
         include,
         str(src),
         "-o",
         str(out),
+        *ldflags,
     ]
 
 

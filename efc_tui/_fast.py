@@ -10,6 +10,8 @@ compares them on every fixture). The pure-Python path runs when
 - ``EFC_TUI_PURE_PYTHON=1`` is set, or code runs inside ``pure_python()``.
 
 ``speedups()`` returns the module or None; ``STATUS`` says which and why.
+``EFC_TUI_SPEEDUPS=/path/to/_speedups.so`` loads the extension from that file instead (a
+build made elsewhere: ``make sanitize`` runs the tests against one built with sanitizers).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from types import ModuleType
 
 ENV = "EFC_TUI_PURE_PYTHON"
+BUILD_ENV = "EFC_TUI_SPEEDUPS"
 
 
 class Fallback(Exception):  # a signal between the two paths, never seen by a user
@@ -39,11 +42,27 @@ def source_hash(path: Path) -> str:
     return f"{zlib.crc32(data):08x}-{len(data)}"
 
 
+def _import(path: str) -> ModuleType:
+    """The extension: the package's own, or the one built at ``path`` (BUILD_ENV)."""
+    if not path:
+        return importlib.import_module("efc_tui._speedups")
+    import sys
+    from importlib.util import module_from_spec, spec_from_file_location
+
+    spec = spec_from_file_location("efc_tui._speedups", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{BUILD_ENV}={path}: not an extension module")
+    module = module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.modules["efc_tui._speedups"] = module
+    return module
+
+
 def _load() -> tuple[ModuleType | None, str]:
     if os.environ.get(ENV, "") not in ("", "0"):
         return None, f"pure Python ({ENV} is set)"
     try:
-        _speedups = importlib.import_module("efc_tui._speedups")
+        _speedups = _import(os.environ.get(BUILD_ENV, ""))
     except ImportError:
         return None, "pure Python (the compiled extension is not built)"
     src = Path(__file__).with_name("_speedups.c")

@@ -57,6 +57,13 @@
 #define PREFETCH(p) ((void)0)
 #endif
 
+/* The largest count a reader takes in (tokens, tool calls, ops, checks): parsers/_values.py
+ * MAX_COUNT, 2**53 (docs/trace-format.md, "Limits"); a larger one is left to Python, which
+ * rejects it. The deepest nesting of a native line: parsers/native.py MAX_DEPTH; a line that
+ * could be deeper is left to Python, which measures it. Both are exported (tests compare). */
+#define MAX_COUNT (1LL << 53)
+#define MAX_DEPTH 240
+
 #ifndef EFC_SOURCE_HASH
 #define EFC_SOURCE_HASH "unknown"
 #endif
@@ -1407,6 +1414,10 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
             }
             c[t] = 1.0;
             int64_t ran = passed + failed;
+            if (ran > (1LL << 53)) { /* (double)ran would round: Python divides the exact ints */
+                fallback("checks counts sum past 2**53");
+                goto error;
+            }
             if (ran > 0) {
                 int64_t m = known_checks;
                 if (total > m) m = total;
@@ -2153,8 +2164,9 @@ static PyObject *frozen(PyObject **keys) {
 }
 
 /* A usage number (the value of its key, NULL when absent): *out NULL when absent/None;
- * 0 = fine, -1 = leave it to Python. */
-static int usage_num(PyObject *value, PyObject **out) {
+ * 0 = fine, -1 = leave it to Python. A count (``is_count``: tokens, tool calls, ops) must
+ * be at most MAX_COUNT, so that sums of counts cannot overflow (Python rejects it). */
+static int usage_num(PyObject *value, PyObject **out, int is_count) {
     *out = value;
     if (!*out || *out == Py_None) {
         *out = NULL;
@@ -2163,11 +2175,15 @@ static int usage_num(PyObject *value, PyObject **out) {
     if (PyLong_CheckExact(*out)) {
         int overflow = 0;
         long long x = PyLong_AsLongLongAndOverflow(*out, &overflow);
-        if (overflow || x < 0) return -1;
+        if (overflow || x < 0 || (is_count && x > MAX_COUNT)) {
+            if (x == -1 && PyErr_Occurred()) PyErr_Clear();
+            return -1;
+        }
         return 0;
     }
     if (PyFloat_CheckExact(*out)) {
         double x = PyFloat_AS_DOUBLE(*out);
+        if (is_count) return (x >= 0.0 && x <= (double)MAX_COUNT) ? 0 : -1;
         return (x >= 0.0 && x < 9.0e18) ? 0 : -1; /* NaN compares false; int() fits a long long */
     }
     return -1;
@@ -2727,6 +2743,10 @@ static PyObject *native_lines(PyObject *self, PyObject *args) {
             PyErr_Clear(); /* declined */
         }
         if (!ev) {
+            /* a line that may nest deeper than MAX_DEPTH: Python measures (and rejects) it */
+            Py_ssize_t brackets = 0;
+            for (Py_ssize_t k = pos; k < stop; k++) brackets += base[k] == '{' || base[k] == '[';
+            if (brackets > MAX_DEPTH) break;
             PyObject *raw = PyBytes_FromStringAndSize(base + pos, stop - pos);
             if (!raw) goto done;
             PyObject *obj = PyObject_CallOneArg(loads, raw);
@@ -2876,8 +2896,9 @@ static PyObject *build_event(StepFields *f, Py_ssize_t index, int prev_failed) {
     int nflags = 0;
     PyObject *kind = NULL, *status = NULL, *checks = NULL, *refs = NULL, *extra = NULL, *ev = NULL;
     PyObject *tin_v, *tout_v, *wall_v, *calls_v, *ops_v;
-    if (usage_num(f->tin, &tin_v) < 0 || usage_num(f->tout, &tout_v) < 0 || usage_num(f->wall, &wall_v) < 0 ||
-        usage_num(f->calls, &calls_v) < 0 || usage_num(f->ops, &ops_v) < 0) {
+    if (usage_num(f->tin, &tin_v, 1) < 0 || usage_num(f->tout, &tout_v, 1) < 0 ||
+        usage_num(f->wall, &wall_v, 0) < 0 || usage_num(f->calls, &calls_v, 1) < 0 ||
+        usage_num(f->ops, &ops_v, 1) < 0) {
         if (PyErr_Occurred()) return NULL;
         Py_RETURN_NONE;
     }
@@ -2934,6 +2955,11 @@ static PyObject *build_event(StepFields *f, Py_ssize_t index, int prev_failed) {
         for (int k = 0; k < 3; k++) {
             if (vals[k] == Py_None) vals[k] = NULL;
             if (vals[k] && (!PyLong_CheckExact(vals[k]) || _PyLong_Sign(vals[k]) < 0)) goto python;
+            if (vals[k]) { /* a count: at most MAX_COUNT, else Python rejects it */
+                int overflow = 0;
+                long long x = PyLong_AsLongLongAndOverflow(vals[k], &overflow);
+                if (overflow || x > MAX_COUNT) goto python;
+            }
         }
         PyObject *zero = PyLong_FromLong(0);
         if (!zero) goto error;
@@ -3494,6 +3520,10 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
                 goto event_fail;
             }
             ran = passed + failed;
+            if (ran > (1LL << 53)) { /* (double)ran would round: Python divides the exact ints */
+                fallback("checks counts sum past 2**53");
+                goto event_fail;
+            }
             if (ran > 0) {
                 int64_t m = known_checks;
                 if (total > m) m = total;
@@ -4074,11 +4104,50 @@ done:
     return out;
 }
 
+/* ---------------------------------------------------------------- json_depth */
+
+/* parsers/_values.depth for the value a JSON text parses to, from its bytes: the deepest
+ * nesting of objects and arrays (brackets outside strings). Only meaningful for valid
+ * JSON (the readers call it after parsing). */
+static PyObject *json_depth(PyObject *self, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *p = view.buf, *end = p + view.len;
+    Py_ssize_t level = 0, deepest = 0;
+    while (p < end) {
+        const unsigned char *q = p;
+        while (q < end && *q != '"' && *q != '[' && *q != ']' && *q != '{' && *q != '}') q++;
+        if (q >= end) break;
+        unsigned char c = *q;
+        p = q + 1;
+        if (c == '"') { /* to the closing quote, over escapes */
+            while (p < end) {
+                const unsigned char *r = memchr(p, '"', (size_t)(end - p));
+                if (!r) {
+                    p = end;
+                    break;
+                }
+                const unsigned char *b = r;
+                while (b > p && b[-1] == '\\') b--;
+                p = r + 1;
+                if (((r - b) & 1) == 0) break; /* an even run of backslashes: the quote ends it */
+            }
+        } else if (c == '[' || c == '{') {
+            if (++level > deepest) deepest = level;
+        } else if (level > 0) {
+            level--;
+        }
+    }
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(deepest);
+}
+
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS, "Give the module the model's kinds, statuses and severities."},
     {"setup_slots", setup_slots, METH_VARARGS, "Let the passes read Event and Checks fields from their slots."},
     {"feature_pass", feature_pass, METH_VARARGS, "The per-event loop of features.compute_features."},
     {"no_hints", no_hints, METH_O, "True when the classifier's substring pre-filters all miss."},
+    {"json_depth", json_depth, METH_O, "The nesting depth of a valid JSON text (_values.depth of its value)."},
     {"scan_simd", scan_simd, METH_O, "Use the AVX2 paths (no_hints, step lines' strings) where the CPU has them (for tests)."},
     {"shingle_count", shingle_count, METH_O, "len(features.shingles(text)), for tests."},
     {"error_text", error_text, METH_O, "error_signature's normalized line of an ASCII text, else None."},
@@ -4160,7 +4229,9 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     INTERN(empty_str, "");
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
-    if (PyModule_AddStringConstant(m, "SOURCE_HASH", EFC_SOURCE_HASH) < 0) {
+    if (PyModule_AddStringConstant(m, "SOURCE_HASH", EFC_SOURCE_HASH) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_DEPTH", MAX_DEPTH) < 0 ||
+        PyModule_AddObject(m, "MAX_COUNT", PyLong_FromLongLong(MAX_COUNT)) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -280,6 +280,7 @@ class RunLoader:
         self.stopped = False
         # whole-file following: what was read last time
         self._size = -1
+        self._ident: tuple[int, int] | None = None  # (st_dev, st_ino) of the file read
         self._events: list[Event] = []
         self._warnings: set[str] = set()
         #: set by the screen once the first rows are painted: reading on before that would
@@ -329,6 +330,8 @@ class RunLoader:
             if batch.another_run:
                 yield SeveralRuns()
                 return
+            if batch.shrank or batch.rotated:
+                warnings.append(_changed(batch.shrank, "reading"))
             if tail.offset == before:
                 break  # only an unterminated line is left
             now = time.perf_counter()
@@ -392,7 +395,8 @@ class RunLoader:
                     yield SeveralRuns()
                     return
         if self.follow:
-            self._size = _size(self.path)
+            st = _stat(self.path)
+            self._size, self._ident = st.st_size, (st.st_dev, st.st_ino)
             self._events = list(chosen.events)
             self._warnings = set(chosen.warnings)
         header = _header(chosen)
@@ -498,8 +502,8 @@ class RunLoader:
                     "a new run header was appended: follow stopped "
                     "(open the file again to see the next run)"
                 )
-            if batch.shrank:
-                warnings.append("the file shrank (rotated or truncated): follow stopped")
+            if batch.shrank or batch.rotated:
+                warnings.append(_changed(batch.shrank, "follow"))
             if tail.at_end or not batch.events:
                 break
         self.stopped = tail.stopped
@@ -508,14 +512,16 @@ class RunLoader:
         return Events(events, None, warnings, followed=True)
 
     def _poll_whole(self) -> Events | None:
-        size = _size(self.path)
-        if size == self._size:
+        st = _stat(self.path)
+        ident = (st.st_dev, st.st_ino)
+        if self._ident is None:
+            self._ident = ident
+        size = st.st_size
+        if ident == self._ident and size == self._size:
             return None
-        if size < self._size:
+        if size < self._size or ident != self._ident:
             self.stopped = True
-            return Events(
-                [], None, ["the file shrank (rotated or truncated): follow stopped"], followed=True
-            )
+            return Events([], None, [_changed(size < self._size, "follow")], followed=True)
         self._size = size
         run = next(iter(self._read_runs()), None)
         if run is None:
@@ -532,11 +538,18 @@ class RunLoader:
         return batch
 
 
-def _size(path: Path) -> int:
+def _stat(path: Path) -> os.stat_result:
     try:
-        return os.stat(path).st_size
+        return os.stat(path)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", path) from None
+
+
+def _changed(shrank: bool, what: str) -> str:
+    """The notice when the file read is no longer the one read so far (app/tail.py)."""
+    if shrank:
+        return f"the file shrank (rotated or truncated): {what} stopped"
+    return f"the file was replaced or rewritten (rotated): {what} stopped"
 
 
 class ScorePasses:

@@ -35,8 +35,30 @@ _STATUS_CODE = {s: i for i, s in enumerate(Status)}
 #: control decisions that interrupt a run (anything else is "continue")
 _CONTROL_MARK = {"stop": "stop", "rollback": "↶ rollback"}
 
-#: search only looks this far into each action/observation (bounded, like the detail pane)
+#: search reads a long action/observation this many characters at a time (all of it, in
+#: overlapping windows), asking between windows whether it was cancelled
 SEARCH_SCAN = 1_000_000
+
+
+class _Cancelled(Exception):
+    pass
+
+
+def _contains(
+    pat: re.Pattern[str], text: str, width: int, cancelled: Callable[[], bool] | None
+) -> bool:
+    """Does ``text`` hold a match of ``pat`` (a literal of ``width`` characters)? All of the
+    text is read, SEARCH_SCAN characters at a time; windows overlap by ``width - 1`` so a
+    match across their border is found."""
+    n = len(text)
+    if n <= SEARCH_SCAN:
+        return pat.search(text) is not None
+    for start in range(0, n, SEARCH_SCAN):
+        if cancelled is not None and start and cancelled():
+            raise _Cancelled
+        if pat.search(text, start, min(n, start + SEARCH_SCAN + width - 1)):
+            return True
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,23 +368,29 @@ class ReplayData:
         self, query: str, *, cancelled: Callable[[], bool] | None = None
     ) -> list[int] | None:
         """Every shown event whose action, tool or observation contains ``query``
-        (case-insensitive, literal; the first SEARCH_SCAN characters of each text), in
-        order. ``cancelled`` is polled so a worker can stop early (then None)."""
+        (case-insensitive, literal; all of each text, however long), in order.
+        ``cancelled`` is polled so a worker can stop early (then None)."""
         if not query:
             return []
         pat = re.compile(re.escape(query), re.IGNORECASE)
+        # a case-insensitive literal matches as many characters as it has, but for the few
+        # whose case forms differ in length: a window overlap of twice that is safe
+        width = 2 * len(query)
         found: list[int] = []
-        for i, e in enumerate(self.events):
-            if cancelled is not None and i % 4096 == 0 and cancelled():
-                return None
-            if self._visible is not None and not self._matches(i):
-                continue
-            if (
-                pat.search(e.action_text, 0, SEARCH_SCAN)
-                or (e.tool and pat.search(e.tool))
-                or pat.search(e.observation_text, 0, SEARCH_SCAN)
-            ):
-                found.append(i)
+        try:
+            for i, e in enumerate(self.events):
+                if cancelled is not None and i % 4096 == 0 and cancelled():
+                    return None
+                if self._visible is not None and not self._matches(i):
+                    continue
+                if (
+                    _contains(pat, e.action_text, width, cancelled)
+                    or (e.tool and pat.search(e.tool))
+                    or _contains(pat, e.observation_text, width, cancelled)
+                ):
+                    found.append(i)
+        except _Cancelled:
+            return None
         return found
 
     def search(

@@ -5,7 +5,11 @@ The replay app uses this for two jobs:
 - the first load of a native trace, so the ledger shows rows while the rest of the file is
   still being parsed (a 100k-event run is interactive before it is fully read);
 - ``--follow``: it remembers the byte offset after the last complete line and, when the
-  file grows, reads only the appended bytes.
+  file grows, reads only the appended bytes. Before each read it checks that the file is
+  still the one it read: the same file (``st_dev``/``st_ino``), not shorter than the offset,
+  and with the same bytes at its start and just before the offset (up to ``MARK`` bytes
+  each). A log rotated, truncated or rewritten between two polls, even one already longer
+  again, stops the follow instead of being read on from the old offset.
 
 Lines go through the same functions the headless reader uses (``native.step_to_event`` and
 its header parser, with the same ``prev_failed`` bookkeeping), so a run read here has the
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import BinaryIO
 
 import orjson
 
@@ -33,6 +38,8 @@ _Bad = native.MalformedLine
 
 #: bytes read per call; a batch is always cut at the last complete line
 CHUNK = 4 * 1024 * 1024
+#: bytes compared at the file's start and before the offset to see it was not rewritten
+MARK = 256
 
 
 def can_tail(path: str | Path) -> bool:
@@ -49,7 +56,7 @@ class TailBatch:
     """What one read produced (a plain class: a dataclass costs ~2 M instructions to
     create, at every start of the app)."""
 
-    __slots__ = ("another_run", "events", "shrank", "warnings")
+    __slots__ = ("another_run", "events", "rotated", "shrank", "warnings")
 
     def __init__(self) -> None:
         self.events: list[Event] = []
@@ -58,6 +65,8 @@ class TailBatch:
         self.another_run = False
         #: the file is now shorter than what was read (rotated or truncated): reading stopped
         self.shrank = False
+        #: the path is now another file, or its bytes already read changed: reading stopped
+        self.rotated = False
 
 
 class NativeTail:
@@ -79,6 +88,9 @@ class NativeTail:
         self.stopped = False  # a second run or a shrunk file: nothing more will be read
         self.size = 0
         self._skip_newline = False  # the last line was consumed before its "\n" arrived
+        self._ident: tuple[int, int] | None = None  # (st_dev, st_ino) of the file read
+        self._head = b""  # its first bytes read (up to MARK)
+        self._tail = b""  # the bytes just before ``offset`` (up to MARK)
 
     @property
     def n_events(self) -> int:
@@ -95,41 +107,84 @@ class NativeTail:
             raise InputError(f"cannot read: {exc.strerror or exc}", self.path) from None
         return self.size
 
+    def _open(self) -> BinaryIO:
+        try:
+            return self.path.open("rb")
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror or exc}", self.path) from None
+
+    def _same_file(self, f: BinaryIO, batch: TailBatch) -> bool:
+        """Is the open file still the one read so far? Sets ``size``; False (and the
+        batch says why, reading stops) when it shrank, was replaced or rewritten."""
+        st = os.fstat(f.fileno())
+        self.size = st.st_size
+        ident = (st.st_dev, st.st_ino)
+        if self._ident is None:
+            self._ident = ident
+        if self.size < self.offset:
+            batch.shrank = True
+        elif ident != self._ident or not self._marks_hold(f):
+            batch.rotated = True
+        else:
+            return True
+        self.stopped = True
+        return False
+
+    def _marks_hold(self, f: BinaryIO) -> bool:
+        if self._head:
+            f.seek(0)
+            if f.read(len(self._head)) != self._head:
+                return False
+        if self._tail:
+            f.seek(self.offset - len(self._tail))
+            if f.read(len(self._tail)) != self._tail:
+                return False
+        return True
+
+    def _consumed(self, data: bytes) -> None:
+        """Remember the bytes just read past the old offset (``data``) as the marks."""
+        if len(self._head) < MARK:
+            self._head = (self._head + data[:MARK])[:MARK]
+        self._tail = (self._tail + data[-MARK:])[-MARK:]
+
     def read(self, max_bytes: int = CHUNK) -> TailBatch:
         """Parse the complete lines after ``offset`` (at most about ``max_bytes``)."""
         batch = TailBatch()
         if self.stopped:
             return batch
-        size = self.stat_size()
-        if size < self.offset:
-            self.stopped = True
-            batch.shrank = True
-            return batch
-        if size == self.offset:
-            return batch
-        with self.path.open("rb") as f:
-            f.seek(self.offset)
-            data = f.read(min(max_bytes, size - self.offset))
+        with self._open() as f:
+            if not self._same_file(f, batch) or self.size == self.offset:
+                return batch
+            start = self.offset
+            f.seek(start)
+            data = f.read(min(max_bytes, self.size - start))
+        raw = data
         if self._skip_newline and data[:1] == b"\n":
             data = data[1:]
             self.offset += 1
         self._skip_newline = False
         end = data.rfind(b"\n")
         if end < 0:
-            if self.offset + len(data) < size:  # one line longer than the chunk: read it whole
+            if self.offset + len(data) < self.size:  # one line longer than the chunk: read it whole
+                self._consumed(raw[: self.offset - start])
                 return self.read(max_bytes * 2)
+            self._consumed(raw[: self.offset - start])
             return batch  # only an unterminated line so far
         self._lines(data[: end + 1], batch)
+        self._consumed(raw[: self.offset - start])
         return batch
 
     def finish(self) -> TailBatch:
         """Handle an unterminated last line as ``parsers.load`` does: whole JSON is a line;
         anything else is a truncated line, reported as a warning."""
         batch = TailBatch()
-        if self.stopped or self.stat_size() <= self.offset:
+        if self.stopped:
             return batch
-        with self.path.open("rb") as f:
-            f.seek(self.offset)
+        with self._open() as f:
+            if not self._same_file(f, batch) or self.size <= self.offset:
+                return batch
+            start = self.offset
+            f.seek(start)
             rest = f.read()
         if not rest.strip():
             return batch
@@ -145,6 +200,7 @@ class NativeTail:
                 batch.warnings.append(warning)
             return batch
         self._lines(rest, batch)
+        self._consumed(rest[: self.offset - start])
         self._skip_newline = True
         return batch
 
@@ -171,6 +227,7 @@ class NativeTail:
                 raise _Bad(f"not valid JSON ({exc.msg})") from None
             if not isinstance(obj, dict):
                 raise _Bad(f"expected a JSON object, got {type(obj).__name__}")
+            native.check_depth(raw, obj)
             typ = obj.get("type")
             if typ == "run":
                 if self.run is not None:

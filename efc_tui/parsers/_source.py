@@ -24,6 +24,7 @@ import orjson
 
 from efc_tui.errors import InputError
 from efc_tui.model import Run
+from efc_tui.parsers._values import MAX_DEPTH, deep_position, too_deep
 from efc_tui.parsers.base import SNIFF_BYTES, ReadOptions, Sniff, open_binary, read_all
 
 #: at most this many per-line warnings are listed; the rest are only counted
@@ -58,8 +59,10 @@ def loads_repairing(data: bytes) -> tuple[Any, bool]:
     if data.startswith(_BOM):
         data = data[len(_BOM) :]
     try:
-        return orjson.loads(data), False
-    except orjson.JSONDecodeError:
+        return _not_too_deep(data, orjson.loads(data)), False
+    except orjson.JSONDecodeError as exc:
+        if exc.msg.startswith("nested deeper"):
+            raise
         try:
             data.decode("utf-8")
             bad_utf8 = False
@@ -68,7 +71,20 @@ def loads_repairing(data: bytes) -> tuple[Any, bool]:
         fixed = _fix_surrogates(data) if b"\\u" in data else data
         if not bad_utf8 and fixed == data:
             raise
-    return orjson.loads(fixed.decode("utf-8", errors="replace") if bad_utf8 else fixed), True
+    return _not_too_deep(
+        fixed, orjson.loads(fixed.decode("utf-8", errors="replace") if bad_utf8 else fixed)
+    ), True
+
+
+def _not_too_deep(data: bytes, value: Any) -> Any:
+    """``value``, unless its JSON text nests deeper than any reader takes
+    (``_values.MAX_DEPTH``): then a JSONDecodeError at the place, which the callers report
+    as any invalid JSON, with its line."""
+    if too_deep(data, value):
+        pos = deep_position(data)
+        doc = data[:pos].decode("utf-8", errors="replace")
+        raise orjson.JSONDecodeError(f"nested deeper than {MAX_DEPTH} levels", doc, len(doc))
+    return value
 
 
 def decode_json(data: bytes) -> Any:

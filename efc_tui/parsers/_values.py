@@ -6,10 +6,11 @@ every reader.
   ``id_str``: an identifier, which some formats write as a number (``42`` -> ``"42"``);
 - ``as_int``: an integer, negative ones included (exit codes), from an int, an integral
   float or a decimal string (OTLP writes ``intValue`` as a string); ``12.5`` is not one;
-- ``opt_count`` / ``as_count``: a count (tokens, calls): a non-negative ``as_int``; None
-  resp. 0 when absent or malformed;
+- ``opt_count`` / ``as_count``: a count (tokens, calls): an ``as_int`` in
+  ``[0, MAX_COUNT]``; None resp. 0 when absent or malformed (negative, or past MAX_COUNT);
 - ``as_float``: a finite number, from a number or a numeric string;
 - ``parse_json_text``: tool arguments and other fields that hold JSON as a string;
+- ``too_deep`` / ``depth``: JSON nested deeper than MAX_DEPTH levels, which no reader takes;
 - ``dumps``: compact JSON text of anything (never raises).
 
 Booleans are never numbers here (``True`` is not 1 token).
@@ -22,6 +23,18 @@ import re
 from typing import Any
 
 import orjson
+
+#: The largest count any reader takes in (tokens, tool calls, operations, checks), 2**53:
+#: every count is then exact as a double, the sum of two stays below 2**63, and the compiled
+#: path (efc_tui/_speedups.c, MAX_COUNT) reads the same values as Python. A larger one is
+#: malformed, like a negative one (docs/trace-format.md, "Limits").
+MAX_COUNT = 1 << 53
+
+#: The deepest nesting of objects and arrays any reader takes in (a JSON line or document is
+#: level 1): deeper is malformed (docs/trace-format.md, "Limits"). Every value read can then
+#: be printed, and written out again (JSON writers stop at 255 levels; a ledger puts a
+#: step's fields 5 levels down) without exhausting the Python stack.
+MAX_DEPTH = 240
 
 _INT_TEXT = re.compile(r"[+-]?\d{1,20}(?:\.0*)?")
 
@@ -71,9 +84,9 @@ def as_int(value: Any) -> int | None:
 
 
 def opt_count(value: Any) -> int | None:
-    """A count (tokens, calls): a non-negative integer, or None."""
+    """A count (tokens, calls): an integer in ``[0, MAX_COUNT]``, or None."""
     n = as_int(value)
-    return n if n is not None and n >= 0 else None
+    return n if n is not None and 0 <= n <= MAX_COUNT else None
 
 
 def as_count(value: Any) -> int:
@@ -97,6 +110,57 @@ def as_float(value: Any) -> float | None:
     return f if math.isfinite(f) else None
 
 
+def depth(obj: Any) -> int:
+    """How many levels of objects and arrays ``obj`` nests (a scalar: 0); iterative, so any
+    depth a JSON parser gives is measured without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(obj, 1)]
+    while stack:
+        value, level = stack.pop()
+        if isinstance(value, dict):
+            value = value.values()
+        elif not isinstance(value, list):
+            continue
+        deepest = max(deepest, level)
+        stack.extend((v, level + 1) for v in value if isinstance(v, dict | list))
+    return deepest
+
+
+def too_deep(raw: bytes | str, obj: Any) -> bool:
+    """Does the JSON text ``raw`` (parsed: ``obj``) nest deeper than MAX_DEPTH? Only a text
+    with more brackets than that can; it is then measured (by the compiled extension from
+    the bytes when it is built, else by ``depth``: the same answer)."""
+    if isinstance(raw, str):
+        if raw.count("[") + raw.count("{") <= MAX_DEPTH:
+            return False
+    elif raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH:
+        return False
+    from efc_tui import _fast
+
+    fast = _fast.speedups()
+    if fast is not None and isinstance(raw, bytes):
+        return bool(fast.json_depth(raw) > MAX_DEPTH)
+    return depth(obj) > MAX_DEPTH
+
+
+_BRACKET = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+
+
+def deep_position(raw: bytes) -> int:
+    """Where ``raw`` first nests deeper than MAX_DEPTH (its byte offset; 0 if it does not):
+    for the error message's line, so only on that path."""
+    level = 0
+    for m in _BRACKET.finditer(raw):
+        c = raw[m.start()]
+        if c in b"[{":
+            level += 1
+            if level > MAX_DEPTH:
+                return m.start()
+        elif c in b"]}":
+            level -= 1
+    return 0
+
+
 def parse_json_text(value: Any) -> Any:
     """A string holding a JSON object, array or string, parsed; anything else (and a
     string that is not valid JSON) is returned as it is. Tool-call arguments are a JSON
@@ -105,9 +169,10 @@ def parse_json_text(value: Any) -> Any:
         s = value.strip()
         if s[:1] in ("{", "[", '"'):
             try:
-                return orjson.loads(s)
+                parsed = orjson.loads(s)
             except orjson.JSONDecodeError:
                 return value
+            return value if too_deep(s, parsed) else parsed
     return value
 
 

@@ -457,7 +457,14 @@ class _Steps:
                     "or not a .json file)"
                 )
                 continue
-            if not target.is_file():
+            try:
+                found = target.is_file()
+            except OSError as exc:  # a name too long for the file system, ...
+                warnings.append(
+                    f"{path}: sub-trajectory {rel!r} not followed ({exc.strerror or exc})"
+                )
+                continue
+            if not found:
                 self.missing.append(rel)
                 continue
             try:

@@ -29,6 +29,7 @@ from efc_tui import _fast
 from efc_tui.errors import InputError
 from efc_tui.model import Checks, Event, EventKind, Run, Status, TaskDemand
 from efc_tui.parsers import sniffs
+from efc_tui.parsers._values import MAX_COUNT, MAX_DEPTH, depth, too_deep
 from efc_tui.parsers.base import Reader, ReadOptions, open_binary
 from efc_tui.parsers.status import classify_observation, infer_kind, is_failure
 
@@ -62,6 +63,7 @@ _STEP_KEYS = {
     "oracle",
     "timestamp",
 }
+_COUNT_KEYS = frozenset({"tokens_in", "tokens_out", "tool_calls", "ops"})
 _KINDS = {k.value: k for k in EventKind}
 _STATUSES = {s.value: s for s in Status}
 #: the native sniff (``READER.sniff``), by the name the live follower (app/tail.py) asks for
@@ -104,6 +106,32 @@ def _num(value: Any, what: str, default: float | None = None) -> float | None:
     return value
 
 
+def _brief(value: Any) -> str:
+    """A value as an error message shows it: its repr, cut at 80 characters; an object or
+    array nested deeply by its depth (its repr would be long, or too deep to make)."""
+    if isinstance(value, dict | list) and (d := depth(value)) > 8:
+        return f"a JSON {'object' if isinstance(value, dict) else 'array'} nested {d} levels"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _count(value: Any, what: str, default: float | None = None) -> float | None:
+    """A count (tokens, calls, ops, checks): a number in [0, MAX_COUNT] (_values.MAX_COUNT)."""
+    n = _num(value, what, default)
+    if n is not None and n > MAX_COUNT:
+        raise MalformedLine(
+            f"{what} {_brief(value)} is past the largest count, 2**53 = {MAX_COUNT}"
+        )
+    return n
+
+
+def check_depth(raw: bytes, obj: Any) -> None:
+    """Raise MalformedLine when the line ``raw`` (parsed: ``obj``) nests deeper than
+    MAX_DEPTH (_values.MAX_DEPTH)."""
+    if too_deep(raw, obj):
+        raise MalformedLine(f"nested deeper than {MAX_DEPTH} levels")
+
+
 def parse_header(obj: dict[str, Any], path: Path, index: int) -> Run:
     run_id = obj.get("run_id")
     if run_id is None:
@@ -113,7 +141,7 @@ def parse_header(obj: dict[str, Any], path: Path, index: int) -> Run:
         if success in (0, 1):
             success = bool(success)
         else:
-            raise MalformedLine(f"success must be true, false or null, not {success!r}")
+            raise MalformedLine(f"success must be true, false or null, not {_brief(success)}")
     demand = None
     td = obj.get("task_demand")
     if td is not None:
@@ -132,7 +160,7 @@ def parse_header(obj: dict[str, Any], path: Path, index: int) -> Run:
         or reward != reward
         or reward in (float("inf"), float("-inf"))
     ):
-        raise MalformedLine(f"reward must be a finite number or null, not {reward!r}")
+        raise MalformedLine(f"reward must be a finite number or null, not {_brief(reward)}")
     return Run(
         run_id=str(run_id),
         task_id=_opt_str(obj.get("task_id")),
@@ -178,8 +206,10 @@ def _usage_num(usage: dict[str, Any], key: str) -> float | None:
     if v is None:
         return None
     t = type(v)
-    if (t is int or t is float) and v >= 0:
+    if (t is int or t is float) and 0 <= v <= MAX_COUNT:
         return v
+    if key in _COUNT_KEYS:
+        return _count(v, f"usage.{key}")
     return _num(v, f"usage.{key}")
 
 
@@ -216,24 +246,26 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
     else:
         found_kind = _KINDS.get(kind_raw) if type(kind_raw) is str else None
         if found_kind is None:
-            raise MalformedLine(f"action.kind {kind_raw!r} is not one of {', '.join(_KINDS)}")
+            raise MalformedLine(f"action.kind {_brief(kind_raw)} is not one of {', '.join(_KINDS)}")
         kind = found_kind
 
     checks = None
     ch = obs.get("checks")
     if ch is not None:
         ch = _obj(ch, "observation.checks")
-        total = _num(ch.get("total"), "observation.checks.total")
+        total = _count(ch.get("total"), "observation.checks.total")
         checks = Checks(
-            passed=int(_num(ch.get("passed"), "observation.checks.passed", 0) or 0),
-            failed=int(_num(ch.get("failed"), "observation.checks.failed", 0) or 0),
+            passed=int(_count(ch.get("passed"), "observation.checks.passed", 0) or 0),
+            failed=int(_count(ch.get("failed"), "observation.checks.failed", 0) or 0),
             total=None if total is None else int(total),
         )
     status_raw = obs.get("status")
     if status_raw is None:
         exit_code = obs.get("exit_code")
         if exit_code is not None and type(exit_code) is not int:
-            raise MalformedLine(f"observation.exit_code must be an integer, not {exit_code!r}")
+            raise MalformedLine(
+                f"observation.exit_code must be an integer, not {_brief(exit_code)}"
+            )
         status, found = classify_observation(
             obs_text, exit_code=exit_code, is_check=kind is EventKind.CHECK
         )
@@ -245,7 +277,7 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
         found_status = _STATUSES.get(status_raw) if type(status_raw) is str else None
         if found_status is None:
             raise MalformedLine(
-                f"observation.status {status_raw!r} is not one of {', '.join(_STATUSES)}"
+                f"observation.status {_brief(status_raw)} is not one of {', '.join(_STATUSES)}"
             )
         status = found_status
 
@@ -279,7 +311,7 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
             type(r) is int and 0 <= r < index for r in refs_raw
         ):
             raise MalformedLine(
-                f"refs must be a list of indices of earlier events (< {index}), got {refs_raw!r}"
+                f"refs must be a list of indices of earlier events (< {index}), got {_brief(refs_raw)}"
             )
         refs = tuple(refs_raw)
     else:
@@ -305,7 +337,7 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
 
     step = obj.get("t", index)
     if type(step) is not int:
-        raise MalformedLine(f"t must be an integer step index, not {step!r}")
+        raise MalformedLine(f"t must be an integer step index, not {_brief(step)}")
     return Event(
         index,
         step,
@@ -407,6 +439,7 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
                         raise MalformedLine(f"not valid JSON ({exc.msg})") from None
                     if not isinstance(obj, dict):
                         raise MalformedLine(f"expected a JSON object, got {type(obj).__name__}")
+                    check_depth(raw, obj)
                     typ = obj.get("type")
                     if typ == "run":
                         if run is not None:
@@ -421,7 +454,9 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
                             'the first line must be the run header {"type": "run", ...}'
                         )
                     if typ != "step":
-                        raise MalformedLine(f'unknown line type {typ!r} (expected "run" or "step")')
+                        raise MalformedLine(
+                            f'unknown line type {_brief(typ)} (expected "run" or "step")'
+                        )
                     event = (
                         compiled_step(obj, len(run.events), prev_failed) if compiled_step else None
                     )

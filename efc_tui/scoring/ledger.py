@@ -65,6 +65,22 @@ class RunFigures:
     def as_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}
 
+    def non_finite(self) -> str | None:
+        """The ledger's flag when a figure is infinite or NaN (a number in the input too
+        large for a float, e.g. ``task_demand.L`` = 1.8e308 makes D_task inf): tables print
+        it as it is and JSON as null, so the run says why. None when all are finite."""
+        bad = [
+            f"{name} = {v}"
+            for name in self.__slots__
+            if isinstance(v := getattr(self, name), float) and not np.isfinite(v)
+        ]
+        if not bad:
+            return None
+        return (
+            f"non-finite figures: {', '.join(bad)} (a number in the input too large for a "
+            "float); the figures computed from them are not meaningful"
+        )
+
 
 @dataclass(slots=True)
 class Ledger:
@@ -159,6 +175,8 @@ def score_run(run: Run, estimator: Estimator | None = None) -> Ledger:
         success=run.success,
     )
     flags = list(run.flags) + hq.flags + cost.flags + dem.flags
+    if (overflow := fig.non_finite()) is not None:
+        flags.append(overflow)
     if est_file.provisional:
         flags.append("estimator θ is provisional (not yet calibrated)")
     if ofa is None and list(map(attrgetter("oracle"), run.events)).count(None) < len(run.events):
