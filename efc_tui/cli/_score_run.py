@@ -331,8 +331,7 @@ def _local_items(
     """The scored runs of local files in order: on a pool of ``jobs`` processes (default:
     this machine's cores) when there are files to share, else in this process (``--jobs
     1``, one file), the same runs, warnings and errors either way."""
-    from efc_tui.cluster.pool import default_jobs
-    from efc_tui.cluster.work import score_item
+    from efc_tui.cluster.work import default_jobs, score_item
 
     n = default_jobs() if jobs is None else jobs
     if n > 1 and len(files) > 1:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
-import os
 import signal
 from collections import deque
 from collections.abc import Iterator
@@ -28,14 +27,6 @@ from efc_tui.errors import EfcError
 AHEAD = 2
 
 _job: Job | None = None
-
-
-def default_jobs() -> int:
-    """The cores this process may run on (its CPU affinity, else the machine's count)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
 
 
 def _start(job: Job) -> None:
@@ -110,4 +101,4 @@ def _stop(pool: ProcessPoolExecutor) -> None:
         proc.join()
 
 
-__all__ = ["AHEAD", "default_jobs", "read_files"]
+__all__ = ["AHEAD", "read_files"]
