@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -117,15 +118,11 @@ def bare_parse(files: list[Path]) -> tuple[float, float, int]:
         if f.suffix == ".jsonl":
             for line in data.splitlines():
                 if line.strip():
-                    try:
+                    with suppress(orjson.JSONDecodeError):
                         orjson.loads(line)
-                    except orjson.JSONDecodeError:
-                        pass
         elif not f.name.endswith(".eval"):
-            try:
+            with suppress(orjson.JSONDecodeError):
                 orjson.loads(data)
-            except orjson.JSONDecodeError:
-                pass
     return time.perf_counter() - t0, time.process_time() - c0, size
 
 
