@@ -9,7 +9,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from efc_tui.scoring.features import _TARGET, target
+from efc_tui.scoring.features import _TARGET, _may_hold_target, target
 
 PLAIN = re.compile(r"[\w.-]*/[\w./-]+|[\w-]+\.[A-Za-z]\w{0,4}\b")
 
@@ -23,6 +23,8 @@ def spans(pattern: re.Pattern[str], text: str) -> tuple[int, int, str] | None:
 @given(st.text(alphabet='ab_Z9é-./: \n"{}', max_size=40))
 def test_the_linear_pattern_matches_what_the_plain_one_matches(text: str) -> None:
     assert spans(_TARGET, text) == spans(PLAIN, text)
+    if not _may_hold_target(text):  # the check that skips the search never skips a match
+        assert PLAIN.search(text) is None
 
 
 def test_on_commands_agents_write() -> None:
@@ -35,6 +37,10 @@ def test_on_commands_agents_write() -> None:
         "ls",
         "",
         "x" * 600 + "/y",
+        "I have updated your order. Is there anything else?",
+        "see https://example.com/a",
+        "end/",
+        "a.B",
     ):
         assert spans(_TARGET, text) == spans(PLAIN, text)
         m = PLAIN.search(text[:500])

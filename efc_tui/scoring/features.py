@@ -188,11 +188,27 @@ def target(action_text: str) -> str:
 def _target(text: str) -> str:
     """``target`` of at most 500 characters (features and demand ask for the same texts,
     and agents repeat their commands)."""
-    m = _TARGET.search(text)
+    m = _TARGET.search(text) if _may_hold_target(text) else None
     if m:
         return m.group(0)
     parts = text.split(None, 1)
     return parts[0] if parts else ""
+
+
+def _may_hold_target(text: str) -> bool:
+    """False when ``_TARGET`` cannot match: no "/" before the last character and no "."
+    before an ASCII letter (every match holds one or the other). A check with string
+    methods, 50x faster than the search, which most prose (a chat agent's replies) fails."""
+    slash = text.find("/")
+    if 0 <= slash < len(text) - 1:
+        return True
+    dot = text.find(".")
+    while dot >= 0:
+        after = text[dot + 1 : dot + 2]
+        if after.isascii() and after.isalpha():
+            return True
+        dot = text.find(".", dot + 1)
+    return False
 
 
 class _Pass(NamedTuple):
