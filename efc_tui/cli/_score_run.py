@@ -328,13 +328,14 @@ def run(
 def _local_items(
     files: TraceFiles, job: Job, jobs: int | None, quiet: bool
 ) -> Iterator[ScoredItem]:
-    """The scored runs of local files in order: on a pool of ``jobs`` processes (default:
-    this machine's cores) when there are files to share, else in this process (``--jobs
-    1``, one file), the same runs, warnings and errors either way."""
-    from efc_tui.cluster.work import default_jobs, score_item
+    """The scored runs of local files in order: on a pool of ``jobs`` processes when there
+    are files to share (by default this machine's cores, once the files hold enough to
+    repay starting them), else in this process (``--jobs 1``), the same runs, warnings and
+    errors either way."""
+    from efc_tui.cluster.work import default_jobs, score_item, worth_a_pool
 
-    n = default_jobs() if jobs is None else jobs
-    if n > 1 and len(files) > 1:
+    n = jobs if jobs is not None else default_jobs()
+    if n > 1 and len(files) > 1 and (jobs is not None or worth_a_pool(files)):
         yield from iter_scored(files, job, n, quiet=quiet)
         return
     for run in iter_runs(files, job.fmt, job.lenient, quiet=quiet, outcomes=job.outcomes):

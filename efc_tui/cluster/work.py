@@ -137,6 +137,25 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+#: below this many bytes of logs, the default is to read them in the command's own
+#: process: starting the workers (and their readers' imports) costs about 0.2 s, what one
+#: process takes to score a few MB
+POOL_BYTES = 4_000_000
+
+
+def worth_a_pool(files: list[Path]) -> bool:
+    """Whether the files hold enough to repay starting the workers (``POOL_BYTES``)."""
+    total = 0
+    for f in files:
+        try:
+            total += os.stat(f).st_size
+        except OSError:
+            continue  # its reader says why
+        if total >= POOL_BYTES:
+            return True
+    return False
+
+
 def score_item(run: Run, job: Job) -> ScoredItem:
     """Score one run the way ``score`` / ``fit`` do and keep what the command needs (the
     ledger and its events are dropped here)."""
@@ -440,4 +459,5 @@ __all__ = [
     "release_memory",
     "score_batch",
     "score_item",
+    "worth_a_pool",
 ]
