@@ -106,3 +106,27 @@ def test_the_pool_gives_each_files_result_in_input_order() -> None:
         [it.row for it in r.items] for r in here
     ]
     assert all(r.items and r.error is None for r in pooled)
+
+
+KILLER = """
+import os, signal, sys
+import efc_tui.cluster.pool as pool
+read = pool.read_file
+def read_file(index, path, job):
+    if index == 1:
+        os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's OOM killer would
+    return read(index, path, job)
+pool.read_file = read_file
+sys.argv = ["efc-tui", "score", sys.argv[1], "--jsonl", "-q", "--jobs", "2"]
+from efc_tui.cli import main
+main()
+"""
+
+
+def test_a_worker_that_dies_ends_the_command_with_one_line_and_exit_2() -> None:
+    r = subprocess.run(
+        [sys.executable, "-c", KILLER, str(SAMPLES)], capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 2
+    assert r.stderr.startswith("efc-tui: error: a worker process stopped")
+    assert len(r.stderr.splitlines()) == 1 and "Traceback" not in r.stderr

@@ -207,7 +207,14 @@ def iter_scored(
 
     reading = _Reading(files, job.fmt, quiet, job.outcomes)
     labels = job.outcomes.labels if job.outcomes is not None else None
-    for res in read_files(files, job, jobs):
+    results = read_files(files, job, jobs)
+    while True:
+        try:
+            res = next(results, None)
+        except EfcError as exc:  # a worker died (killed, out of memory)
+            fail(exc)
+        if res is None:
+            break
         if labels is not None:
             for i in res.labels_used:
                 labels.rows[i].used = True

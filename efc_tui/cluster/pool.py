@@ -23,8 +23,11 @@ from efc_tui.cluster.work import FileResult, Job, read_file
 from efc_tui.errors import EfcError
 
 #: files read ahead of the one the command is waiting for, per worker: enough to keep every
-#: worker busy past a slow file, few enough that waiting results stay small
-AHEAD = 2
+#: worker busy past a slow file (a 3 MB tau-bench file among small ones), few enough that
+#: waiting results stay small (rows of figures: a few hundred bytes a run)
+AHEAD = 8
+#: ... when each run's result holds its whole ledger (``--json``) or adapter summary
+AHEAD_LARGE = 2
 
 _job: Job | None = None
 
@@ -54,7 +57,7 @@ def _context() -> multiprocessing.context.BaseContext:
 def read_files(files: list[Path], job: Job, jobs: int) -> Iterator[FileResult]:
     """Every file's result, in input order, read on ``jobs`` processes. The workers stop
     when the caller stops iterating (an error it exits on, Ctrl-C). A worker that dies
-    (killed, out of memory) raises EfcError naming the file it was reading."""
+    (killed, out of memory) raises EfcError naming the first file whose result it took."""
     pool = ProcessPoolExecutor(
         max_workers=max(1, min(jobs, len(files))),
         mp_context=_context(),
@@ -63,11 +66,12 @@ def read_files(files: list[Path], job: Job, jobs: int) -> Iterator[FileResult]:
     )
     pending: deque[tuple[Path, Future[FileResult]]] = deque()
     todo = iter(enumerate(files))
+    ahead = (AHEAD_LARGE if job.documents or job.summaries else AHEAD) * jobs
     done = False
     try:
         for index, path in todo:
             pending.append((path, pool.submit(_read, index, str(path))))
-            if len(pending) >= AHEAD * jobs:
+            if len(pending) >= ahead:
                 break
         while pending:
             path, future = pending.popleft()
@@ -75,8 +79,8 @@ def read_files(files: list[Path], job: Job, jobs: int) -> Iterator[FileResult]:
                 result = future.result()
             except BrokenProcessPool as exc:
                 raise EfcError(
-                    f"{path}: the worker process reading it stopped ({exc}); "
-                    "try --jobs 1, or fewer jobs if memory is short"
+                    f"a worker process stopped (killed, or out of memory?) while {path} or a "
+                    f"file after it was read ({exc}); try --jobs 1, or fewer jobs"
                 ) from None
             for index, nxt in todo:
                 pending.append((nxt, pool.submit(_read, index, str(nxt))))
@@ -101,4 +105,4 @@ def _stop(pool: ProcessPoolExecutor) -> None:
         proc.join()
 
 
-__all__ = ["AHEAD", "read_files"]
+__all__ = ["AHEAD", "AHEAD_LARGE", "read_files"]
