@@ -44,7 +44,16 @@ def mixed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-OUTPUTS = [[], ["--jsonl"], ["--csv"], ["--json"], ["--adapter"], ["--min-eta", "0.5"]]
+OUTPUTS = [
+    [],
+    ["--jsonl"],
+    ["--csv"],
+    ["--json"],
+    ["--adapter"],
+    ["--min-eta", "0.5"],
+    ["--fit", "default"],
+    ["--json", "--fit", "default"],
+]
 
 
 @pytest.mark.parametrize("mode", OUTPUTS, ids=lambda m: " ".join(m) or "table")
