@@ -97,7 +97,7 @@ def score(
         "--jobs",
         min=1,
         metavar="N",
-        help="Read and score local files on N processes (default: this machine's cores; 1: in this process). The output is the same either way.",
+        help="Read and score local files on N processes (default: this machine's cores once the files hold 4 MB or more; 1: in this process). The output is the same either way.",
     ),
     dask: bool = typer.Option(False, "--dask", help=DASK_HELP),
     scheduler: str | None = typer.Option(
