@@ -76,6 +76,7 @@ bench: $(VENV)/.dev
 	$(BIN)/python bench/open_bench.py
 	$(BIN)/python bench/open_instructions.py
 	$(BIN)/python bench/dask_bench.py
+	$(BIN)/python bench/folder_bench.py
 
 ## fit-default: regenerate efc_tui/data/default_fit.json and the table in docs/fitting.md
 ## from the default synthetic corpus (see docs/fitting.md)

@@ -56,6 +56,8 @@ LINES: list[list[str]] = [
     [SAMPLE, "--scheduler", "tcp://x:1"], [SAMPLE, "--dask-workers", "2"], [], ["--jsonl"],
     [SAMPLE, "--nope"], [SAMPLE, "--jso"], [SAMPLE, "--format", "-q"], [SAMPLE, "--version"],
     [SAMPLE, "--min-eta", "-1"], [SAMPLE, "--min-eta=-1"], ["-1"], [SAMPLE, "--no-quiet"],
+    [SAMPLE, "--jobs", "2"], [SAMPLE, "--jobs=1"], [SAMPLE, "--jobs", "0"], [SAMPLE, "--jobs"],
+    [SAMPLE, "--jobs", "1.5"], [SAMPLE, "--jobs", "2", "--dask"],
 ]
 # fmt: on
 
@@ -76,6 +78,7 @@ def test_the_common_command_lines_skip_typer() -> None:
         [SAMPLE, "--min-eta", "0.5", "--json"],
         [SAMPLE, "--format", "native", "-q"],
         [SAMPLE, "--junit", "r.xml", "--github", "--labels", ROOT_README],
+        [SAMPLE, SAMPLE, "--jsonl", "--jobs", "2"],
     ):
         assert _score_argv.parse(argv) is not None, argv
 
@@ -130,6 +133,7 @@ def test_random_command_lines_mean_what_they_mean_to_typer(argv: list[str]) -> N
     [
         [str(SAMPLES)],  # the table
         [str(SAMPLES), "--jsonl", "-q"],
+        [str(SAMPLES), "--jsonl", "--jobs", "2"],  # on the pool
         [
             str(SAMPLES / "repair_loop.jsonl"),
             "--csv",

@@ -115,21 +115,22 @@ def test_pure_python_scores_like_the_reference_when_nothing_is_built(tmp_path: P
 def test_gc_quiet_freezes_each_run_while_it_is_scored_and_restores_the_collector() -> None:
     import gc
 
-    from efc_tui.cli._common import gc_quiet
+    from efc_tui.cluster.work import gc_quiet
+    from efc_tui.model import Run
 
     def reader():
         for i in range(3):
             assert not gc.isenabled()  # nothing scans what the reader builds
-            yield i
+            yield Run(run_id=str(i))
 
     seen = []
     for run in gc_quiet(reader()):
         assert gc.isenabled() and gc.get_freeze_count() > 0  # the run is frozen while scored
-        seen.append(run)
-    assert seen == [0, 1, 2] and gc.isenabled() and gc.get_freeze_count() == 0
+        seen.append(run.run_id)
+    assert seen == ["0", "1", "2"] and gc.isenabled() and gc.get_freeze_count() == 0
 
     def broken():
-        yield 0
+        yield Run(run_id="0")
         raise ValueError("bad line")
 
     with pytest.raises(ValueError):

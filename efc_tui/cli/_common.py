@@ -6,7 +6,6 @@ them all), so rich, the readers and the scoring core are imported where they are
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 from collections.abc import Iterator
@@ -23,6 +22,7 @@ if TYPE_CHECKING:
     from rich.progress import Progress
     from rich.text import Text
 
+    from efc_tui.cluster.work import Job, ScoredItem
     from efc_tui.model import Run
     from efc_tui.parsers import Discovery, Outcomes
 
@@ -178,88 +178,131 @@ def iter_runs(
     quiet. A file met while walking a folder that no reader recognizes is skipped with a
     warning; when it looks like an agent log (by name or shape) it is also counted, and
     named again in a closing summary. Reading no run at all exits 2."""
+    from efc_tui.cluster.work import gc_quiet
     from efc_tui.parsers import load
-    from efc_tui.parsers.discover import looks_like_sidecar, looks_like_trajectory
 
-    named = files.named if isinstance(files, TraceFiles) else set(files)
-    found = files.discovery if isinstance(files, TraceFiles) else None
-    unreadable: list[str] = []
-    if found is not None:
-        for trial, logs in found.unreadable_trials.items():
-            unreadable.append(str(trial))
-            if not quiet:
-                warn(
-                    f"{trial}: a trial whose logs no reader recognizes "
-                    f"({_names([p.name for p in logs]) or 'no log files'}); not read"
-                )
-    runs = 0
+    reading = _Reading(files, fmt, quiet, outcomes)
     for path in files:
         try:
             for run in gc_quiet(load(path, fmt, lenient=lenient, outcomes=outcomes)):
-                runs += 1
-                if not quiet:
-                    for w in run.warnings:
-                        warn(w)
+                reading.read(run.warnings)
                 yield run
+                del run  # not held while the next run is read
         except UnrecognizedFormat as exc:
-            if path in named or fmt:
-                fail(exc)
-            if looks_like_sidecar(path):
-                continue  # an evaluation report the sidecar lookup reads
-            if looks_like_trajectory(path):
-                unreadable.append(str(path))
-                if not quiet:
-                    warn(f"{path}: looks like an agent log, but no reader recognizes it; not read")
-            elif not quiet:
-                warn(f"skipped: {exc}")
+            reading.unrecognized(path, exc)
         except EfcError as exc:
             fail(exc)
-    where = ", ".join(files.args) if isinstance(files, TraceFiles) else ", ".join(map(str, files))
-    if not runs:
-        if unreadable:
-            fail(
-                f"no runs in {where}: {len(unreadable)} agent log(s) could not be read: {_names(unreadable)}"
-            )
-        fail(f"no runs in {where}")
-    if unreadable and not quiet:
-        warn(
-            f"{runs} run(s) read; {len(unreadable)} agent log(s) could not be read: {_names(unreadable)}"
-        )
-    labels = outcomes.labels if outcomes is not None else None
-    if labels is not None and not quiet:
-        missing = labels.unmatched()
-        if missing:
-            named_rows = [f"line {r.line} ({r.describe()})" for r in missing]
-            warn(
-                f"{labels.path}: {len(missing)} label(s) name no run that was read: {_names(named_rows)}"
-            )
+    reading.finish()
 
 
-def gc_quiet(runs: Iterator[Run]) -> Iterator[Run]:
-    """The runs, read without the cyclic garbage collector scanning what the reader builds.
+def iter_scored(
+    files: list[Path], job: Job, jobs: int, *, quiet: bool = False
+) -> Iterator[ScoredItem]:
+    """The scored runs of every file, read and scored on ``jobs`` worker processes
+    (``cluster.pool``), yielded in input order with the same warnings, errors and exit
+    codes as ``iter_runs`` followed by ``score_item``: the output is the same byte for
+    byte, only sooner. A file that cannot be read exits 2 where ``iter_runs`` would, after
+    the runs read before it."""
+    from efc_tui.cluster.pool import read_files
 
-    A run is hundreds of thousands of small acyclic objects (events, their tuples and
-    dicts): collections while it is read, and again while it is scored, only walk them over
-    and over (12% of reading a 100k-event trace). So the collector is off while a run is
-    read, and the run is frozen (never scanned) while the caller scores it; it is unfrozen
-    when the next run is asked for, so a cycle it may hold is still found later."""
-    if not gc.isenabled():
-        yield from runs
-        return
-    it = iter(runs)
+    reading = _Reading(files, job.fmt, quiet, job.outcomes)
+    labels = job.outcomes.labels if job.outcomes is not None else None
+    results = read_files(files, job, jobs)
     while True:
-        gc.disable()
         try:
-            run = next(it, None)
-        finally:
-            gc.enable()
-        if run is None:
-            return
-        gc.freeze()
-        try:
-            yield run
-        finally:
-            gc.unfreeze()
+            res = next(results, None)
+        except EfcError as exc:  # a worker died (killed, out of memory)
+            fail(exc)
+        if res is None:
+            break
+        if labels is not None:
+            for i in res.labels_used:
+                labels.rows[i].used = True
+        for item in res.items:
+            reading.read(item.warnings)
+            yield item
+        if res.error is None:
+            continue
+        path = files[res.index]
+        if res.error_kind != "unrecognized":
+            fail(res.error)
+        reading.unrecognized(path, res.error, res.looks_like or "other")
+    reading.finish()
+
+
+class _Reading:
+    """What ``iter_runs`` and ``iter_scored`` say while reading files, and at the end."""
+
+    def __init__(
+        self, files: list[Path], fmt: str | None, quiet: bool, outcomes: Outcomes | None
+    ) -> None:
+        self.files, self.fmt, self.quiet, self.outcomes = files, fmt, quiet, outcomes
+        self.named = files.named if isinstance(files, TraceFiles) else set(files)
+        found = files.discovery if isinstance(files, TraceFiles) else None
+        self.unreadable: list[str] = []
+        self.runs = 0
+        if found is not None:
+            for trial, logs in found.unreadable_trials.items():
+                self.unreadable.append(str(trial))
+                if not quiet:
+                    warn(
+                        f"{trial}: a trial whose logs no reader recognizes "
+                        f"({_names([p.name for p in logs]) or 'no log files'}); not read"
+                    )
+
+    def read(self, warnings: list[str]) -> None:
+        """A run was read, with these warnings."""
+        self.runs += 1
+        if not self.quiet:
+            for w in warnings:
+                warn(w)
+
+    def unrecognized(
+        self, path: Path, exc: UnrecognizedFormat | str, looks: str | None = None
+    ) -> None:
+        """No reader recognizes ``path`` (``looks``: what ``cluster.work.looks_like`` says
+        of it, asked here when None): an error for a file named on the command line or a
+        forced format, else skipped."""
+        if path in self.named or self.fmt:
+            fail(exc)
+        if looks is None:
+            from efc_tui.cluster.work import looks_like
+
+            looks = looks_like(path)
+        kind = looks
+        if kind == "sidecar":
+            return  # an evaluation report the sidecar lookup reads
+        if kind == "trajectory":
+            self.unreadable.append(str(path))
+            if not self.quiet:
+                warn(f"{path}: looks like an agent log, but no reader recognizes it; not read")
+        elif not self.quiet:
+            warn(f"skipped: {exc}")
+
+    def finish(self) -> None:
+        """No run read exits 2; else the closing warnings."""
+        files, runs, unreadable, quiet = self.files, self.runs, self.unreadable, self.quiet
+        where = (
+            ", ".join(files.args) if isinstance(files, TraceFiles) else ", ".join(map(str, files))
+        )
+        if not runs:
+            if unreadable:
+                fail(
+                    f"no runs in {where}: {len(unreadable)} agent log(s) could not be read: {_names(unreadable)}"
+                )
+            fail(f"no runs in {where}")
+        if unreadable and not quiet:
+            warn(
+                f"{runs} run(s) read; {len(unreadable)} agent log(s) could not be read: {_names(unreadable)}"
+            )
+        labels = self.outcomes.labels if self.outcomes is not None else None
+        if labels is not None and not quiet:
+            missing = labels.unmatched()
+            if missing:
+                named_rows = [f"line {r.line} ({r.describe()})" for r in missing]
+                warn(
+                    f"{labels.path}: {len(missing)} label(s) name no run that was read: {_names(named_rows)}"
+                )
 
 
 def progress_enabled(quiet: bool, n_files: int) -> bool:

@@ -95,6 +95,7 @@ VALUED: dict[str, tuple[str, Callable[[str], Any]]] = {
     "--fit": ("fit_file", _path),
     "--junit": ("junit", _path),
     "--parquet": ("parquet_out", _path),
+    "--jobs": ("jobs", _at_least(_to_int, 1)),
 }
 
 

@@ -20,6 +20,7 @@ from efc_tui.cli._common import (
     fail,
     fmt_value,
     iter_runs,
+    iter_scored,
     outcomes_from,
     progress_bar,
     progress_enabled,
@@ -31,9 +32,13 @@ from efc_tui.display import common_folder
 from efc_tui.errors import EfcError
 
 if TYPE_CHECKING:  # the scoring core, the adapter and rich load when the command runs
+    from collections.abc import Iterator
+
     from efc_tui.adapter import AdapterConfig
     from efc_tui.cireport import RunCheck
+    from efc_tui.cli._common import TraceFiles
     from efc_tui.cli._dask import DaskSetting
+    from efc_tui.cluster.work import Job, ScoredItem
 
 
 def is_url(arg: str) -> bool:
@@ -227,11 +232,12 @@ def run(
     junit: Path | None = None,
     parquet_out: Path | None = None,
     github: bool = False,
+    jobs: int | None = None,
 ) -> None:
     """``efc-tui score`` with its options as parsed (``score.py`` declares them for Typer,
     ``_score_argv.py`` reads plain ones without it): what the command does, start to end."""
     from efc_tui.adapter import AdapterConfig
-    from efc_tui.cluster.work import Job, ScoredItem, score_item
+    from efc_tui.cluster.work import Job
     from efc_tui.export import dumps
     from efc_tui.output import RUN_COLUMNS, CsvRows, ScoreDocuments
     from efc_tui.scoring import load_estimator
@@ -254,6 +260,8 @@ def run(
         except EfcError as exc:
             fail(exc)
     on_dask = dask_setting(dask, scheduler, dask_workers, paths)
+    if on_dask is not None and jobs is not None:
+        fail("--jobs sizes this machine's pool of processes; on Dask, --dask-workers does")
     outcomes = outcomes_from(labels, success_threshold)
     files = collect_paths(paths) if on_dask is None else None
     planned = None
@@ -362,12 +370,12 @@ def run(
         with progress if progress is not None else nullcontext():
             task = progress.add_task("score", total=len(files)) if progress is not None else None
             done_files: set[str] = set()
-            for run in iter_runs(files, fmt, lenient, quiet=quiet, outcomes=outcomes):
-                item = score_item(run, job)
+            for item in _local_items(files, job, jobs, quiet):
                 emit(item)
-                if progress is not None and task is not None and run.source_path not in done_files:
-                    done_files.add(run.source_path or "")
+                if progress is not None and task is not None and item.source_path not in done_files:
+                    done_files.add(item.source_path or "")
                     progress.update(task, completed=len(done_files))
+                del item  # (a --json ledger) not held while the next run is read
     if fits is not None and not quiet:
         for line in fits.warnings():
             warn(line)
@@ -399,6 +407,26 @@ def run(
         reading.finish()  # exit 2 when a source could not be read
     if failures:
         exit_now(EXIT_THRESHOLD)
+
+
+def _local_items(
+    files: TraceFiles, job: Job, jobs: int | None, quiet: bool
+) -> Iterator[ScoredItem]:
+    """The scored runs of local files in order: on a pool of ``jobs`` processes when there
+    are files to share (by default this machine's cores, once the files hold enough to
+    repay starting them), else in this process (``--jobs 1``), the same runs, warnings and
+    errors either way."""
+    from efc_tui.cluster.work import default_jobs, score_item, worth_a_pool
+
+    n = jobs if jobs is not None else default_jobs()
+    if n > 1 and len(files) > 1 and (jobs is not None or worth_a_pool(files)):
+        yield from iter_scored(files, job, n, quiet=quiet)
+        return
+    for run in iter_runs(files, job.fmt, job.lenient, quiet=quiet, outcomes=job.outcomes):
+        item = score_item(run, job)
+        del run  # neither is held while the next run is read
+        yield item
+        del item
 
 
 def _ci_reports(

@@ -108,6 +108,13 @@ def score(
         "--fit",
         help="Fit file from `efc-tui fit`, or `default` for the package's fit that matches each run (synthetic or real): add each run's predicted success and place on the primary curve (fit_success, fit_z, fit_z_norm, fit_pctl, fit_extrapolated). Empty when the fit has no predictive curve (held-out Brier not below the base rate's): a note says so.",
     ),
+    jobs: int | None = typer.Option(
+        None,
+        "--jobs",
+        min=1,
+        metavar="N",
+        help="Read and score local files on N processes (default: this machine's cores once the files hold 4 MB or more; 1: in this process). The output is the same either way.",
+    ),
     dask: bool = typer.Option(False, "--dask", help=DASK_HELP),
     scheduler: str | None = typer.Option(
         None, "--scheduler", metavar="ADDRESS", help=SCHEDULER_HELP
@@ -166,6 +173,7 @@ def score(
         junit=junit,
         parquet_out=parquet_out,
         github=github,
+        jobs=jobs,
     )
 
 

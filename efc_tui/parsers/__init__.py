@@ -117,6 +117,7 @@ def load(
     how = outcomes or DEFAULT_OUTCOMES
     for run in reader.read(p, ReadOptions(lenient=lenient)):
         yield how.apply(run, p)
+        del run  # not held while the next run is read
 
 
 def expand_paths(args: Iterable[str | Path]) -> list[Path]:

@@ -48,6 +48,7 @@ import os
 import re
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -243,12 +244,19 @@ def trial_folder(folder: Path) -> Trial | None:
 def ancestors(path: Path) -> list[Path]:
     """The folders above a path, nearest first, spelled as the path was given (relative
     stays relative) and continuing from the current folder's absolute path."""
+    return list(_ancestors(str(path), os.getcwd()))
+
+
+@lru_cache(maxsize=256)
+def _ancestors(path: str, cwd: str) -> tuple[Path, ...]:
+    """``ancestors`` of a path as a string, from the current folder ``cwd``: asked again
+    for every run of a file of many runs (a tau-bench results file)."""
     p = Path(path)
     out = [q for q in p.parents if str(q) not in (".", "")]
     if not p.is_absolute():
-        cwd = Path.cwd()
-        out += [cwd, *cwd.parents]
-    return out
+        here = Path(cwd)
+        out += [here, *here.parents]
+    return tuple(out)
 
 
 def find_trial(path: Path) -> Trial | None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from functools import lru_cache
 from types import ModuleType
 from typing import NamedTuple
 
@@ -32,7 +33,12 @@ from efc_tui import _fast
 from efc_tui.model import SEVERITY, Event, EventKind, Run, Status
 from efc_tui.scoring.constants import RHO_SCALE
 
-_TARGET = re.compile(r"[\w.-]*/[\w./-]+|[\w-]+\.[A-Za-z]\w{0,4}\b")
+#: the first path (``a/b``, ``./x``) or file name (``x.py``) in an action text. Written so
+#: the search is linear: a match is only tried where a run of its characters starts (the
+#: leftmost match always starts there: one starting inside a run would also match from the
+#: run's start) and the runs are never backtracked into ("/" and "." are not in them).
+#: The same matches as ``[\w.-]*/[\w./-]+|[\w-]+\.[A-Za-z]\w{0,4}\b``, 2x faster.
+_TARGET = re.compile(r"(?<![\w.-])[\w.-]*+/[\w./-]+|(?<![\w-])[\w-]++\.[A-Za-z]\w{0,4}\b")
 _SIG_NUM = re.compile(r"0x[0-9a-f]+|\d+")
 _EXC_LINE = re.compile(
     r"^\s*(?:E\s+)?[A-Za-z_][\w.]*(?:Error|Exception|Failure)\b.*$", re.MULTILINE
@@ -175,12 +181,34 @@ def action_target(ev: Event) -> str:
 
 def target(action_text: str) -> str:
     """The target of an action text: the first path or file name in it, else its first word."""
-    text = action_text[:500]
-    m = _TARGET.search(text)
+    return _target(action_text[:500])
+
+
+@lru_cache(maxsize=2048)
+def _target(text: str) -> str:
+    """``target`` of at most 500 characters (features and demand ask for the same texts,
+    and agents repeat their commands)."""
+    m = _TARGET.search(text) if _may_hold_target(text) else None
     if m:
         return m.group(0)
     parts = text.split(None, 1)
     return parts[0] if parts else ""
+
+
+def _may_hold_target(text: str) -> bool:
+    """False when ``_TARGET`` cannot match: no "/" before the last character and no "."
+    before an ASCII letter (every match holds one or the other). A check with string
+    methods, 50x faster than the search, which most prose (a chat agent's replies) fails."""
+    slash = text.find("/")
+    if 0 <= slash < len(text) - 1:
+        return True
+    dot = text.find(".")
+    while dot >= 0:
+        after = text[dot + 1 : dot + 2]
+        if after.isascii() and after.isalpha():
+            return True
+        dot = text.find(".", dot + 1)
+    return False
 
 
 class _Pass(NamedTuple):

@@ -1,0 +1,141 @@
+"""``score --jobs N``: local files read and scored on a pool of processes give the output of
+the in-process path (``--jobs 1``) byte for byte: tables, --jsonl, --csv, --json, the
+warnings, the errors and the exit status (issue 31, item 3)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from efc_tui.cluster.pool import read_files
+from efc_tui.cluster.work import Job, read_file
+from tests.conftest import REAL, SAMPLES
+
+
+def score(args: list[str], jobs: int, cwd: Path) -> tuple[int, str, str]:
+    r = subprocess.run(
+        [sys.executable, "-m", "efc_tui", "score", *args, "--jobs", str(jobs)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    return r.returncode, r.stdout, r.stderr
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every format's real fixtures (when ../shared is there) and the sample traces, a file
+    no reader recognizes that looks like an agent log, and one that does not."""
+    root = tmp_path_factory.mktemp("mixed")
+    if REAL.is_dir():
+        shutil.copytree(REAL, root / "real")
+    shutil.copytree(SAMPLES, root / "samples")
+    (root / "zz").mkdir()
+    (root / "zz" / "session.traj.json").write_bytes(b'{"something": "else"}')
+    (root / "zz" / "notes.txt").write_text("not a log\n")
+    return root
+
+
+OUTPUTS = [
+    [],
+    ["--jsonl"],
+    ["--csv"],
+    ["--json"],
+    ["--adapter"],
+    ["--min-eta", "0.5"],
+    ["--fit", "default"],
+    ["--json", "--fit", "default"],
+]
+
+
+@pytest.mark.parametrize("mode", OUTPUTS, ids=lambda m: " ".join(m) or "table")
+def test_two_jobs_print_what_one_job_prints_on_a_mixed_folder(mixed: Path, mode: list[str]) -> None:
+    one = score([".", *mode], 1, mixed)
+    two = score([".", *mode], 2, mixed)
+    assert one == two
+    assert one[0] in (0, 1), one[2]
+    assert "looks like an agent log" in one[2]  # the unrecognized log was met and named
+    if mode == ["--jsonl"]:
+        rows = [orjson.loads(line) for line in one[1].splitlines()]
+        assert len(rows) >= 4 and len({r["source_path"] for r in rows}) >= 4
+
+
+def test_a_labels_file_is_matched_across_processes(mixed: Path, tmp_path: Path) -> None:
+    """Labels matched in different workers all count: only the one naming no run is named."""
+    rows = [orjson.loads(line) for line in score([".", "--jsonl", "-q"], 1, mixed)[1].splitlines()]
+    labels = tmp_path / "labels.csv"
+    labels.write_text(
+        "run_id,success\n"
+        + "".join(f"{r['run_id']},1\n" for r in rows[:: max(1, len(rows) // 4)])
+        + "no-such-run,0\n"
+    )
+    one = score([".", "--jsonl", "--labels", str(labels)], 1, mixed)
+    two = score([".", "--jsonl", "--labels", str(labels)], 2, mixed)
+    assert one == two
+    assert "1 label(s) name no run that was read" in one[2]
+
+
+def test_an_unreadable_file_is_named_once_and_exits_2_after_the_runs_before_it(
+    tmp_path: Path,
+) -> None:
+    """The same runs are printed before it, the same one line names it, nothing after."""
+    for i in range(6):
+        shutil.copy(SAMPLES / "clean_pass.jsonl", tmp_path / f"a{i}.jsonl")
+    lines = (SAMPLES / "repair_loop.jsonl").read_bytes().splitlines(keepends=True)
+    (tmp_path / "b_broken.jsonl").write_bytes(b"".join(lines[:3]) + b"{not json\n" + lines[3])
+    for i in range(6):
+        shutil.copy(SAMPLES / "noisy_high_budget.jsonl", tmp_path / f"c{i}.jsonl")
+    for mode in (["--jsonl"], []):
+        one = score([".", *mode], 1, tmp_path)
+        two = score([".", *mode], 2, tmp_path)
+        assert one == two
+        code, out, err = one
+        assert code == 2
+        assert err.count("b_broken.jsonl") == 1 and err.startswith("efc-tui: error: ")
+        if mode:
+            assert len(out.splitlines()) == 6  # the a* files' runs, none of the c* files'
+
+
+def test_the_pool_gives_each_files_result_in_input_order() -> None:
+    """``read_files`` on 2 processes: each file's runs, in order, as read in-process."""
+    files = sorted(SAMPLES.glob("*.jsonl")) * 3
+    job = Job("score", None)
+    pooled = list(read_files(files, job, 2))
+    assert [r.index for r in pooled] == list(range(len(files)))
+    here = [read_file(i, f, job) for i, f in enumerate(files)]
+    assert [[it.row for it in r.items] for r in pooled] == [
+        [it.row for it in r.items] for r in here
+    ]
+    assert all(r.items and r.error is None for r in pooled)
+
+
+KILLER = """
+import os, signal, sys
+import efc_tui.cluster.pool as pool
+read = pool.read_file
+def read_file(index, path, job):
+    if index == 1:
+        os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's OOM killer would
+    return read(index, path, job)
+pool.read_file = read_file
+sys.argv = ["efc-tui", "score", sys.argv[1], "--jsonl", "-q", "--jobs", "2"]
+from efc_tui.cli import main
+main()
+"""
+
+
+def test_a_worker_that_dies_ends_the_command_with_one_line_and_exit_2() -> None:
+    r = subprocess.run(
+        [sys.executable, "-c", KILLER, str(SAMPLES)], capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 2
+    assert r.stderr.startswith("efc-tui: error: a worker process stopped")
+    assert len(r.stderr.splitlines()) == 1 and "Traceback" not in r.stderr
