@@ -8,6 +8,7 @@ command's header) fails here. The timings themselves live in bench/startup_bench
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -239,13 +240,20 @@ def test_score_with_plain_options_runs_without_typer(args: list[str]) -> None:
 
 def test_command_table_names_every_command_and_its_module() -> None:
     """``cli.COMMANDS`` (what `efc-tui COMMAND` imports) matches what the modules register,
-    in the order `--help` lists them, so a new command cannot be left out of it."""
-    from efc_tui.cli import COMMANDS, app
-
-    registered = [
-        (c.name or c.callback.__name__, c.callback.__module__) for c in app.registered_commands
-    ]
-    assert registered == [(name, f"efc_tui.cli.{m}") for name, m in COMMANDS.items()]
+    in the order `--help` lists them, so a new command cannot be left out of it. Asked in
+    a fresh interpreter: Typer registers commands in the order their modules are first
+    imported, and other tests import some of them first."""
+    code = (
+        "import json\n"
+        "from efc_tui.cli import COMMANDS, app\n"
+        "print(json.dumps([[[c.name or c.callback.__name__, c.callback.__module__]\n"
+        "                   for c in app.registered_commands],\n"
+        "                  [[n, 'efc_tui.cli.' + m] for n, m in COMMANDS.items()]]))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    registered, table = json.loads(r.stdout)
+    assert registered == table
 
 
 @pytest.mark.parametrize("command", ["score", "validate", "open", "fit"])
