@@ -342,10 +342,10 @@ def finalize(
         run_flags.append(
             f"wall time: {no_wall} tool or model call(s) have no timestamp; counted as 0 s"
         )
-    end = Carry(
+    after = Carry(
         base + len(drafts), prev_failed, prev_end, response_estimated, any_usage, any_ts, any_dur
     )
-    return Finalized(events, run_flags, tin_sum, tout_sum, cr_sum, cw_sum, cost, end)
+    return Finalized(events, run_flags, tin_sum, tout_sum, cr_sum, cw_sum, cost, after)
 
 
 def share_totals(

@@ -377,9 +377,10 @@ class PrefixState:
             sid = self.digest((kind.value, tool, tgt))
         else:
             sig_key = (kind, tool, tgt)
-            sid = ids.get(sig_key)
-            if sid is None:
-                sid = ids[sig_key] = len(ids)
+            known = ids.get(sig_key)
+            if known is None:
+                known = ids[sig_key] = len(ids)
+            sid = known
         return c, h, a, q, delta, n, mem, plan, has_verdict, repeat_action, repeat_error, sid
 
 

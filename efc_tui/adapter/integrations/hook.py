@@ -34,7 +34,10 @@ Files in ``state_dir`` (``$EFC_TUI_HOOK_DIR``, else ``$XDG_CACHE_HOME/efc-tui/ho
   of its path; a subagent's calls carry the session id and their own transcript) as
   efc-trace/1, each step with the hook's verdict under ``"hook"`` (``efc-tui open
   --follow`` replays it);
-- ``<session>-<crc>.state.json``: byte offset, events decided, what was answered.
+- ``<session>-<crc>.state.json``: byte offset, events decided, what was answered;
+- ``<session>-<crc>.reader.pickle`` and ``.monitor.pickle``: the transcript reader's
+  checkpoint at its last settled line and the adapter's per-event state, so that a call
+  reads only the new lines and scores only the new events (``_hook_read.py``).
 """
 
 from __future__ import annotations
