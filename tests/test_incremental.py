@@ -15,9 +15,10 @@ import pytest
 import efc_tui
 from efc_tui.adapter.incremental import PrefixScorer
 from efc_tui.adapter.loops import streaks_and_starts
+from efc_tui.compact import stable_digest
 from efc_tui.model import Run
 from efc_tui.parsers import load
-from efc_tui.scoring.features import PrefixState, stable_digest
+from efc_tui.scoring.features import PrefixState
 from tests.conftest import SHARED
 from tests.test_hook_replay import TRANSCRIPTS
 
@@ -81,10 +82,7 @@ def test_only_a_stable_state_is_pickled() -> None:
 
 def test_the_stable_digest_is_the_same_in_another_interpreter() -> None:
     values = ["line of output", ("a", "b", "c"), (3, None, "pytest -x"), ("run", "ab", "")]
-    code = (
-        "from efc_tui.scoring.features import stable_digest as d; "
-        f"print([d(x) for x in {values!r}])"
-    )
+    code = f"from efc_tui.compact import stable_digest as d; print([d(x) for x in {values!r}])"
     out = {
         subprocess.run(
             [sys.executable, "-c", code],

@@ -60,6 +60,7 @@ from efc_tui.adapter.summary import (
     success_at_risk,
     waste_split,
 )
+from efc_tui.compact import ListMap
 from efc_tui.model import Event, EventKind, Status
 from efc_tui.scoring.constants import Q_STATUS
 from efc_tui.scoring.features import Features
@@ -405,7 +406,7 @@ class DecideState:
         "ranked_steps",
     )
 
-    def __init__(self, d_task: float, W: int, eps: float, K: int) -> None:
+    def __init__(self, d_task: float, W: int, eps: float, K: int, compact: bool = False) -> None:
         self.d_task, self.W, self.eps, self.K = d_task, W, eps, K
         self.eps_g = f"{eps:g}"  # formatted once for the per-event reasons
         self.known_checks = 0
@@ -415,7 +416,8 @@ class DecideState:
         self.group_step: int | None = None
         # (score, event) of earlier steps; ties -> latest
         self.best_earlier: tuple[float, int] | None = None
-        self.groups: dict[int, list[float]] = {}  # step -> ROI keys of its alternatives so far
+        # step -> ROI keys of its alternatives so far (``compact``: pickles as arrays)
+        self.groups: dict[int, list[float]] | ListMap = ListMap() if compact else {}
         self.first_rollback: tuple[int, int] | None = None
         self.first_pass: int | None = None
         self.memory_counts = {"promote": 0, "scratch": 0, "discard": 0}

@@ -28,10 +28,11 @@ from efc_tui.adapter.config import AdapterConfig
 from efc_tui.adapter.decide import DecideState, Decision, window_ratios
 from efc_tui.adapter.loops import StreakState
 from efc_tui.adapter.prefix import prefix_demand, prefix_nr
+from efc_tui.compact import stable_digest
 from efc_tui.model import Event, Run, Status
 from efc_tui.scoring.constants import RHO_SCALE
 from efc_tui.scoring.estimator import Estimator, estimator_for
-from efc_tui.scoring.features import Features, PrefixState, stable_digest, target
+from efc_tui.scoring.features import Features, PrefixState, target
 from efc_tui.scoring.gates import Gates, GateState
 from efc_tui.scoring.raw_cost import raw_cost
 
@@ -69,7 +70,7 @@ class PrefixScorer:
         self.features = PrefixState(digest)
         self.gates = GateState()
         self.streaks = StreakState(digest)
-        self.decide = DecideState(self.d_task, cfg.window, cfg.epsilon, cfg.repeat)
+        self.decide = DecideState(self.d_task, cfg.window, cfg.epsilon, cfg.repeat, stable)
         #: events decided so far
         self.next = 0
         self._prev_sid: int | None = None

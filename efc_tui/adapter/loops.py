@@ -110,14 +110,14 @@ class StreakState:
         self.start = -1
 
     def __getstate__(self) -> dict[str, Any]:
-        from efc_tui.scoring.features import stable_digest
+        from efc_tui.compact import stable_digest
 
         if self.digest_of is not stable_digest:
             raise TypeError("only a StreakState with stable_digest is kept between processes")
         return {k: getattr(self, k) for k in self.__slots__ if k != "digest_of"}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        from efc_tui.scoring.features import stable_digest
+        from efc_tui.compact import stable_digest
 
         self.digest_of = stable_digest
         for k, v in state.items():

@@ -91,6 +91,14 @@ from efc_tui.parsers.sniffs import (
 )
 
 NAME = "claude-code"
+
+
+def _sealed(digests: Any, key: str) -> bool:
+    from efc_tui.compact import stable_digest
+
+    return stable_digest(key) in digests
+
+
 _EXIT_CODE_RE = re.compile(r"^Exit code (-?\d+)\b")
 _SYNTHETIC = "<synthetic>"
 
@@ -137,11 +145,10 @@ class _Session:
         self.usage: dict[str, list[int]] = {}
         self.models: Counter[str] = Counter()
         self.side_models: Counter[str] = Counter()
-        #: message id -> how many times drafts had been sealed when it was first seen
-        self.msg_seen: dict[str, int] = {}
-        self.seals = 0
-        #: what stands for a sealed draft that a later line could name (``seal``)
-        self.done = Draft(has_result=True)
+        self.msg_seen: set[str] = set()
+        #: digests of the message and tool-call ids of sealed drafts (``seal``; None: none)
+        self.sealed_msgs: Any = None
+        self.sealed_tools: Any = None
         self.step = 0
         self.start: float | None = None
         self.session_id: str | None = None
@@ -257,11 +264,11 @@ class _Session:
             )
             self.emit(d, None, side)
             return
-        if key is not None and self.msg_seen.get(key, self.seals) < self.seals:
+        if key is not None and self.sealed_msgs is not None and _sealed(self.sealed_msgs, key):
             # a line of a message whose drafts are sealed (logs that reuse message ids)
             raise ReadAgain(f"message {key} continues after its drafts were finalized", always=True)
         if key is not None and key not in self.msg_seen:
-            self.msg_seen[key] = self.seals
+            self.msg_seen.add(key)
             self.step += 1
             if model:
                 (self.side_models if side else self.models)[model] += 1
@@ -337,6 +344,8 @@ class _Session:
 
     def _take_call(self, tid: str | None) -> Draft | None:
         d = self.by_tool_id.get(tid) if tid else None
+        if d is None and tid and self.sealed_tools is not None and _sealed(self.sealed_tools, tid):
+            return None  # the result of a sealed call (which has its result) again
         if d is None:
             # no id to join on: the oldest open call that has no id either
             d = next((c for c in self.open_calls.values() if "tool_use_id" not in c.extra), None)
@@ -538,17 +547,16 @@ class _Session:
         self._apply_usage(drafts)
         fin = finalize(drafts, run_start=self.start, carry=carry)
         self.drafts = []
-        # a later line naming one of their ids finds them done, as it would the drafts
-        # (which are let go of: the state keeps only what later lines can reach)
-        for d in drafts:
-            for k in d.keys:
-                self.carriers[k] = self.done
-            tid = d.extra.get("tool_use_id")
-            if isinstance(tid, str) and self.by_tool_id.get(tid) is d:
-                self.by_tool_id[tid] = self.done
-        self.usage.clear()
-        self.costs.clear()
-        self.seals += 1
+        # every id seen so far is a sealed draft's: kept as digests, which a later line
+        # naming one is checked against (the drafts themselves are let go of)
+        from efc_tui.compact import IntSet, stable_digest
+
+        if self.sealed_msgs is None:
+            self.sealed_msgs, self.sealed_tools = IntSet(), IntSet()
+        self.sealed_msgs |= {stable_digest(k) for k in self.msg_seen}
+        self.sealed_tools |= {stable_digest(t) for t in self.by_tool_id}
+        for ids in (self.msg_seen, self.by_tool_id, self.carriers, self.usage, self.costs):
+            ids.clear()
         return fin
 
     def _apply_usage(self, drafts: list[Draft]) -> None:

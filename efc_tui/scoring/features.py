@@ -24,13 +24,13 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
-from hashlib import blake2b
 from types import ModuleType
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from efc_tui import _fast
+from efc_tui.compact import IntMap, IntSet, stable_digest
 from efc_tui.model import SEVERITY, Event, EventKind, Run, Status
 from efc_tui.scoring.constants import RHO_SCALE
 
@@ -126,26 +126,6 @@ def shingles(text: str, digest: Callable[[Any], int] = hash) -> set[int]:
     if len(words) < 3:
         return {digest(tuple(words))} if words else set()
     return set(map(digest, zip(words, words[1:], words[2:], strict=False)))
-
-
-def _encode(x: Any) -> str:
-    """A prefix-free text of a str, int, None or tuple of them (equal values, equal text)."""
-    if isinstance(x, str):
-        return f"s{len(x)}:{x}"
-    if x is None:
-        return "n"
-    if isinstance(x, int):
-        return f"i{x};"
-    if isinstance(x, tuple):
-        return f"t{len(x)}:" + "".join(map(_encode, x))
-    raise TypeError(f"no stable digest for {type(x).__name__}")
-
-
-def stable_digest(x: Any) -> int:
-    """A 64-bit digest of a str, int, None or tuple of them that is the same in every
-    process (``hash`` of a str changes with each interpreter: PYTHONHASHSEED)."""
-    data = _encode(x).encode("utf-8", "surrogatepass")
-    return int.from_bytes(blake2b(data, digest_size=8).digest(), "little", signed=True)
 
 
 _EXC_WORDS = ("Error", "Exception", "Failure")
@@ -267,14 +247,17 @@ class PrefixState:
 
     def __init__(self, digest: Callable[[Any], int] = hash) -> None:
         self.digest = digest
-        self.seen_shingles: set[int] = set()
-        self.action_obs: dict[int, int] = {}  # action key -> digest of its first observation
+        stable = digest is stable_digest
+        # a stable state is pickled on every hook call: its large sets pickle as arrays
+        self.seen_shingles: set[int] | IntSet = IntSet() if stable else set()
+        # action key -> digest of its first observation
+        self.action_obs: dict[int, int] | IntMap = IntMap() if stable else {}
         self.action_variety: set[int] = set()  # action keys that already gave two observations
         self.error_sigs: set[tuple[str, str]] = set()
         # (kind, tool, target) -> id in order of first use; a stable state compares digests
         # instead (only whether two events' signatures are equal is read: p)
         self.signature_ids: dict[tuple[EventKind, str | None, str], int] | None = (
-            None if digest is stable_digest else {}
+            None if stable else {}
         )
         self.known_checks = 0
         self.epoch = 0
