@@ -12,7 +12,7 @@ states use, with the meaning of ``set`` / ``dict``.
 from __future__ import annotations
 
 from hashlib import blake2b
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -50,6 +50,14 @@ def _find(arr: np.ndarray, keys: np.ndarray) -> np.ndarray:
     pos = np.searchsorted(arr, keys)
     pos = np.minimum(pos, len(arr) - 1)
     return np.where(arr[pos] == keys, pos, -1)
+
+
+class GrowingSet(Protocol):
+    """What ``PrefixState`` asks of its set of shingles: ``set[int]`` or ``IntSet``."""
+
+    def __len__(self) -> int: ...
+
+    def __ior__(self, other: set[int], /) -> Any: ...
 
 
 class IntSet:

@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from efc_tui import _fast
-from efc_tui.compact import IntMap, IntSet, stable_digest
+from efc_tui.compact import GrowingSet, IntMap, IntSet, stable_digest
 from efc_tui.model import SEVERITY, Event, EventKind, Run, Status
 from efc_tui.scoring.constants import RHO_SCALE
 
@@ -249,7 +249,7 @@ class PrefixState:
         self.digest = digest
         stable = digest is stable_digest
         # a stable state is pickled on every hook call: its large sets pickle as arrays
-        self.seen_shingles: set[int] | IntSet = IntSet() if stable else set()
+        self.seen_shingles: GrowingSet = IntSet() if stable else set()
         # action key -> digest of its first observation
         self.action_obs: dict[int, int] | IntMap = IntMap() if stable else {}
         self.action_variety: set[int] = set()  # action keys that already gave two observations
