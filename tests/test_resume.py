@@ -4,6 +4,7 @@ Claude Code transcript we have, grown in random pieces (cut mid-line too)."""
 
 from __future__ import annotations
 
+import pickle
 import random
 from pathlib import Path
 
@@ -52,7 +53,7 @@ def _grow_and_compare(raw: bytes, live: Path, seed: int) -> int:
         assert events == full.events, (live.name, pos)
         if got.checkpoint is not None and got.checkpoint is not cp:
             kept = events[: got.checkpoint.carry.index]
-            cp = resume.Checkpoint.loads(got.checkpoint.dumps())  # as another process would
+            cp = pickle.loads(pickle.dumps(got.checkpoint))  # as another process would
     return resumed
 
 

@@ -10,7 +10,7 @@ ends, is the checkpoint: the next read parses only the lines after it. The event
 out equal to a full read's (``tests/test_resume.py`` compares them on every Claude Code
 transcript, read on line by line).
 
-The checkpoint is a pickle: keep it where only its owner writes (the hook's state folder).
+A checkpoint is kept pickled: keep it where only its owner writes (the hook's state folder).
 """
 
 from __future__ import annotations
@@ -45,17 +45,6 @@ class Checkpoint:
     carry: Carry
     #: (reader state, source), pickled
     state: bytes
-
-    def dumps(self) -> bytes:
-        return pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL)
-
-    @staticmethod
-    def loads(data: bytes) -> Checkpoint | None:
-        try:
-            cp = pickle.loads(data)
-        except Exception:  # an unreadable or foreign checkpoint: read from the start
-            return None
-        return cp if isinstance(cp, Checkpoint) else None
 
 
 @dataclass
