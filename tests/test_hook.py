@@ -390,3 +390,36 @@ def test_the_kept_state_follows_the_hook_entry_s_settings(tmp_path: Path) -> Non
         v.decision.repeat_rule is False or v.decision.repeat_count >= 4 for v in ans.verdicts
     )
     assert any(v.decision.repeat_count == 3 and not v.decision.repeat_rule for v in ans.verdicts)
+
+
+def test_processes_with_other_string_hashes_take_on_each_other_s_state(tmp_path: Path) -> None:
+    """Each hook call is a new process with its own string hashes (PYTHONHASHSEED): the
+    state one keeps (stable digests) is taken on by the next, and the session is decided as
+    ``score --adapter`` decides the transcript, every call audited without an error."""
+    import efc_tui
+    from efc_tui.parsers import load
+
+    calls = hookgen.session_calls(6, 5) + hookgen.session_calls(3)
+    t = tmp_path / "s.jsonl"
+    for k in range(1, len(calls) + 1):
+        _grow(t, calls, k)
+        for event in ("PostToolUse", "Stop") if k == len(calls) else ("PostToolUse",):
+            r = subprocess.run(
+                [sys.executable, "-m", "efc_tui", "hook", "claude-code"],
+                input=hookgen.payload(event, t),
+                capture_output=True,
+                env={
+                    **os.environ,
+                    "EFC_TUI_HOOK_DIR": str(tmp_path / "state"),
+                    "PYTHONHASHSEED": str(k),
+                },
+                timeout=60,
+            )
+            assert r.returncode == 0, r.stderr
+    audit = _audit(tmp_path / "state")
+    assert len(audit) == len(calls) + 1 and not [a for a in audit if "error" in a]
+    assert any("decided" in a and a["decided"][0] > 0 for a in audit[2:])  # went on
+    trace = _one(tmp_path / "state", ".trace.jsonl")
+    live = [json.loads(x)["hook"]["adapter"] for x in trace.read_text().splitlines()[1:]]
+    offline = efc_tui.score(next(iter(load(t)))).decisions
+    assert live == [json.loads(json.dumps(d.as_dict())) for d in offline]
