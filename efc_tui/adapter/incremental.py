@@ -30,9 +30,14 @@ from efc_tui.adapter.loops import StreakState
 from efc_tui.adapter.prefix import prefix_demand, prefix_nr
 from efc_tui.compact import stable_digest
 from efc_tui.model import Event, Run, Status
-from efc_tui.scoring.constants import RHO_SCALE
 from efc_tui.scoring.estimator import Estimator, estimator_for
-from efc_tui.scoring.features import Features, PrefixState, target
+from efc_tui.scoring.features import (
+    Features,
+    PrefixState,
+    position_rho,
+    prefix_plan_change,
+    target,
+)
 from efc_tui.scoring.gates import Gates, GateState
 from efc_tui.scoring.raw_cost import raw_cost
 
@@ -87,23 +92,16 @@ class PrefixScorer:
         if not k:
             return []
         t0 = self.next
-        cols = []
-        p_prefix = []
-        prev = self._prev_sid
-        for ev in events:
-            row = self.features.step(ev, target(ev.action_text))
-            sid = row[11]
-            p_prefix.append(1.0 if row[7] or (prev is not None and sid != prev) else 0.0)
-            prev = sid
-            cols.append(row)
-        self._prev_sid = prev
-        c, h, a, q, delta, n, mem, _plan, verdict, rep_act, rep_err, _sid = (
+        step_features = self.features.step
+        cols = [step_features(ev, target(ev.action_text)) for ev in events]
+        c, h, a, q, delta, n, mem, plan, verdict, rep_act, rep_err, sids = (
             np.asarray(col) for col in zip(*cols, strict=True)
         )
+        p_prefix = prefix_plan_change(plan.astype(bool), sids.astype(np.int64), self._prev_sid)
+        self._prev_sid = int(sids[-1])
         g = [self.gates.step(ev) for ev in events]
         gq, gg, gnr, gl, glnr, ga = (np.asarray(col) for col in zip(*g, strict=True))
         gates = Gates(gq, gg, gnr, gl, glnr, ga.astype(np.int64))
-        idx = np.arange(t0, t0 + k, dtype=np.int64).astype(float)
         zeros = np.zeros(k)
         f = Features(
             c=c.astype(float),
@@ -114,9 +112,9 @@ class PrefixScorer:
             a=a.astype(float),
             q=q.astype(float),
             delta=delta.astype(float),
-            rho=idx / (idx + RHO_SCALE),
+            rho=position_rho(t0, k),
             n=n.astype(float),
-            p_prefix=np.asarray(p_prefix, dtype=float),
+            p_prefix=p_prefix,
             m_prefix=mem.astype(bool).astype(float),
             has_verdict=verdict.astype(bool),
             repeat_action=rep_act.astype(bool),

@@ -433,6 +433,24 @@ def _python_pass(events: list[Event]) -> _Pass:
     )
 
 
+def position_rho(first: int, count: int) -> np.ndarray:
+    """ρ of events ``first .. first + count - 1``: t / (t + RHO_SCALE) (SPEC §3.2)."""
+    idx = np.arange(first, first + count, dtype=np.int64).astype(float)
+    return idx / (idx + RHO_SCALE)
+
+
+def prefix_plan_change(plan: np.ndarray, sids: np.ndarray, prev: int | None = None) -> np.ndarray:
+    """p from the past (SPEC §6): an explicit plan update, or this action's signature
+    (kind, tool, target) differs from the previous event's. ``prev``: the signature id of
+    the event before ``sids[0]`` (None: ``sids[0]`` is the run's first event)."""
+    changed = np.zeros(len(sids), dtype=bool)
+    if len(sids):
+        changed[1:] = sids[1:] != sids[:-1]
+        if prev is not None:
+            changed[0] = sids[0] != prev
+    return (plan | changed).astype(float)
+
+
 def compute_features(run: Run) -> Features:
     """All phi columns of a run, post-hoc and prefix, in one O(total text) pass
     (compiled when the extension is built, else pure Python: the same values)."""
@@ -464,12 +482,8 @@ def compute_features(run: Run) -> Features:
         changed_next[:-1] = sids[1:] != sids[:-1]
     plan_a = loop.plan
     p = (plan_a | changed_next).astype(float)
-    changed_prev = np.zeros(T, dtype=bool)
-    if T > 1:
-        changed_prev[1:] = changed_next[:-1]
-    p_prefix = (plan_a | changed_prev).astype(float)
-    idx = idx_i.astype(float)
-    rho = idx / (idx + RHO_SCALE)
+    p_prefix = prefix_plan_change(plan_a, sids)
+    rho = position_rho(0, T)
     return Features(
         c=loop.c,
         h=loop.h,
