@@ -155,6 +155,32 @@ def _window_ratios(nr: np.ndarray, dc: np.ndarray, d_task: float, window: int) -
     return window_ratios(cs_nr, cs_c, d_task, window)
 
 
+def running_ledger(
+    nr: np.ndarray,
+    dc: np.ndarray,
+    d_task: float,
+    window: int,
+    kept_nr: list[float] | None = None,
+    kept_c: list[float] | None = None,
+) -> tuple[np.ndarray, np.ndarray, list[float], list[float]]:
+    """X̂_nr and the window ratio of events that follow the running sums ``kept_nr`` /
+    ``kept_c`` (ΣÊFC_nr and ΣΔC over the run's first i events, for the last W + 1 values
+    of i; None: the run's start), and those sums for the events that follow these. The
+    sums go on in the order one pass over the run adds them, so a run decided in pieces
+    gets the figures of one pass."""
+    kept_nr = kept_nr if kept_nr is not None else [0.0]
+    kept_c = kept_c if kept_c is not None else [0.0]
+    cs_nr = np.cumsum(np.concatenate(([kept_nr[-1]], nr)))
+    cs_c = np.cumsum(np.concatenate(([kept_c[-1]], dc)))
+    all_nr = np.concatenate((kept_nr[:-1], cs_nr))
+    all_c = np.concatenate((kept_c[:-1], cs_c))
+    # the kept sums reach back W events (or to the run's start): the ratios of these
+    # events are the last len(nr) of that stretch's
+    ratios = window_ratios(all_nr, all_c, d_task, window)[len(all_nr) - 1 - len(nr) :]
+    x_nr = cs_nr[1:] / d_task
+    return x_nr, ratios, all_nr[-(window + 1) :].tolist(), all_c[-(window + 1) :].tolist()
+
+
 def window_ratios(cs_nr: np.ndarray, cs_c: np.ndarray, d_task: float, window: int) -> np.ndarray:
     """``_window_ratios`` from the running sums (``cs[i]``: the sum over the first i events
     of a stretch, ``cs[0]`` its start): the ratio of each event after ``cs[0]``, the sums
@@ -561,8 +587,7 @@ def decide(
     W, eps, K = config.window, config.epsilon, config.repeat
     nr = prefix_nr(f, g, ledger.estimator)
     dc = np.asarray(ledger.cost.delta, dtype=float)
-    x_nr = np.cumsum(nr) / d_task
-    ratios = _window_ratios(nr, dc, d_task, W)
+    x_nr, ratios, _, _ = running_ledger(nr, dc, d_task, W)
     streaks, starts = streaks_and_starts(run)
     inputs = _Inputs(events, f, nr, dc, x_nr, ratios, streaks, starts, d_task, W, eps, K)
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from efc_tui.adapter.config import AdapterConfig
-from efc_tui.adapter.decide import DecideState, Decision, window_ratios
+from efc_tui.adapter.decide import DecideState, Decision, running_ledger
 from efc_tui.adapter.loops import StreakState
 from efc_tui.adapter.prefix import prefix_demand, prefix_nr
 from efc_tui.compact import stable_digest
@@ -122,17 +122,9 @@ class PrefixScorer:
         )
         nr = prefix_nr(f, gates, self.theta)
         dc = np.asarray(raw_cost(Run(run_id="", events=list(events))).delta, dtype=float)
-        W = self.config.window
-        cs_nr = np.cumsum(np.concatenate(([self._cs_nr[-1]], nr)))
-        cs_c = np.cumsum(np.concatenate(([self._cs_c[-1]], dc)))
-        all_nr = np.concatenate((self._cs_nr[:-1], cs_nr))
-        all_c = np.concatenate((self._cs_c[:-1], cs_c))
-        # the kept sums reach back W events before t0 (or to the run's start): the ratios
-        # of the new events are the last k of that stretch's
-        ratios = window_ratios(all_nr, all_c, self.d_task, W)[-k:]
-        self._cs_nr = all_nr[-(W + 1) :].tolist()
-        self._cs_c = all_c[-(W + 1) :].tolist()
-        x_nr = cs_nr[1:] / self.d_task
+        x_nr, ratios, self._cs_nr, self._cs_c = running_ledger(
+            nr, dc, self.d_task, self.config.window, self._cs_nr, self._cs_c
+        )
         out = []
         step = self.decide.step
         streak = self.streaks
