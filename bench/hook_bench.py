@@ -4,9 +4,10 @@ For sessions of 100, 2,000 and 20,000 events (a Claude Code transcript written a
 Code writes it, ``tests/hookgen.py``), the state is first brought up to date, then the
 transcript grows by one tool call and its result at a time and the hook is called
 (PostToolUse) after each: the per-call time is the median of ``--calls`` such calls. Also
-timed: a call that finds no new line (a PreToolUse right after), and the whole process
-(`python -m efc_tui hook claude-code`, interpreter start-up and imports included, bytecode
-cached as in an installed package).
+timed: the first call on the session (it reads and scores the whole transcript and keeps
+the reader's checkpoint and the adapter's state), a call that finds no new line (a
+PreToolUse right after), and the whole process (`python -m efc_tui hook claude-code`,
+interpreter start-up and imports included, bytecode cached as in an installed package).
 
     flock /work/team/bench.lock .venv/bin/python bench/hook_bench.py [--sizes 100 2000 20000]
 """
@@ -40,7 +41,9 @@ def bench_size(n: int, calls: int, procs: int) -> dict[str, float]:
         plan = hookgen.session_calls(n + calls)
         t = hookgen.write_session(d / "s.jsonl", plan[:n])
         opts = HookOptions(harness="claude-code", mode="warn", state_dir=d / "state")
+        t0 = time.perf_counter()
         handle(hookgen.payload("PostToolUse", t), opts)  # bring the state up to date
+        first = time.perf_counter() - t0
         grow, idle = [], []
         for k in range(n, n + calls):
             cmd, out, err = plan[k]
@@ -82,6 +85,7 @@ def bench_size(n: int, calls: int, procs: int) -> dict[str, float]:
                 assert r.returncode == 0 and not r.stdout, r
     return {
         "events": n,
+        "first_call_ms": 1000 * first,
         "call_new_ms": _median_ms(grow),
         "call_idle_ms": _median_ms(idle),
         "process_new_ms": _median_ms(proc_new),
@@ -97,13 +101,14 @@ def main() -> None:
     ap.add_argument("--procs", type=int, default=5, help="timed processes per size")
     args = ap.parse_args()
     print(
-        f"{'events':>8}  {'call, new lines':>16}  {'call, no new line':>18}  "
+        f"{'events':>8}  {'first call':>11}  {'call, new lines':>16}  {'call, no new line':>18}  "
         f"{'process, new lines':>19}  {'process, no new line':>21}"
     )
     for n in args.sizes:
         r = bench_size(n, args.calls, args.procs)
         print(
-            f"{n:>8,}  {r['call_new_ms']:>13.1f} ms  {r['call_idle_ms']:>15.2f} ms  "
+            f"{n:>8,}  {r['first_call_ms']:>8.0f} ms  {r['call_new_ms']:>13.1f} ms  "
+            f"{r['call_idle_ms']:>15.2f} ms  "
             f"{r['process_new_ms']:>16.0f} ms  {r['process_idle_ms']:>18.0f} ms",
             flush=True,
         )

@@ -330,3 +330,97 @@ def test_a_subagent_transcript_of_the_session_keeps_its_own_state(tmp_path: Path
     assert "note" not in again.audit and again.verdicts == []
     assert again.audit["answer"] == "none"  # already answered; not started afresh
     assert len(list((tmp_path / "state").glob("*.state.json"))) == 2
+
+
+def _decisions_call_by_call(tmp_path: Path, spoil: object = None, **kw: object) -> list[dict]:
+    """The decisions of a growing looping transcript, one PostToolUse call per tool call;
+    ``spoil(state_dir, k)`` runs before call k (deletes or corrupts a cache file)."""
+    tmp_path.mkdir(exist_ok=True)
+    t = tmp_path / "s.jsonl"
+    opts = HookOptions(harness="claude-code", mode="warn", state_dir=tmp_path / "state", **kw)
+    out = []
+    for k in range(1, len(LOOP) + 1):
+        _grow(t, LOOP, k)
+        if spoil is not None and k > 2:
+            spoil(tmp_path / "state", k)  # type: ignore[operator]
+        ans = handle(hookgen.payload("PostToolUse", t), opts)
+        assert "error" not in ans.audit, ans.audit
+        out += [v.decision.as_dict() for v in ans.verdicts]
+    ans = handle(hookgen.payload("Stop", t), opts)
+    return out + [v.decision.as_dict() for v in ans.verdicts]
+
+
+@pytest.mark.parametrize("suffix", [".reader.pickle", ".monitor.pickle"])
+@pytest.mark.parametrize("how", ["deleted", "garbage", "cut"])
+def test_the_kept_reader_and_adapter_state_are_only_caches(
+    tmp_path: Path, suffix: str, how: str
+) -> None:
+    """Each call reads on from the reader's checkpoint and steps the adapter's state kept by
+    the last call; without them (deleted, unreadable, cut short) a call reads and scores
+    the transcript whole, with the same decisions."""
+    import efc_tui
+    from efc_tui.parsers import load
+
+    def spoil(state: Path, k: int) -> None:
+        path = _one(state, suffix)
+        if k % 2:
+            return
+        if how == "deleted":
+            path.unlink()
+        elif how == "garbage":
+            path.write_bytes(b"not a pickle")
+        else:
+            path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+    kept = _decisions_call_by_call(tmp_path / "a")
+    spoiled = _decisions_call_by_call(tmp_path / "b", spoil)
+    _grow(tmp_path / "whole.jsonl", LOOP, len(LOOP))
+    offline = efc_tui.score(next(iter(load(tmp_path / "whole.jsonl")))).decisions
+    assert kept == spoiled == [d.as_dict() for d in offline]
+
+
+def test_the_kept_state_follows_the_hook_entry_s_settings(tmp_path: Path) -> None:
+    """An adapter state kept with other settings (the hook entry changed mid-session) is
+    not taken on: the events are decided with the new settings."""
+    t = tmp_path / "s.jsonl"
+    _grow(t, LOOP, 5)
+    handle(hookgen.payload("PostToolUse", t), _opts(tmp_path))
+    _grow(t, LOOP, len(LOOP))
+    ans = handle(hookgen.payload("PostToolUse", t), _opts(tmp_path, repeat=4))
+    assert ans.verdicts and all(
+        v.decision.repeat_rule is False or v.decision.repeat_count >= 4 for v in ans.verdicts
+    )
+    assert any(v.decision.repeat_count == 3 and not v.decision.repeat_rule for v in ans.verdicts)
+
+
+def test_processes_with_other_string_hashes_take_on_each_other_s_state(tmp_path: Path) -> None:
+    """Each hook call is a new process with its own string hashes (PYTHONHASHSEED): the
+    state one keeps (stable digests) is taken on by the next, and the session is decided as
+    ``score --adapter`` decides the transcript, every call audited without an error."""
+    import efc_tui
+    from efc_tui.parsers import load
+
+    calls = hookgen.session_calls(6, 5) + hookgen.session_calls(3)
+    t = tmp_path / "s.jsonl"
+    for k in range(1, len(calls) + 1):
+        _grow(t, calls, k)
+        for event in ("PostToolUse", "Stop") if k == len(calls) else ("PostToolUse",):
+            r = subprocess.run(
+                [sys.executable, "-m", "efc_tui", "hook", "claude-code"],
+                input=hookgen.payload(event, t),
+                capture_output=True,
+                env={
+                    **os.environ,
+                    "EFC_TUI_HOOK_DIR": str(tmp_path / "state"),
+                    "PYTHONHASHSEED": str(k),
+                },
+                timeout=60,
+            )
+            assert r.returncode == 0, r.stderr
+    audit = _audit(tmp_path / "state")
+    assert len(audit) == len(calls) + 1 and not [a for a in audit if "error" in a]
+    assert any("decided" in a and a["decided"][0] > 0 for a in audit[2:])  # went on
+    trace = _one(tmp_path / "state", ".trace.jsonl")
+    live = [json.loads(x)["hook"]["adapter"] for x in trace.read_text().splitlines()[1:]]
+    offline = efc_tui.score(next(iter(load(t)))).decisions
+    assert live == [json.loads(json.dumps(d.as_dict())) for d in offline]

@@ -60,6 +60,7 @@ from efc_tui.adapter.summary import (
     success_at_risk,
     waste_split,
 )
+from efc_tui.compact import ListMap
 from efc_tui.model import Event, EventKind, Status
 from efc_tui.scoring.constants import Q_STATUS
 from efc_tui.scoring.features import Features
@@ -149,12 +150,46 @@ def verdict_score(ev: Event, known_checks: int) -> float:
 
 def _window_ratios(nr: np.ndarray, dc: np.ndarray, d_task: float, window: int) -> np.ndarray:
     """(Σ ÊFC_nr / D̂) / Σ ΔC over events t−W+1..t, NaN before W events or at zero cost."""
-    T = len(nr)
+    cs_nr = np.concatenate(([0.0], np.cumsum(nr)))
+    cs_c = np.concatenate(([0.0], np.cumsum(dc)))
+    return window_ratios(cs_nr, cs_c, d_task, window)
+
+
+def running_ledger(
+    nr: np.ndarray,
+    dc: np.ndarray,
+    d_task: float,
+    window: int,
+    kept_nr: list[float] | None = None,
+    kept_c: list[float] | None = None,
+) -> tuple[np.ndarray, np.ndarray, list[float], list[float]]:
+    """X̂_nr and the window ratio of events that follow the running sums ``kept_nr`` /
+    ``kept_c`` (ΣÊFC_nr and ΣΔC over the run's first i events, for the last W + 1 values
+    of i; None: the run's start), and those sums for the events that follow these. The
+    sums go on in the order one pass over the run adds them, so a run decided in pieces
+    gets the figures of one pass."""
+    kept_nr = kept_nr if kept_nr is not None else [0.0]
+    kept_c = kept_c if kept_c is not None else [0.0]
+    cs_nr = np.cumsum(np.concatenate(([kept_nr[-1]], nr)))
+    cs_c = np.cumsum(np.concatenate(([kept_c[-1]], dc)))
+    all_nr = np.concatenate((kept_nr[:-1], cs_nr))
+    all_c = np.concatenate((kept_c[:-1], cs_c))
+    # the kept sums reach back W events (or to the run's start): the ratios of these
+    # events are the last len(nr) of that stretch's
+    ratios = window_ratios(all_nr, all_c, d_task, window)[len(all_nr) - 1 - len(nr) :]
+    x_nr = cs_nr[1:] / d_task
+    return x_nr, ratios, all_nr[-(window + 1) :].tolist(), all_c[-(window + 1) :].tolist()
+
+
+def window_ratios(cs_nr: np.ndarray, cs_c: np.ndarray, d_task: float, window: int) -> np.ndarray:
+    """``_window_ratios`` from the running sums (``cs[i]``: the sum over the first i events
+    of a stretch, ``cs[0]`` its start): the ratio of each event after ``cs[0]``, the sums
+    differenced as in one pass over the run (NaN for the first W − 1 events of the stretch:
+    a stretch that starts W events before the first event wanted gives them all)."""
+    T = len(cs_nr) - 1
     out = np.full(T, np.nan)
     if window > T:
         return out
-    cs_nr = np.concatenate(([0.0], np.cumsum(nr)))
-    cs_c = np.concatenate(([0.0], np.cumsum(dc)))
     gain = (cs_nr[window:] - cs_nr[:-window]) / d_task
     cost = cs_c[window:] - cs_c[:-window]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -326,24 +361,14 @@ def _setup_compiled(fast: ModuleType) -> bool:
 
 
 def _python_loop(i: _Inputs) -> _Loop:
-    """The per-event loop, pure Python (the reference the compiled loop mirrors)."""
-    events, f, d_task, W, eps, K = i.events, i.f, i.d_task, i.W, i.eps, i.K
-    nr, dc, x_nr, ratios, streaks, starts = i.nr, i.dc, i.x_nr, i.ratios, i.streaks, i.starts
-    decisions: list[Decision] = []
-    known_checks = 0
-    # candidates of the current step: [event, score or None]; siblings at one step are
-    # alternatives (rollouts), so the current candidate is the best-scored of them
-    group: list[list[Any]] = []
-    group_step: int | None = None
-    best_earlier: tuple[float, int] | None = None  # (score, event) of earlier steps; ties -> latest
-    groups: dict[int, list[float]] = {}  # step -> ROI keys of its alternatives so far
-    first_rollback: tuple[int, int] | None = None
-    first_pass: int | None = None
-    memory_counts = {"promote": 0, "scratch": 0, "discard": 0}
-    ranked_steps: set[int] = set()
+    """The per-event loop, pure Python (the reference the compiled loop mirrors): each
+    event decided by ``DecideState``."""
+    events, f = i.events, i.f
+    state = DecideState(i.d_task, i.W, i.eps, i.K)
+    step = state.step
     # plain lists: element access on them is several times faster than on numpy arrays
-    nr_l, dc_l, x_l, ratio_l = nr.tolist(), dc.tolist(), x_nr.tolist(), ratios.tolist()
-    streak_l, start_l = streaks.tolist(), starts.tolist()
+    nr_l, dc_l, x_l, ratio_l = i.nr.tolist(), i.dc.tolist(), i.x_nr.tolist(), i.ratios.tolist()
+    streak_l, start_l = i.streaks.tolist(), i.starts.tolist()
     n_l, a_l, p_l, m_l, c_l = (
         f.n.tolist(),
         f.a.tolist(),
@@ -351,40 +376,137 @@ def _python_loop(i: _Inputs) -> _Loop:
         f.m_prefix.tolist(),
         f.c.tolist(),
     )
-    none = Status.NONE
-    eps_g = f"{eps:g}"  # formatted once for the per-event reasons
+    decisions = [
+        step(
+            t,
+            ev,
+            nr_l[t],
+            dc_l[t],
+            x_l[t],
+            ratio_l[t],
+            streak_l[t],
+            start_l[t],
+            events[start_l[t]].status if streak_l[t] else Status.NONE,
+            n_l[t],
+            a_l[t],
+            p_l[t],
+            m_l[t],
+            c_l[t],
+        )
+        for t, ev in enumerate(events)
+    ]
+    has_obs = np.fromiter(
+        (bool(e.observation_text) and not e.observation_text.isspace() for e in events),
+        bool,
+        len(events),
+    )
+    return _Loop(
+        decisions,
+        has_obs,
+        state.first_pass,
+        state.first_rollback,
+        state.memory_counts,
+        len(state.ranked_steps),
+    )
 
-    for t, ev in enumerate(events):
+
+class DecideState:
+    """What the per-event loop carries from one event to the next (the candidates and
+    their scores, the ROI keys of each step's alternatives, the first pass and roll-back,
+    the memory counts), so events fed in pieces are decided as in one pass."""
+
+    __slots__ = (
+        "K",
+        "W",
+        "best_earlier",
+        "d_task",
+        "eps",
+        "eps_g",
+        "first_pass",
+        "first_rollback",
+        "group",
+        "group_step",
+        "groups",
+        "known_checks",
+        "memory_counts",
+        "ranked_steps",
+    )
+
+    def __init__(self, d_task: float, W: int, eps: float, K: int, compact: bool = False) -> None:
+        self.d_task, self.W, self.eps, self.K = d_task, W, eps, K
+        self.eps_g = f"{eps:g}"  # formatted once for the per-event reasons
+        self.known_checks = 0
+        # candidates of the current step: [event, score or None]; siblings at one step are
+        # alternatives (rollouts), so the current candidate is the best-scored of them
+        self.group: list[list[Any]] = []
+        self.group_step: int | None = None
+        # (score, event) of earlier steps; ties -> latest
+        self.best_earlier: tuple[float, int] | None = None
+        # step -> ROI keys of its alternatives so far (``compact``: pickles as arrays)
+        self.groups: dict[int, list[float]] | ListMap = ListMap() if compact else {}
+        self.first_rollback: tuple[int, int] | None = None
+        self.first_pass: int | None = None
+        self.memory_counts = {"promote": 0, "scratch": 0, "discard": 0}
+        self.ranked_steps: set[int] = set()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__slots__}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for k, v in state.items():
+            setattr(self, k, v)
+
+    def step(
+        self,
+        t: int,
+        ev: Event,
+        nr_t: float,
+        dc_t: float,
+        x_t: float,
+        ratio: float,
+        streak: int,
+        start: int,
+        start_status: Status,
+        n: float,
+        a: float,
+        p: float,
+        m: float,
+        c: float,
+    ) -> Decision:
+        """Event t's decision from its ledger entry (ÊFC_nr, ΔC, X̂_nr, window ratio), its
+        streak and where it began (with that event's status), and its prefix features."""
+        d_task, W, eps, K = self.d_task, self.W, self.eps, self.K
+        group = self.group
         # --- candidates and their scores (roll-back rule)
         if ev.kind in CANDIDATE_KINDS:
-            if group and ev.step != group_step:
+            if group and ev.step != self.group_step:
                 done = _best(group)
-                if done is not None and (best_earlier is None or done[0] >= best_earlier[0]):
-                    best_earlier = done
-                group = []
-            group_step = ev.step
+                best = self.best_earlier
+                if done is not None and (best is None or done[0] >= best[0]):
+                    self.best_earlier = done
+                group = self.group = []
+            self.group_step = ev.step
             group.append([t, None])
         ch = ev.checks
         if ch is not None and ch.ran > 0:
-            known_checks = max(known_checks, ch.total or 0, ch.ran)
-        if group and ev.status is not none and (group[-1][0] == t or c_l[t] >= 1.0):
-            group[-1][1] = verdict_score(ev, known_checks)
-        if ev.status is Status.PASSED and first_pass is None:
-            first_pass = t
+            self.known_checks = max(self.known_checks, ch.total or 0, ch.ran)
+        if group and ev.status is not Status.NONE and (group[-1][0] == t or c >= 1.0):
+            group[-1][1] = verdict_score(ev, self.known_checks)
+        if ev.status is Status.PASSED and self.first_pass is None:
+            self.first_pass = t
         current = _best(group)
         cur_score = current[0] if current is not None else None
 
         # --- memory gating
-        mem, mem_reason = gate_memory(ev, n=n_l[t], a=a_l[t], p=p_l[t], memory_write=m_l[t])
-        memory_counts[mem] += 1
+        mem, mem_reason = gate_memory(ev, n=n, a=a, p=p, memory_write=m)
+        self.memory_counts[mem] += 1
 
         # --- stop / roll back
-        ratio = ratio_l[t]
         window_ratio = None if math.isnan(ratio) else ratio
         stop_rule = window_ratio is not None and window_ratio < eps
-        streak = streak_l[t]
         repeat_rule = K > 0 and streak >= K
         rollback_to = None
+        best_earlier = self.best_earlier
         if cur_score is not None and best_earlier is not None and best_earlier[0] > cur_score:
             rollback_to = best_earlier[1]
             control = ROLLBACK
@@ -392,20 +514,19 @@ def _python_loop(i: _Inputs) -> _Loop:
                 f"roll back to candidate at event {rollback_to}: it scored "
                 f"{best_earlier[0]:.2f} > current {cur_score:.2f}"
             )
-            if first_rollback is None:
-                first_rollback = (t, rollback_to)
+            if self.first_rollback is None:
+                self.first_rollback = (t, rollback_to)
         elif repeat_rule:
             control = STOP
-            start = start_l[t]
             reason = (
                 f"stop: one action has failed the same way {streak} times in a row since event "
-                f"{start} ({_STATUS_NAME[events[start].status]}; nothing learned in between; limit {K})"
+                f"{start} ({_STATUS_NAME[start_status]}; nothing learned in between; limit {K})"
             )
             if stop_rule:
-                reason += f"; window ratio {ratio:.3g} < ε {eps_g} too"
+                reason += f"; window ratio {ratio:.3g} < ε {self.eps_g} too"
         elif stop_rule:
             control = STOP
-            reason = f"stop: window ratio {ratio:.3g} < ε {eps_g} over the last {W} events"
+            reason = f"stop: window ratio {ratio:.3g} < ε {self.eps_g} over the last {W} events"
         elif t + 1 < W:
             control = CONTINUE
             reason = f"window not full ({t + 1} of {W} events)"
@@ -414,52 +535,42 @@ def _python_loop(i: _Inputs) -> _Loop:
             reason = f"no raw cost in the last {W} events"
         else:
             control = CONTINUE
-            reason = f"window ratio {ratio:.3g} ≥ ε {eps_g}"
+            reason = f"window ratio {ratio:.3g} ≥ ε {self.eps_g}"
 
         # --- ROI among alternatives sharing a step index
-        nr_t, dc_t = nr_l[t], dc_l[t]
         roi = (nr_t / d_task) / dc_t if dc_t > 0 else None
         selection, rank, of = AUDIT, None, None
         if ev.kind in ALTERNATIVE_KINDS:
             key = _roi_key(roi, nr_t)
-            seen = groups.setdefault(ev.step, [])
+            seen = self.groups.setdefault(ev.step, [])
             if seen:
                 rank = 1 + sum(1 for k in seen if k >= key)
                 of = len(seen) + 1
                 selection = RANK
-                ranked_steps.add(ev.step)
+                self.ranked_steps.add(ev.step)
             seen.append(key)
 
-        decisions.append(
-            Decision(
-                index=ev.index,
-                step=ev.step,
-                efc_nr=nr_t,
-                dC=dc_t,
-                x_nr=x_l[t],
-                memory=mem,
-                memory_reason=mem_reason,
-                control=control,
-                control_reason=reason,
-                window_ratio=window_ratio,
-                stop_rule=stop_rule,
-                repeat_count=streak,
-                repeat_rule=repeat_rule,
-                rollback_to=rollback_to,
-                candidate_score=cur_score,
-                selection=selection,
-                roi=roi if roi is None or math.isfinite(roi) else None,
-                roi_rank=rank,
-                roi_of=of,
-            )
+        return Decision(
+            index=ev.index,
+            step=ev.step,
+            efc_nr=nr_t,
+            dC=dc_t,
+            x_nr=x_t,
+            memory=mem,
+            memory_reason=mem_reason,
+            control=control,
+            control_reason=reason,
+            window_ratio=window_ratio,
+            stop_rule=stop_rule,
+            repeat_count=streak,
+            repeat_rule=repeat_rule,
+            rollback_to=rollback_to,
+            candidate_score=cur_score,
+            selection=selection,
+            roi=roi if roi is None or math.isfinite(roi) else None,
+            roi_rank=rank,
+            roi_of=of,
         )
-
-    has_obs = np.fromiter(
-        (bool(e.observation_text) and not e.observation_text.isspace() for e in events),
-        bool,
-        len(events),
-    )
-    return _Loop(decisions, has_obs, first_pass, first_rollback, memory_counts, len(ranked_steps))
 
 
 def decide(
@@ -476,8 +587,7 @@ def decide(
     W, eps, K = config.window, config.epsilon, config.repeat
     nr = prefix_nr(f, g, ledger.estimator)
     dc = np.asarray(ledger.cost.delta, dtype=float)
-    x_nr = np.cumsum(nr) / d_task
-    ratios = _window_ratios(nr, dc, d_task, W)
+    x_nr, ratios, _, _ = running_ledger(nr, dc, d_task, W)
     streaks, starts = streaks_and_starts(run)
     inputs = _Inputs(events, f, nr, dc, x_nr, ratios, streaks, starts, d_task, W, eps, K)
 

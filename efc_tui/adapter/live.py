@@ -25,9 +25,10 @@ What the companion acts on (``Verdict.act``):
   rule is not validated, and the reason says so whether or not it acts;
 - **rollback**: never (a hook cannot restore an earlier candidate); recorded only.
 
-Incremental cost: the scoring is a whole-run pass (features such as novelty read every
-earlier observation), so each ``feed`` rescores the run so far, O(events) with the compiled
-passes; ``bench/hook_bench.py`` measures it.
+Incremental cost: each ``feed`` decides only its new events, stepping the adapter's
+per-event state on (``incremental.PrefixScorer``), in time proportional to them and not
+to the run; ``bench/hook_bench.py`` measures it. ``stable=True``: a state that another
+process can take on (``state()`` / ``Monitor.resume``, the hook).
 """
 
 from __future__ import annotations
@@ -36,9 +37,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from efc_tui.adapter import score_and_decide
 from efc_tui.adapter.decide import ROLLBACK, STOP, Decision
-from efc_tui.adapter.summary import AdapterSummary
+from efc_tui.adapter.incremental import PrefixScorer, Step
 from efc_tui.errors import InputError
 from efc_tui.model import Event, Run
 from efc_tui.scoring.estimator import Estimator
@@ -102,8 +102,19 @@ class Verdict:
         }
 
 
+def measured_usage(ev: Event) -> bool:
+    """The event records token usage (not estimated from text)."""
+    return ev.tokens_in + ev.tokens_out > 0 and "tokens" not in ev.flags
+
+
 def complete_events(
-    run: Run, *, hold_last: bool = True, codex: bool = False, wait_for_usage: bool = True
+    run: Run,
+    *,
+    hold_last: bool = True,
+    codex: bool = False,
+    wait_for_usage: bool = True,
+    base: int = 0,
+    measured: bool = False,
 ) -> int:
     """How many of a growing run's first events can no longer change as the log grows:
     those before the first tool call still waiting for its result (its end time moves the
@@ -114,16 +125,18 @@ def complete_events(
     ``codex``: Codex writes a response's usage (``token_count``) after its items, so its
     events wait for it (until then their tokens are estimated, flagged ``tokens``).
     ``wait_for_usage=False``: decide a run whose model reports no usage too (an in-process
-    companion, which has no end-of-turn call to decide the rest at)."""
+    companion, which has no end-of-turn call to decide the rest at).
+    ``base``: ``run.events`` are the run's events from ``base`` on, the events before it
+    complete (``measured``: one of them records usage)."""
     events = run.events
     upto = len(events) - 1 if hold_last else len(events)
-    measured = not wait_for_usage
+    measured = measured or not wait_for_usage
     for i in range(max(upto, 0)):
         ev = events[i]
         if ev.extra.get("no_result") or (codex and "tokens" in ev.flags):
-            return i if measured else 0
-        measured = measured or (ev.tokens_in + ev.tokens_out > 0 and "tokens" not in ev.flags)
-    return max(upto, 0) if measured else 0
+            return base + i if measured else 0
+        measured = measured or measured_usage(ev)
+    return base + max(upto, 0) if measured else 0
 
 
 def _quote(text: str) -> str:
@@ -155,22 +168,47 @@ class Monitor:
         repeat: int | None = None,
         budgets: Budgets | None = None,
         window_rule: bool = False,
+        stable: bool = False,
     ) -> None:
         self.run = run if run is not None else Run(run_id="live")
         self.estimator = estimator
         self.window, self.epsilon, self.repeat = window, epsilon, repeat
         self.budgets = budgets or Budgets()
         self.window_rule = window_rule
+        self.stable = stable
         #: events decided so far (verdicts were returned for events 0..decided-1)
         self.decided = 0
         #: the first verdict the companion acted on (None: none yet)
         self.stopped: Verdict | None = None
-        #: the adapter's summary of the run as last scored
-        self.summary: AdapterSummary | None = None
+        #: the adapter's state, made at the first event decided
+        self.scorer: PrefixScorer | None = None
         self._summed = 0  # events counted in the running sums below
         self._tokens = 0
         self._usd = 0.0
         self._usd_known = False
+
+    def state(self) -> tuple[Any, ...]:
+        """What ``resume`` needs to go on deciding in another Monitor (picklable, between
+        processes too with ``stable=True``): the settings, the events decided, the
+        adapter's state and the budget sums."""
+        return (
+            (self.window, self.epsilon, self.repeat, self.stable),
+            self.decided,
+            self.scorer,
+            (self._summed, self._tokens, self._usd, self._usd_known),
+        )
+
+    def resume(self, state: tuple[Any, ...]) -> bool:
+        """Go on from ``state()`` of a Monitor with the same settings (False, and nothing
+        taken, when they differ)."""
+        settings, decided, scorer, sums = state
+        if settings != (self.window, self.epsilon, self.repeat, self.stable):
+            return False
+        if scorer is not None and scorer.next != decided:
+            return False
+        self.decided, self.scorer = decided, scorer
+        self._summed, self._tokens, self._usd, self._usd_known = sums
+        return True
 
     def feed(self, *events: Event | Iterable[Event]) -> list[Verdict]:
         """Append events (their ``index`` is set to their position) and decide them."""
@@ -180,22 +218,33 @@ class Monitor:
                 self.run.events.append(ev)
         return self.sync(self.run, len(self.run.events))
 
-    def sync(self, run: Run, upto: int | None = None) -> list[Verdict]:
+    def sync(self, run: Run, upto: int | None = None, base: int = 0) -> list[Verdict]:
         """Decide ``run``'s events ``decided..upto-1`` (all when ``upto`` is None). The
         events before ``decided`` must be the ones already decided (a run re-read from a
-        log that only grew)."""
+        log that only grew). ``base``: ``run.events`` holds the run's events from event
+        ``base`` on (at most ``decided``: a log read on from where it was, ``hook``)."""
         self.run = run
-        end = len(run.events) if upto is None else min(upto, len(run.events))
+        total = base + len(run.events)
+        end = total if upto is None else min(upto, total)
         if end <= self.decided:
             return []
-        scored = score_and_decide(
-            run, self.estimator, window=self.window, epsilon=self.epsilon, repeat=self.repeat
-        )
-        self.summary = scored.summary
-        decisions = scored.decisions
+        if base > self.decided or (base and self.scorer is None):
+            raise InputError(f"events {base}.. given, {self.decided}.. undecided")
+        if self.scorer is None:
+            self.scorer = PrefixScorer(
+                run,
+                self.estimator,
+                window=self.window,
+                epsilon=self.epsilon,
+                repeat=self.repeat,
+                stable=self.stable,
+            )
+            if self.decided:  # the events decided before: the adapter's state through them
+                self.scorer.feed(run.events[: self.decided])
         out = []
-        for t in range(self.decided, end):
-            v = self._verdict(run, decisions, t)
+        steps = self.scorer.feed(run.events[self.decided - base : end - base])
+        for t, s in enumerate(steps, start=self.decided):
+            v = self._verdict(run, s, t, base)
             if v.act and self.stopped is None:
                 self.stopped = v
             out.append(v)
@@ -204,9 +253,9 @@ class Monitor:
 
     # --- one event
 
-    def _budget(self, run: Run, t: int) -> str | None:
+    def _budget(self, run: Run, t: int, base: int) -> str | None:
         while self._summed <= t:  # running sums through event t (once per event)
-            ev = run.events[self._summed]
+            ev = run.events[self._summed - base]
             self._tokens += ev.tokens_in + ev.tokens_out
             usd = ev.extra.get("cost_usd")
             if isinstance(usd, int | float) and not isinstance(usd, bool):
@@ -224,12 +273,12 @@ class Monitor:
                 return f"cost budget passed: ${usd:.2f} > --max-usd {b.max_usd:g}"
         return None
 
-    def _verdict(self, run: Run, decisions: Any, t: int) -> Verdict:
-        d: Decision = decisions[t]
-        over = self._budget(run, t)
+    def _verdict(self, run: Run, s: Step, t: int, base: int) -> Verdict:
+        d: Decision = s.decision
+        over = self._budget(run, t, base)
         if d.control == STOP and d.repeat_rule:
             rule = "window+repeat" if d.stop_rule else "repeat"
-            reason, action = self._repeat_reason(run, decisions, t)
+            reason, action = self._repeat_reason(run.events[t - base], s)
             return Verdict(
                 t, d, STOP, rule, True, reason + (f"; also {over}" if over else ""), action
             )
@@ -255,24 +304,17 @@ class Monitor:
             )
         return Verdict(t, d, d.control, None, False, d.control_reason)
 
-    def _repeat_reason(
-        self, run: Run, decisions: Any, t: int
-    ) -> tuple[str, tuple[str | None, str] | None]:
-        from efc_tui.adapter.loops import action_signature, streaks_and_starts
+    def _repeat_reason(self, ev: Event, s: Step) -> tuple[str, tuple[str | None, str] | None]:
+        from efc_tui.adapter.loops import action_signature
 
-        events = run.events
-        ev = events[t]
         sig = action_signature(ev)
-        d: Decision = decisions[t]
-        start = int(streaks_and_starts(run)[1][t])  # where the streak began
-        cost = sum(decisions[i].dC for i in range(start, t + 1))
-        tokens = sum(events[i].tokens_in + events[i].tokens_out for i in range(start, t + 1))
+        d = s.decision
         tool = f"{ev.tool} " if ev.tool else ""
         reason = (
             f"efc-tui: the same call has failed the same way {d.repeat_count} times in a row "
-            f"(since event {start}): {tool}`{_quote(ev.action_text)}` -> {ev.status.value}: "
-            f"{_last_line(ev.observation_text)}. Those attempts cost {cost:.2f} raw-cost units "
-            f"({tokens:,} tokens) and added no new feedback. Running it again will give the "
+            f"(since event {s.start}): {tool}`{_quote(ev.action_text)}` -> {ev.status.value}: "
+            f"{_last_line(ev.observation_text)}. Those attempts cost {s.cost:.2f} raw-cost units "
+            f"({s.tokens:,} tokens) and added no new feedback. Running it again will give the "
             "same output; new feedback would be a different check, a change that alters this "
             "failure, or reading what the error names."
         )

@@ -30,6 +30,8 @@ costs O(length of its text); the whole run is O(T) in events.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -48,10 +50,10 @@ def action_signature(ev: Event) -> tuple[str | None, str] | None:
     return ev.tool, act
 
 
-def observation_digest(ev: Event) -> int:
+def observation_digest(ev: Event, digest: Callable[[Any], int] = hash) -> int:
     """A hash of the observation normalized as error signatures are: lower case, numbers
-    and hex addresses as ``#``, whitespace collapsed."""
-    return hash(" ".join(_NUM.sub("#", ev.observation_text.lower()).split()))
+    and hex addresses as ``#``, whitespace collapsed (``digest``: as ``PrefixState``'s)."""
+    return digest(" ".join(_NUM.sub("#", ev.observation_text.lower()).split()))
 
 
 def _counts(ev: Event) -> tuple[int, int]:
@@ -84,46 +86,79 @@ def streaks_and_starts(run: Run) -> tuple[np.ndarray, np.ndarray]:
     T = len(events)
     out = [0] * T
     starts = [-1] * T
-    # the streak: action signature, status and counts of its failures, the last of them
-    # (whose digest is computed when first needed)
-    sig_c: tuple[str | None, str] | None = None
-    head: tuple[Status, tuple[int, int]] | None = None
-    last = -1
-    digest: int | None = None
-    count = 0
-    start = -1
-    none, passed, neutral = Status.NONE, Status.PASSED, LOOP_NEUTRAL_KINDS
+    step = StreakState().step
     for t, ev in enumerate(events):
+        out[t], starts[t] = step(t, ev)
+    return np.asarray(out, dtype=np.int64), np.asarray(starts, dtype=np.int64)
+
+
+class StreakState:
+    """What the repetition streak carries from one event to the next: the streak's action
+    signature, status and counts of its failures, the last of them (whose digest is
+    computed when first needed), its length and first event. ``digest``: ``hash`` within
+    one process, ``stable_digest`` for a state pickled between processes."""
+
+    __slots__ = ("count", "digest", "digest_of", "head", "last", "sig", "start")
+
+    def __init__(self, digest: Callable[[Any], int] = hash) -> None:
+        self.digest_of = digest
+        self.sig: tuple[str | None, str] | None = None
+        self.head: tuple[Status, tuple[int, int]] | None = None
+        self.last: Event | None = None
+        self.digest: int | None = None
+        self.count = 0
+        self.start = -1
+
+    def __getstate__(self) -> dict[str, Any]:
+        from efc_tui.compact import stable_digest
+
+        if self.digest_of is not stable_digest:
+            raise TypeError("only a StreakState with stable_digest is kept between processes")
+        return {k: getattr(self, k) for k in self.__slots__ if k != "digest_of"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        from efc_tui.compact import stable_digest
+
+        self.digest_of = stable_digest
+        for k, v in state.items():
+            setattr(self, k, v)
+
+    def step(self, t: int, ev: Event) -> tuple[int, int]:
+        """(streak, first event of the streak or -1) in force after event t."""
         status = ev.status
         act = ev.action_text
         if not ev.tool and (not act or act.isspace()):
             pass  # no action (a harness message or error): neither extends nor ends it
-        elif status is none or status is passed:
-            if status is passed or ev.kind not in neutral:
-                sig_c, count, start = None, 0, -1
+        elif status is Status.NONE or status is Status.PASSED:
+            if status is Status.PASSED or ev.kind not in LOOP_NEUTRAL_KINDS:
+                self.sig, self.count, self.start = None, 0, -1
         else:
             sig = action_signature(ev)
-            if ev.kind in neutral and (sig_c is None or sig != sig_c):
+            if ev.kind in LOOP_NEUTRAL_KINDS and (self.sig is None or sig != self.sig):
                 pass  # a failing edit or thought outside the loop: not a loop step
             else:
                 h = (status, _counts(ev))
                 same = False
-                if sig_c is not None and sig == sig_c and h == head:
-                    if digest is None:
-                        digest = observation_digest(events[last])
-                    d = observation_digest(ev)
-                    same = d == digest
-                    digest = d
+                if self.sig is not None and sig == self.sig and h == self.head:
+                    if self.digest is None:
+                        assert self.last is not None
+                        self.digest = observation_digest(self.last, self.digest_of)
+                    d = observation_digest(ev, self.digest_of)
+                    same = d == self.digest
+                    self.digest = d
                 else:
-                    digest = None
+                    self.digest = None
                 if same:
-                    count += 1
+                    self.count += 1
                 else:
-                    sig_c, head, count, start = sig, h, 1, t
-                last = t
-        out[t] = count
-        starts[t] = start
-    return np.asarray(out, dtype=np.int64), np.asarray(starts, dtype=np.int64)
+                    self.sig, self.head, self.count, self.start = sig, h, 1, t
+                self.last = ev
+        return self.count, self.start
+
+    @property
+    def status(self) -> Status | None:
+        """The failing status of the streak in force (None: none)."""
+        return self.head[0] if self.head is not None and self.count else None
 
 
 def repeat_stop(streaks: np.ndarray, limit: int) -> int | None:

@@ -126,6 +126,34 @@ class Draft:
         self.gen_text = f"{text}\n{self.gen_text}" if self.gen_text else text
 
 
+class ReadAgain(Exception):
+    """A line that would change drafts already finalized by a read that goes on from a
+    settled line (``parsers/resume.py``): the log must be read whole, from now on
+    (``always``: a log that reuses message ids) or this time (a response without an
+    event at the end of the log, which the last event takes while nothing follows)."""
+
+    def __init__(self, message: str, *, always: bool) -> None:
+        super().__init__(message)
+        self.always = always
+
+
+@dataclass(slots=True)
+class Carry:
+    """What :func:`finalize` carries from one draft to the next: the state after a run's
+    first ``index`` drafts, to finalize the drafts after them alone (a log read on from
+    where an earlier read stopped, ``parsers/resume.py``). ``any_usage`` / ``any_ts`` /
+    ``any_dur``: whether those drafts record any usage, timestamp or duration (the whole
+    run's answer is theirs or the later drafts')."""
+
+    index: int = 0
+    prev_failed: bool = False
+    prev_end: float | None = None
+    response_estimated: bool = False
+    any_usage: bool = False
+    any_ts: bool = False
+    any_dur: bool = False
+
+
 @dataclass(slots=True)
 class Finalized:
     """The events of a run's drafts, with the run's totals and flags."""
@@ -139,6 +167,8 @@ class Finalized:
     cache_write: int = 0
     #: the sum of the model calls' recorded cost; None when none records one
     cost_usd: float | None = None
+    #: the state after the last draft (to finalize the drafts that follow them alone)
+    carry: Carry = field(default_factory=Carry)
 
 
 def _kind_and_status(d: Draft, after_failure: bool) -> tuple[EventKind, Status, Any, list[str]]:
@@ -167,16 +197,22 @@ def _kind_and_status(d: Draft, after_failure: bool) -> tuple[EventKind, Status, 
     return kind, status, checks, flags
 
 
-def finalize(drafts: list[Draft], *, run_start: float | None = None) -> Finalized:
-    """Events from drafts, in order, by the rules in the module docstring."""
+def finalize(
+    drafts: list[Draft], *, run_start: float | None = None, carry: Carry | None = None
+) -> Finalized:
+    """Events from drafts, in order, by the rules in the module docstring. ``carry``: the
+    drafts follow the first ``carry.index`` drafts of the run, finalized before (their
+    events are not returned; the run-level flags and totals cover these drafts only)."""
     events: list[Event] = []
-    any_usage = any(d.has_usage for d in drafts)
-    any_ts = any(d.t_end is not None or d.t_start is not None for d in drafts)
-    any_dur = any(d.wall_s is not None for d in drafts)
-    prev_failed = False
-    prev_end = run_start
+    c = carry or Carry(prev_end=run_start)
+    any_usage = c.any_usage or any(d.has_usage for d in drafts)
+    any_ts = c.any_ts or any(d.t_end is not None or d.t_start is not None for d in drafts)
+    any_dur = c.any_dur or any(d.wall_s is not None for d in drafts)
+    prev_failed = c.prev_failed
+    prev_end = c.prev_end
     no_result = est_calls = est_other = no_wall = 0
-    response_estimated = False
+    response_estimated = c.response_estimated
+    base = c.index
     tin_sum = tout_sum = cr_sum = cw_sum = 0
     cost: float | None = None
     last = len(drafts) - 1
@@ -265,7 +301,7 @@ def finalize(drafts: list[Draft], *, run_start: float | None = None) -> Finalize
         tool_calls = 1 if d.is_call else 0
         events.append(
             Event(
-                index=i,
+                index=base + i,
                 step=d.step,
                 kind=kind,
                 tool=d.tool,
@@ -306,7 +342,10 @@ def finalize(drafts: list[Draft], *, run_start: float | None = None) -> Finalize
         run_flags.append(
             f"wall time: {no_wall} tool or model call(s) have no timestamp; counted as 0 s"
         )
-    return Finalized(events, run_flags, tin_sum, tout_sum, cr_sum, cw_sum, cost)
+    after = Carry(
+        base + len(drafts), prev_failed, prev_end, response_estimated, any_usage, any_ts, any_dur
+    )
+    return Finalized(events, run_flags, tin_sum, tout_sum, cr_sum, cw_sum, cost, after)
 
 
 def share_totals(

@@ -29,6 +29,8 @@ from efc_tui.parsers.base import SNIFF_BYTES, ReadOptions, Sniff, open_binary, r
 
 #: at most this many per-line warnings are listed; the rest are only counted
 MAX_LINE_WARNINGS = 20
+#: what :meth:`JsonlSource.value` returns for a line that holds no value
+NO_VALUE: Any = object()
 _BOM = b"\xef\xbb\xbf"
 
 # --------------------------------------------------------------------------- decoding
@@ -167,37 +169,58 @@ class JsonlSource:
         self._warn(f"{self.path}:{lineno}: skipped: {reason}")
 
     def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
-        for lineno, obj in self.values():
-            if not isinstance(obj, dict):
-                self.bad(f"expected a JSON object, got {type(obj).__name__}", lineno)
-                continue
-            yield lineno, obj
+        for lineno, raw in raw_lines(self.path):
+            obj = self.object(lineno, raw)
+            if obj is not None:
+                yield lineno, obj
+            elif self.truncated_last:
+                break
 
     def values(self) -> Iterator[tuple[int, Any]]:
         """Every line's JSON value, whatever its type (formats whose lines are arrays,
         like asciinema recordings)."""
         for lineno, raw in raw_lines(self.path):
-            if not raw.strip():
-                continue
-            if self.text_lines_ok and not raw.lstrip().startswith((b"{", b"[")):
-                self.text_lines += 1
-                continue
-            self.lines += 1
-            try:
-                obj, repaired = loads_repairing(raw)
-            except (orjson.JSONDecodeError, RecursionError) as exc:
-                if not raw.endswith(b"\n"):
-                    self.truncated_last = True
-                    self.warnings.append(
-                        f"{self.path}:{lineno}: truncated last line ignored (a log still being written?)"
-                    )
-                    break
-                self.bad(f"not valid JSON ({getattr(exc, 'msg', 'nested too deeply')})", lineno)
-                continue
-            if repaired:
-                self.repaired += 1
-                self._warn(f"{self.path}:{lineno}: invalid UTF-8 bytes replaced by U+FFFD")
-            yield lineno, obj
+            obj = self.value(lineno, raw)
+            if obj is not NO_VALUE:
+                yield lineno, obj
+            elif self.truncated_last:
+                break
+
+    def object(self, lineno: int, raw: bytes) -> dict[str, Any] | None:
+        """One line's JSON object (None: the line holds none; see :meth:`value`)."""
+        obj = self.value(lineno, raw)
+        if obj is NO_VALUE:
+            return None
+        if not isinstance(obj, dict):
+            self.bad(f"expected a JSON object, got {type(obj).__name__}", lineno)
+            return None
+        return obj
+
+    def value(self, lineno: int, raw: bytes) -> Any:
+        """One line's JSON value; ``NO_VALUE`` for a blank line, console text, a malformed
+        line under ``--lenient`` (else an InputError) and a cut-short last line (no newline:
+        ``truncated_last`` is set)."""
+        if not raw.strip():
+            return NO_VALUE
+        if self.text_lines_ok and not raw.lstrip().startswith((b"{", b"[")):
+            self.text_lines += 1
+            return NO_VALUE
+        self.lines += 1
+        try:
+            obj, repaired = loads_repairing(raw)
+        except (orjson.JSONDecodeError, RecursionError) as exc:
+            if not raw.endswith(b"\n"):
+                self.truncated_last = True
+                self.warnings.append(
+                    f"{self.path}:{lineno}: truncated last line ignored (a log still being written?)"
+                )
+                return NO_VALUE
+            self.bad(f"not valid JSON ({getattr(exc, 'msg', 'nested too deeply')})", lineno)
+            return NO_VALUE
+        if repaired:
+            self.repaired += 1
+            self._warn(f"{self.path}:{lineno}: invalid UTF-8 bytes replaced by U+FFFD")
+        return obj
 
     def require(self, known: int, noun: str, not_this: str) -> None:
         """After reading: an InputError when the file gave the reader nothing (empty, only

@@ -60,7 +60,14 @@ from typing import Any
 from efc_tui.model import EventKind, Run, Status
 from efc_tui.parsers import sniffs
 from efc_tui.parsers._content import content_text
-from efc_tui.parsers._drafts import Draft, ThoughtBuffer, finalize
+from efc_tui.parsers._drafts import (
+    Carry,
+    Draft,
+    Finalized,
+    ReadAgain,
+    ThoughtBuffer,
+    finalize,
+)
 from efc_tui.parsers._source import JsonlSource
 from efc_tui.parsers._time import parse_time
 from efc_tui.parsers._totals import set_source_totals, totals_from_counts
@@ -84,6 +91,14 @@ from efc_tui.parsers.sniffs import (
 )
 
 NAME = "claude-code"
+
+
+def _sealed(digests: Any, key: str) -> bool:
+    from efc_tui.compact import stable_digest
+
+    return stable_digest(key) in digests
+
+
 _EXIT_CODE_RE = re.compile(r"^Exit code (-?\d+)\b")
 _SYNTHETIC = "<synthetic>"
 
@@ -131,6 +146,9 @@ class _Session:
         self.models: Counter[str] = Counter()
         self.side_models: Counter[str] = Counter()
         self.msg_seen: set[str] = set()
+        #: digests of the message and tool-call ids of sealed drafts (``seal``; None: none)
+        self.sealed_msgs: Any = None
+        self.sealed_tools: Any = None
         self.step = 0
         self.start: float | None = None
         self.session_id: str | None = None
@@ -246,6 +264,9 @@ class _Session:
             )
             self.emit(d, None, side)
             return
+        if key is not None and self.sealed_msgs is not None and _sealed(self.sealed_msgs, key):
+            # a line of a message whose drafts are sealed (logs that reuse message ids)
+            raise ReadAgain(f"message {key} continues after its drafts were finalized", always=True)
         if key is not None and key not in self.msg_seen:
             self.msg_seen.add(key)
             self.step += 1
@@ -323,6 +344,8 @@ class _Session:
 
     def _take_call(self, tid: str | None) -> Draft | None:
         d = self.by_tool_id.get(tid) if tid else None
+        if d is None and tid and self.sealed_tools is not None and _sealed(self.sealed_tools, tid):
+            return None  # the result of a sealed call (which has its result) again
         if d is None:
             # no id to join on: the oldest open call that has no id either
             d = next((c for c in self.open_calls.values() if "tool_use_id" not in c.extra), None)
@@ -493,16 +516,51 @@ class _Session:
             text = as_str(obj.get("content")) or "context compacted"
             self.emit(Draft(observation=text, step=self.step, t_start=ts, extra=extra), None, side)
 
-    # -- the run
-    def finish(self, source: JsonlSource) -> Run:
-        self.flush()
-        if self.orphan_keys and self.drafts:
-            last = self.drafts[-1]
-            for k in self.orphan_keys:
-                if k not in self.carriers:
-                    self.carriers[k] = last
-                    last.keys.append(k)
-        for d in self.drafts:
+    def feed(self, lineno: int, obj: dict[str, Any], source: JsonlSource) -> None:
+        """One line of the log (a line of an unexpected structure is the source's to judge)."""
+        try:
+            self.line(obj)
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
+            source.bad(f"unexpected structure ({type(exc).__name__}: {exc})", lineno)
+
+    def check(self, source: JsonlSource) -> None:
+        source.require(
+            self.known_lines,
+            "session",
+            "not a Claude Code session: no line has a known type and session ids",
+        )
+
+    # -- reading on from a settled line (``parsers/resume.py``)
+    def seal(self, carry: Carry | None) -> Finalized | None:
+        """At a settled line (every call has its result, no text waits for a call, no
+        response without an event): finalize the drafts so far, which no later line can
+        change, and let go of them. None (nothing sealed) elsewhere, or while the drafts
+        record no usage or no time yet (a later line could change how they are counted)."""
+        if not self.drafts or self.open_calls or self.buffer or self.orphan_keys:
+            return None
+        drafts = self.drafts
+        c = carry or Carry()
+        if not (c.any_usage or any(k in self.usage for d in drafts for k in d.keys)):
+            return None
+        if not (c.any_ts or any(d.t_start is not None or d.t_end is not None for d in drafts)):
+            return None
+        self._apply_usage(drafts)
+        fin = finalize(drafts, run_start=self.start, carry=carry)
+        self.drafts = []
+        # every id seen so far is a sealed draft's: kept as digests, which a later line
+        # naming one is checked against (the drafts themselves are let go of)
+        from efc_tui.compact import IntSet, stable_digest
+
+        if self.sealed_msgs is None:
+            self.sealed_msgs, self.sealed_tools = IntSet(), IntSet()
+        self.sealed_msgs |= {stable_digest(k) for k in self.msg_seen}
+        self.sealed_tools |= {stable_digest(t) for t in self.by_tool_id}
+        for ids in (self.msg_seen, self.by_tool_id, self.carriers, self.usage, self.costs):
+            ids.clear()
+        return fin
+
+    def _apply_usage(self, drafts: list[Draft]) -> None:
+        for d in drafts:
             for k in d.keys:
                 u = self.usage.get(k)
                 if u is not None:
@@ -512,7 +570,23 @@ class _Session:
                     )
                 elif k in self.costs:
                     d.cost_usd = (d.cost_usd or 0.0) + self.costs[k]
-        fin = finalize(self.drafts, run_start=self.start)
+
+    # -- the run
+    def finish(self, source: JsonlSource, carry: Carry | None = None) -> Run:
+        """The run of the drafts read (those after ``carry.index`` when reading on from a
+        settled line: their events only)."""
+        self.flush()
+        if self.orphan_keys and not self.drafts and carry is not None and carry.index:
+            raise ReadAgain("a response without an event ends the log", always=False)
+        if self.orphan_keys and self.drafts:
+            last = self.drafts[-1]
+            for k in self.orphan_keys:
+                if k not in self.carriers:
+                    self.carriers[k] = last
+                    last.keys.append(k)
+        self._apply_usage(self.drafts)
+        fin = finalize(self.drafts, run_start=self.start, carry=carry)
+        any_drafts = bool(self.drafts) or (carry is not None and carry.index > 0)
         stem = self.path.name.removesuffix(".gz").removesuffix(".jsonl")
         model = None
         if self.models:
@@ -551,7 +625,7 @@ class _Session:
             "cache_write_tokens": fin.cache_write,
             "api_messages": len(self.usage),
         }
-        if self.sidechain_events and not (self.all_sidechain and self.drafts):
+        if self.sidechain_events and not (self.all_sidechain and any_drafts):
             run.flags.append(
                 f"{self.sidechain_events} event(s) come from subagents (Task sidechains) inlined in the "
                 "session: marked extra['sidechain']"
@@ -562,7 +636,7 @@ class _Session:
                 f"subagent totals reported by Task results ({self.subagent_reported} tokens) are not added: "
                 "each sidechain message's own usage is counted instead"
             )
-        if self.drafts and (self.all_sidechain and (self.agent_id or stem.startswith("agent-"))):
+        if any_drafts and (self.all_sidechain and (self.agent_id or stem.startswith("agent-"))):
             run.extra["subagent_of"] = self.session_id
             run.flags.append(
                 f"a subagent transcript of session {self.session_id}: read as a run of its own"
@@ -571,7 +645,7 @@ class _Session:
             run.flags.append(
                 f"{self.orphan_results} tool result(s) have no matching tool call in the file"
             )
-        if not self.drafts:
+        if not any_drafts:
             run.flags.append("the session holds no messages (only metadata lines)")
         run.cost_usd = round(fin.cost_usd, 10) if fin.cost_usd is not None else None
         if run.model is None:
@@ -628,21 +702,17 @@ class _Session:
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
-    source = JsonlSource(
-        path, options, text_lines_ok=path.name.lower().endswith((".txt", ".txt.gz"))
-    )
-    session = _Session(path)
+    session, source = start(path, options)
     for lineno, obj in source:
-        try:
-            session.line(obj)
-        except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
-            source.bad(f"unexpected structure ({type(exc).__name__}: {exc})", lineno)
-    source.require(
-        session.known_lines,
-        "session",
-        "not a Claude Code session: no line has a known type and session ids",
-    )
+        session.feed(lineno, obj, source)
+    session.check(source)
     yield session.finish(source)
+
+
+def start(path: Path, options: ReadOptions) -> tuple[_Session, JsonlSource]:
+    """A session's state before its first line, and its source (``parsers/resume.py``)."""
+    text = path.name.lower().endswith((".txt", ".txt.gz"))
+    return _Session(path), JsonlSource(path, options, text_lines_ok=text)
 
 
 READER = Reader(

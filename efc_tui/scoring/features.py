@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from efc_tui import _fast
+from efc_tui.compact import GrowingSet, IntMap, IntSet, stable_digest
 from efc_tui.model import SEVERITY, Event, EventKind, Run, Status
 from efc_tui.scoring.constants import RHO_SCALE
 
@@ -120,16 +122,16 @@ def distinctive_tokens(text: str) -> set[bytes]:
     return out
 
 
-def shingles(text: str) -> set[int]:
+def shingles(text: str, digest: Callable[[Any], int] = hash) -> set[int]:
     """Hashed shingles of an observation: its normalized non-empty lines, or word 3-grams
-    when it has fewer than 3 lines (SPEC §3.2, n)."""
+    when it has fewer than 3 lines (SPEC §3.2, n). ``digest``: see ``PrefixState``."""
     lines = list(filter(None, map(str.strip, text.splitlines())))
     if len(lines) >= 3:
-        return set(map(hash, lines))
+        return set(map(digest, lines))
     words = text.split()
     if len(words) < 3:
-        return {hash(tuple(words))} if words else set()
-    return set(map(hash, zip(words, words[1:], words[2:], strict=False)))
+        return {digest(tuple(words))} if words else set()
+    return set(map(digest, zip(words, words[1:], words[2:], strict=False)))
 
 
 _EXC_WORDS = ("Error", "Exception", "Failure")
@@ -248,139 +250,181 @@ def _compiled_pass(fast: ModuleType, events: list[Event]) -> _Pass | None:
     return _Pass(c, h, a, q, delta, n, mem, plan, verdict, rep_act, rep_err, ref, sids, out[13])
 
 
-def _python_pass(events: list[Event]) -> _Pass:
-    """The per-event loop, pure Python (the reference the compiled loop mirrors).
+class PrefixState:
+    """What the feature pass carries from one event to the next: ``step`` gives the columns
+    of event t from events 0..t alone (all but z, whose citations look ahead), so a run's
+    events fed in any number of pieces get the columns of one pass over the whole run.
 
-    The loop fills plain lists (numpy scalar stores cost several times more per element)
-    and converts once at the end.
-    """
-    T = len(events)
-    c = [0.0] * T
-    h = [0.0] * T
-    a = [1.0] * T
-    q = [1.0] * T
-    delta = [0.0] * T
-    n = [0.0] * T
-    mem = [False] * T
-    plan = [False] * T
-    has_verdict = [False] * T
-    repeat_action = [False] * T
-    repeat_error = [False] * T
-    compaction: list[int] = []
-    first_ref = [-1] * T
-    sig_ids: list[int] = [0] * T
+    ``digest`` hashes the shingles, actions and observations kept in the sets below:
+    ``hash`` within one process (``_python_pass``); ``stable_digest`` for a state pickled
+    between processes (the live hook, ``adapter/live.py``). Either compares values as
+    equality does (two values with the same 64-bit digest are taken as equal)."""
 
-    seen_shingles: set[int] = set()
-    cited: dict[bytes, list[int]] = {}  # token -> events whose action cites it (ascending)
-    action_obs: dict[int, int] = {}  # action key -> hash of the first observation it gave
-    action_variety: set[int] = set()  # action keys that already gave two observations
-    error_sigs: set[tuple[str, str]] = set()
-    signature_ids: dict[tuple[EventKind, str | None, str], int] = {}
-    # agents repeat the same commands: tokens and target are computed once per action text
-    action_info: dict[str, tuple[frozenset[bytes], str]] = {}
-    known_checks = 0
-    epoch = 0
-    prev_frac = 0.0
-    prev_sev: int | None = None
-    NONE, PASSED = Status.NONE, Status.PASSED
-    GEN, REP, CHECK = EventKind.GENERATION, EventKind.REPAIR, EventKind.CHECK
-    MEMORY, PLAN = EventKind.MEMORY, EventKind.PLAN
+    __slots__ = (
+        "action_obs",
+        "action_variety",
+        "digest",
+        "epoch",
+        "error_sigs",
+        "known_checks",
+        "prev_frac",
+        "prev_sev",
+        "seen_shingles",
+        "signature_ids",
+    )
 
-    for t, ev in enumerate(events):
+    def __init__(self, digest: Callable[[Any], int] = hash) -> None:
+        self.digest = digest
+        stable = digest is stable_digest
+        # a stable state is pickled on every hook call: its large sets pickle as arrays
+        self.seen_shingles: GrowingSet = IntSet() if stable else set()
+        # action key -> digest of its first observation
+        self.action_obs: dict[int, int] | IntMap = IntMap() if stable else {}
+        self.action_variety: set[int] = set()  # action keys that already gave two observations
+        self.error_sigs: set[tuple[str, str]] = set()
+        # (kind, tool, target) -> id in order of first use; a stable state compares digests
+        # instead (only whether two events' signatures are equal is read: p)
+        self.signature_ids: dict[tuple[EventKind, str | None, str], int] | None = (
+            None if stable else {}
+        )
+        self.known_checks = 0
+        self.epoch = 0
+        self.prev_frac = 0.0
+        self.prev_sev: int | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        if self.digest is not stable_digest:
+            raise TypeError("only a PrefixState with stable_digest is kept between processes")
+        return {k: getattr(self, k) for k in self.__slots__ if k != "digest"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.digest = stable_digest
+        for k, v in state.items():
+            setattr(self, k, v)
+
+    def step(
+        self, ev: Event, tgt: str
+    ) -> tuple[float, float, float, float, float, float, bool, bool, bool, bool, bool, int]:
+        """Event t's (c, h, a, q, Δ, n, memory write, plan, has verdict, repeated action,
+        repeated error, signature id: equal ids, equal (kind, tool, target)); ``tgt``:
+        ``target(ev.action_text)``."""
         obs = ev.observation_text
         act = ev.action_text
         kind = ev.kind
+        c = h = delta = n = 0.0
+        a = q = 1.0
+        repeat_action = repeat_error = has_verdict = False
+        # n: novelty of the observation's shingles against all earlier observations
+        if obs:
+            sh = shingles(obs, self.digest)
+            if sh:
+                seen = self.seen_shingles
+                seen_before = len(seen)
+                seen |= sh
+                n = (len(seen) - seen_before) / len(sh)  # share of new shingles
+            if ev.truncated or obs.isspace():
+                q = 0.5
+        else:
+            q = 0.5  # empty output
+        # q and repeats: an edit changes the state, so observing actions are compared
+        # within an epoch; the same edit made again is a repeat wherever it stands (-1).
+        if kind is EventKind.GENERATION or kind is EventKind.REPAIR:
+            self.epoch += 1
+            action_epoch = -1
+        else:
+            action_epoch = self.epoch
+        tool = ev.tool
+        if act or tool:
+            key = self.digest((action_epoch, tool, act.strip()))
+            oh = self.digest(obs)
+            first = self.action_obs.get(key)
+            if first is None:
+                self.action_obs[key] = oh
+            else:
+                repeat_action = True
+                if first != oh or key in self.action_variety:
+                    q = 0.5
+                    self.action_variety.add(key)
+        # c, h: checker fired and its scope; Δ: increase in passing fraction (+0.5 below)
+        checks = ev.checks
+        d = 0.0
+        if checks is not None:
+            c = 1.0
+            ran = checks.passed + checks.failed
+            if ran > 0:
+                self.known_checks = max(self.known_checks, checks.total or 0, ran)
+                h = min(1.0, ran / self.known_checks)
+                frac = checks.passed / max(checks.total or 0, ran)
+                if frac > self.prev_frac:
+                    d = frac - self.prev_frac
+                self.prev_frac = frac
+            else:
+                h = 0.5
+        elif kind is EventKind.CHECK:
+            c = 1.0
+            h = 0.5
+        status = ev.status
+        if status is not Status.NONE:
+            has_verdict = True
+            sev = SEVERITY[status]
+            if self.prev_sev is not None and sev > self.prev_sev:
+                d += 0.5
+            self.prev_sev = sev
+            # a: repeated-error avoidance
+            if status is not Status.PASSED:
+                sig = error_signature(ev)
+                if sig in self.error_sigs:
+                    a = 0.0
+                    repeat_error = True
+                else:
+                    self.error_sigs.add(sig)
+        if d:
+            delta = d if d < 1.0 else 1.0
+        # m / p inputs
+        mem = bool(ev.memory_write) or kind is EventKind.MEMORY
+        plan = bool(ev.plan) or kind is EventKind.PLAN
+        ids = self.signature_ids
+        if ids is None:  # a stable state: the signature's digest stands for its id
+            sid = self.digest((kind.value, tool, tgt))
+        else:
+            sig_key = (kind, tool, tgt)
+            known = ids.get(sig_key)
+            if known is None:
+                known = ids[sig_key] = len(ids)
+            sid = known
+        return c, h, a, q, delta, n, mem, plan, has_verdict, repeat_action, repeat_error, sid
+
+
+def _python_pass(events: list[Event]) -> _Pass:
+    """The per-event loop, pure Python (the reference the compiled loop mirrors): z's
+    citations here, every other column from ``PrefixState``."""
+    T = len(events)
+    cols: list[tuple[Any, ...]] = []
+    compaction: list[int] = []
+    first_ref = [-1] * T
+    cited: dict[bytes, list[int]] = {}  # token -> events whose action cites it (ascending)
+    # agents repeat the same commands: tokens and target are computed once per action text
+    action_info: dict[str, tuple[frozenset[bytes], str]] = {}
+    state = PrefixState()
+    step = state.step
+    for t, ev in enumerate(events):
+        act = ev.action_text
         # z, pass 1: remember which distinctive tokens each action cites
         for r in ev.refs:
             if 0 <= r < t and first_ref[r] < 0:
                 first_ref[r] = t
         info = action_info.get(act)
         if info is None:
-            info = action_info[act] = (frozenset(distinctive_tokens(act)), target(act))
+            info = action_info[act] = _action_info(act)
         for tok in info[0]:
             lst = cited.get(tok)
             if lst is None:
                 cited[tok] = [t]
             else:
                 lst.append(t)
-
-        # n: novelty of the observation's shingles against all earlier observations
-        if obs:
-            sh = shingles(obs)
-            if sh:
-                seen_before = len(seen_shingles)
-                seen_shingles |= sh
-                n[t] = (len(seen_shingles) - seen_before) / len(sh)  # share of new shingles
-            if ev.truncated or obs.isspace():
-                q[t] = 0.5
-        else:
-            q[t] = 0.5  # empty output
-        # q and repeats: an edit changes the state, so observing actions are compared
-        # within an epoch; the same edit made again is a repeat wherever it stands (-1).
-        if kind is GEN or kind is REP:
-            epoch += 1
-            action_epoch = -1
-        else:
-            action_epoch = epoch
-        tool = ev.tool
-        if act or tool:
-            key = hash((action_epoch, tool, act.strip()))
-            oh = hash(obs)
-            first = action_obs.get(key)
-            if first is None:
-                action_obs[key] = oh
-            else:
-                repeat_action[t] = True
-                if first != oh or key in action_variety:
-                    q[t] = 0.5
-                    action_variety.add(key)
-        # c, h: checker fired and its scope; Δ: increase in passing fraction (+0.5 below)
-        checks = ev.checks
-        d = 0.0
-        if checks is not None:
-            c[t] = 1.0
-            ran = checks.passed + checks.failed
-            if ran > 0:
-                known_checks = max(known_checks, checks.total or 0, ran)
-                h[t] = min(1.0, ran / known_checks)
-                frac = checks.passed / max(checks.total or 0, ran)
-                if frac > prev_frac:
-                    d = frac - prev_frac
-                prev_frac = frac
-            else:
-                h[t] = 0.5
-        elif kind is CHECK:
-            c[t] = 1.0
-            h[t] = 0.5
-        status = ev.status
-        if status is not NONE:
-            has_verdict[t] = True
-            sev = SEVERITY[status]
-            if prev_sev is not None and sev > prev_sev:
-                d += 0.5
-            prev_sev = sev
-            # a: repeated-error avoidance
-            if status is not PASSED:
-                sig = error_signature(ev)
-                if sig in error_sigs:
-                    a[t] = 0.0
-                    repeat_error[t] = True
-                else:
-                    error_sigs.add(sig)
-        if d:
-            delta[t] = d if d < 1.0 else 1.0
-        # m / p inputs
-        if ev.memory_write or kind is MEMORY:
-            mem[t] = True
-        if ev.plan or kind is PLAN:
-            plan[t] = True
+        cols.append(step(ev, info[1]))
         if ev.extra and ev.extra.get("compaction"):
             compaction.append(t)
-        sig_key = (kind, tool, info[1])
-        sid = signature_ids.get(sig_key)
-        if sid is None:
-            sid = signature_ids[sig_key] = len(signature_ids)
-        sig_ids[t] = sid
 
     # z, pass 2: an observation is referenced when a later action cites one of its words
     if cited:
@@ -395,22 +439,44 @@ def _python_pass(events: list[Event]) -> _Pass:
                 k = bisect_right(citers, t)
                 if k < len(citers) and (first_ref[t] < 0 or citers[k] < first_ref[t]):
                     first_ref[t] = citers[k]
+    c, h, a, q, delta, n, mem, plan, verdict, rep_act, rep_err, sids = (
+        (list(col) for col in zip(*cols, strict=True)) if cols else ([] for _ in range(12))
+    )
+    f64 = np.float64
     return _Pass(
-        np.asarray(c),
-        np.asarray(h),
-        np.asarray(a),
-        np.asarray(q),
-        np.asarray(delta),
-        np.asarray(n),
+        np.asarray(c, dtype=f64),
+        np.asarray(h, dtype=f64),
+        np.asarray(a, dtype=f64),
+        np.asarray(q, dtype=f64),
+        np.asarray(delta, dtype=f64),
+        np.asarray(n, dtype=f64),
         np.asarray(mem, dtype=bool),
         np.asarray(plan, dtype=bool),
-        np.asarray(has_verdict, dtype=bool),
-        np.asarray(repeat_action, dtype=bool),
-        np.asarray(repeat_error, dtype=bool),
+        np.asarray(verdict, dtype=bool),
+        np.asarray(rep_act, dtype=bool),
+        np.asarray(rep_err, dtype=bool),
         np.asarray(first_ref, dtype=np.int64),
-        np.asarray(sig_ids, dtype=np.int64),
+        np.asarray(sids, dtype=np.int64),
         compaction,
     )
+
+
+def position_rho(first: int, count: int) -> np.ndarray:
+    """ρ of events ``first .. first + count - 1``: t / (t + RHO_SCALE) (SPEC §3.2)."""
+    idx = np.arange(first, first + count, dtype=np.int64).astype(float)
+    return idx / (idx + RHO_SCALE)
+
+
+def prefix_plan_change(plan: np.ndarray, sids: np.ndarray, prev: int | None = None) -> np.ndarray:
+    """p from the past (SPEC §6): an explicit plan update, or this action's signature
+    (kind, tool, target) differs from the previous event's. ``prev``: the signature id of
+    the event before ``sids[0]`` (None: ``sids[0]`` is the run's first event)."""
+    changed = np.zeros(len(sids), dtype=bool)
+    if len(sids):
+        changed[1:] = sids[1:] != sids[:-1]
+        if prev is not None:
+            changed[0] = sids[0] != prev
+    return (plan | changed).astype(float)
 
 
 def compute_features(run: Run) -> Features:
@@ -444,12 +510,8 @@ def compute_features(run: Run) -> Features:
         changed_next[:-1] = sids[1:] != sids[:-1]
     plan_a = loop.plan
     p = (plan_a | changed_next).astype(float)
-    changed_prev = np.zeros(T, dtype=bool)
-    if T > 1:
-        changed_prev[1:] = changed_next[:-1]
-    p_prefix = (plan_a | changed_prev).astype(float)
-    idx = idx_i.astype(float)
-    rho = idx / (idx + RHO_SCALE)
+    p_prefix = prefix_plan_change(plan_a, sids)
+    rho = position_rho(0, T)
     return Features(
         c=loop.c,
         h=loop.h,

@@ -116,15 +116,35 @@ def compute_gates(events: list[Event]) -> Gates:
     L = np.empty(T)
     L_nr = np.empty(T)
     A = np.zeros(T, dtype=np.int64)
-    attempts = 0
-    prev: Status | None = None
+    step = GateState().step
     for t, e in enumerate(events):
-        s = e.status
-        Q[t] = Q_STATUS[s]
-        A[t] = attempts
-        G[t], G_nr[t] = progress_gate(s, prev, attempts)
-        L[t], L_nr[t] = loop_gate(e.kind, s)
-        if s is not Status.NONE:
-            attempts += 1
-            prev = s
+        Q[t], G[t], G_nr[t], L[t], L_nr[t], A[t] = step(e)
     return Gates(Q, G, G_nr, L, L_nr, A)
+
+
+class GateState:
+    """What the gates carry from one event to the next (the attempts so far and the last
+    status), so events fed in pieces get the gates of one pass over the run."""
+
+    __slots__ = ("attempts", "prev")
+
+    def __init__(self) -> None:
+        self.attempts = 0
+        self.prev: Status | None = None
+
+    def step(self, e: Event) -> tuple[float, float, float, float, float, int]:
+        """(Q, G, G_nr, Λ, Λ_nr, A) of the next event."""
+        s = e.status
+        attempts = self.attempts
+        g, g_nr = progress_gate(s, self.prev, attempts)
+        lam, lam_nr = loop_gate(e.kind, s)
+        if s is not Status.NONE:
+            self.attempts += 1
+            self.prev = s
+        return Q_STATUS[s], g, g_nr, lam, lam_nr, attempts
+
+    def __getstate__(self) -> tuple[int, Status | None]:
+        return self.attempts, self.prev
+
+    def __setstate__(self, state: tuple[int, Status | None]) -> None:
+        self.attempts, self.prev = state

@@ -34,7 +34,10 @@ Files in ``state_dir`` (``$EFC_TUI_HOOK_DIR``, else ``$XDG_CACHE_HOME/efc-tui/ho
   of its path; a subagent's calls carry the session id and their own transcript) as
   efc-trace/1, each step with the hook's verdict under ``"hook"`` (``efc-tui open
   --follow`` replays it);
-- ``<session>-<crc>.state.json``: byte offset, events decided, what was answered.
+- ``<session>-<crc>.state.json``: byte offset, events decided, what was answered;
+- ``<session>-<crc>.reader.pickle`` and ``.monitor.pickle``: the transcript reader's
+  checkpoint at its last settled line and the adapter's per-event state, so that a call
+  reads only the new lines and scores only the new events (``_hook_read.py``).
 """
 
 from __future__ import annotations
@@ -153,6 +156,9 @@ class Session:
             name += f"-{zlib.crc32(transcript.encode('utf-8', 'surrogatepass')):08x}"
         self.state_path = directory / f"{name}.state.json"
         self.trace_path = directory / f"{name}.trace.jsonl"
+        #: the transcript reader's checkpoint, the adapter's state (``_hook_read``)
+        self.reader_path = directory / f"{name}.reader.pickle"
+        self.monitor_path = directory / f"{name}.monitor.pickle"
         self._lock_path = directory / f"{name}.lock"
         self._fd: int | None = None
 
@@ -188,7 +194,7 @@ def _append(path: Path, lines: list[bytes]) -> None:
         f.write(b"".join(lines))
 
 
-def _trace_lines(run: Any, verdicts: list[Any], header: bool) -> list[bytes]:
+def _trace_lines(run: Any, verdicts: list[Any], header: bool, base: int = 0) -> list[bytes]:
     from efc_tui.parsers.native_writer import header_object, step_object
 
     opt = orjson.OPT_APPEND_NEWLINE | orjson.OPT_SERIALIZE_NUMPY
@@ -198,49 +204,52 @@ def _trace_lines(run: Any, verdicts: list[Any], header: bool) -> list[bytes]:
         head["hook"] = {"schema": AUDIT_SCHEMA}
         out.append(orjson.dumps(head, option=opt, default=str))
     for v in verdicts:
-        step = step_object(run.events[v.index])
+        step = step_object(run.events[v.index - base])
         step["hook"] = v.as_dict()
         out.append(orjson.dumps(step, option=opt, default=str))
     return out
 
 
-def _load_run(path: Path, harness: str) -> Any:
-    """The transcript as its reader reads it (no outcome sidecars: a live session has no
-    label, and labels take no part in a decision)."""
-    from efc_tui.parsers import get_reader
-    from efc_tui.parsers.base import ReadOptions
-
-    runs = list(get_reader(harness).read(path, ReadOptions()))
-    if not runs:
-        raise _Bad("the transcript holds no run yet")
-    return runs[0]
-
-
 def _decide(
     state: dict[str, Any], path: Path, opts: HookOptions, session: Session, flush: bool
 ) -> list[Any]:
-    """Decide the transcript's newly complete events; update ``state`` and the trace."""
+    """Decide the transcript's newly complete events; update ``state`` and the trace. Only
+    the transcript's new lines are read and only the new events scored, from the state the
+    last call kept (``_hook_read``)."""
     from efc_tui.adapter.config import CANDIDATE_KINDS
+    from efc_tui.adapter.integrations import _hook_read
     from efc_tui.adapter.live import Budgets, Monitor, complete_events
 
-    run = _load_run(path, opts.harness)
-    upto = len(run.events) if flush else complete_events(run, codex=opts.harness == "codex")
-    if upto <= state["decided"]:
-        state["events"] = len(run.events)
-        return []
+    decided = state["decided"]
     mon = Monitor(
-        run,
         window=opts.window,
         epsilon=opts.epsilon,
         repeat=opts.repeat,
         budgets=Budgets(opts.max_usd, opts.max_tokens, opts.max_steps),
         window_rule=opts.window_rule,
+        stable=True,
     )
-    mon.decided = state["decided"]
-    verdicts = mon.sync(run, upto)
-    _append(session.trace_path, _trace_lines(run, verdicts, header=state["decided"] == 0))
+    resumed = _hook_read.resume_monitor(mon, session.monitor_path, decided)
+    # without the adapter's state, it is rebuilt from every event decided so far
+    got = _hook_read.read(path, opts.harness, session.reader_path, state, not resumed)
+    run, base = got.run, got.base
+    total = base + len(run.events)
+    upto = (
+        total
+        if flush
+        else complete_events(run, codex=opts.harness == "codex", base=base, measured=got.measured)
+    )
+    state["events"] = total
+    if upto <= decided:
+        _hook_read.keep(got, session.reader_path, decided)
+        return []
+    if not resumed:
+        mon.decided = decided
+    verdicts = mon.sync(run, upto, base)
+    _append(session.trace_path, _trace_lines(run, verdicts, decided == 0, base))
+    _hook_read.save_monitor(mon, session.monitor_path)
+    _hook_read.keep(got, session.reader_path, mon.decided)
     state["decided"] = mon.decided
-    state["events"] = len(run.events)
     for v in verdicts:
         if v.act:
             state["pending"] = {
@@ -256,7 +265,7 @@ def _decide(
         if v.action is not None and v.rule and "repeat" in v.rule:
             state["loop"] = {"action": v.action[1], "reason": v.reason, "index": v.index}
         elif state["loop"] is not None and (
-            v.decision.repeat_count == 0 or run.events[v.index].kind in CANDIDATE_KINDS
+            v.decision.repeat_count == 0 or run.events[v.index - base].kind in CANDIDATE_KINDS
         ):
             state["loop"] = None
     return verdicts
@@ -367,7 +376,8 @@ def _handle(data: bytes, opts: HookOptions, audit: dict[str, Any], answer: HookA
             )
             state = _new_state(str(path))
         if state["decided"] == 0 and state["offset"] == 0:
-            session.trace_path.unlink(missing_ok=True)
+            for stale in (session.trace_path, session.reader_path, session.monitor_path):
+                stale.unlink(missing_ok=True)
         state["ino"] = st.st_ino
         flush = event in FLUSH_EVENTS
         grew = False
