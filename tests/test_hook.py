@@ -332,7 +332,7 @@ def test_a_subagent_transcript_of_the_session_keeps_its_own_state(tmp_path: Path
     assert len(list((tmp_path / "state").glob("*.state.json"))) == 2
 
 
-def _decisions_call_by_call(tmp_path: Path, spoil: object = None, **kw: object) -> list[dict]:
+def _decisions_call_by_call(tmp_path: Path, spoil: object = None, **kw: Any) -> list[dict]:
     """The decisions of a growing looping transcript, one PostToolUse call per tool call;
     ``spoil(state_dir, k)`` runs before call k (deletes or corrupts a cache file)."""
     tmp_path.mkdir(exist_ok=True)
