@@ -362,7 +362,7 @@ def fit(
         "-p",
         help="Predictors to fit (repeat or comma-separate; default: all). Names: tokens, tool_calls, "
         "wall_s, ops, c_raw, sas, oracle_efc, oracle_x, oracle_x_fitted, est_efc, x_est, "
-        "x_est_fitted, nrs_efc, x_nrs, x_nrs_fitted, eta, eta_nrs.",
+        "x_est_fitted, nrs_efc, x_nrs, x_nrs_fitted, rf_rate, x_rf, eta, eta_nrs.",
     ),
     primary: str = typer.Option(
         "auto",

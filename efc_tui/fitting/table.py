@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from efc_tui.errors import InputError
+from efc_tui.fitting.predictors import derived
 from efc_tui.model import EventKind, Run, Status
 
 if TYPE_CHECKING:
@@ -66,7 +67,9 @@ SAS_COLUMNS: tuple[str, ...] = (
     "error_events",
     "retries",
 )
-FLOAT_COLUMNS: tuple[str, ...] = ("success", *FIGURE_COLUMNS, *SAS_COLUMNS)
+#: figures computed from the others (``predictors.DERIVED``): RF rate = NRS-EFC per event
+DERIVED_COLUMNS: tuple[str, ...] = ("rf_rate",)
+FLOAT_COLUMNS: tuple[str, ...] = ("success", *FIGURE_COLUMNS, *DERIVED_COLUMNS, *SAS_COLUMNS)
 
 #: the label of a missing metadata value (its own group, never silently merged)
 MISSING = "?"
@@ -192,6 +195,8 @@ def run_row(ledger: Ledger, source: str | None = None) -> dict[str, Any]:
     }
     for k in FIGURE_COLUMNS:
         row[k] = getattr(fig, k)
+    for k in DERIVED_COLUMNS:
+        row[k] = derived(k, row.get)
     row.update(sas_quantities(run, ledger.features.repeat_action))
     return row
 
@@ -230,6 +235,8 @@ class RunTable:
         for i, row in enumerate(rows):
             for k in FLOAT_COLUMNS:
                 raw = row.get(k)
+                if raw is None and k in DERIVED_COLUMNS:  # hand-made rows: from their figures
+                    raw = derived(k, row.get)
                 v = _to_float(raw)
                 if math.isnan(v) and raw is not None and not isinstance(raw, str):
                     nonfinite[k] = nonfinite.get(k, 0) + 1
