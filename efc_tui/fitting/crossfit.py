@@ -118,7 +118,13 @@ def rows_from(
         for k, v in columns(led).items():
             cols[k].append(float(v))
     return Rows(
-        *(lab[k] for k in ("run_id", "task", "benchmark", "harness", "model", "source", "family")),
+        run_id=lab["run_id"],
+        task=lab["task"],
+        benchmark=lab["benchmark"],
+        harness=lab["harness"],
+        model=lab["model"],
+        source=lab["source"],
+        family=lab["family"],
         y=np.asarray(ys, dtype=float),
         cols={k: np.asarray(v, dtype=float) for k, v in cols.items()},
     )

@@ -599,8 +599,8 @@ def _swebench(run: Run, path: Path) -> None:
         return
     sbcli = swebench.sbcli_outcome(ids, ancestors(Path(path)), load_json)
     if sbcli is not None:  # an sb-cli run folder: logs/<id>/report.json, results_summary.json
-        _, label, report = sbcli
-        set_outcome(run, Verdict(label, float(label), f"sb-cli: {report}"), override=False)
+        _, resolved, where = sbcli
+        set_outcome(run, Verdict(resolved, float(resolved), f"sb-cli: {where}"), override=False)
         run.extra.setdefault("benchmark", swebench.BENCHMARK)
         return
     for folder in ancestors(Path(path))[:2]:
