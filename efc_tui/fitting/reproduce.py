@@ -152,7 +152,7 @@ def markdown_table(doc: dict[str, Any]) -> str:
     head += ["paper R² (§8)"]
     sel = (doc.get("selection") or {}).get("axis")
     lines = [
-        f"Corpus: {c['inputs'][0] if c['inputs'] else 'synthetic'}: {c['runs']} runs, {c['tasks']} tasks, "
+        f"Corpus: {', '.join(c['inputs']) if c['inputs'] else 'synthetic'}: {c['runs']} runs, {c['tasks']} tasks, "
         f"{c['groups']} groups ({' × '.join(doc['settings']['group_by'])}), every predictor on the same "
         f"{c['runs_compared']} runs; noise ceiling of the groups {_f(inside)}. "
         f"Task-level bootstrap: {doc['settings']['bootstrap']} resamples, seed {doc['settings']['seed']}; "
