@@ -131,3 +131,30 @@ def test_fit_groups_the_grouped_corpus_by_benchmark_harness_and_model() -> None:
         want[(bench, harness, model)] += 1
     # groups.csv's 16 groups, each with its runs
     assert sizes == want and len(sizes) == 16
+
+
+def test_the_shipped_real_fit_shows_a_number_only_when_it_is_predictive_held_out() -> None:
+    """`score --fit default` on a real trace: the real fit's curve when its validity block
+    says predictive (held out by harness), else no number and the reason."""
+    from typer.testing import CliRunner
+
+    from efc_tui.cli import app
+    from efc_tui.fitting.fitfile import load_fit
+    from tests.conftest import REPO
+
+    real = load_fit(REPO / "efc_tui" / "data" / "default_fit_real.json")
+    validity = real.doc["validity"]
+    assert validity["predictive"] is (real.predictive_curve() is not None)
+    assert validity["selection_axis"] == "harness"
+    assert {"harness", "model"} <= set(validity["heldout"])
+    tau = next(GROUPED.glob("tau_bench_grok/results/*.json"))
+    r = CliRunner().invoke(app, ["score", str(tau), "--fit", "default", "--jsonl"])
+    assert r.exit_code == 0, r.output
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    if validity["predictive"]:
+        held = validity["heldout"]["harness"]
+        assert held["brier"] < held["brier_base"] and held["auc"] > 0.5
+        assert all(row["fit_success"] is not None for row in rows)
+    else:
+        assert all(row["fit_success"] is None for row in rows)
+        assert "no predictive curve" in r.stderr
