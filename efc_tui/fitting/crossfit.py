@@ -300,9 +300,31 @@ def in_sample(rows: Rows, coords: Sequence[Coordinate]) -> dict[str, Predictions
     return out
 
 
-def held_out(rows: Rows, coords: Sequence[Coordinate], axis: str) -> dict[str, Predictions]:
+def _logo_demand(rows: Rows, idx: np.ndarray, column: str) -> np.ndarray:
+    """D_task of each run of ``idx`` from a calibration on the other runs of ``idx`` outside
+    its own group (NaN where none could be calibrated)."""
+    groups = np.array(rows.group)
+    d = np.full(len(rows), np.nan)
+    for g in sorted(set(groups[idx].tolist())):
+        own = idx[groups[idx] == g]
+        d_of = demand_table(rows, idx[groups[idx] != g], column)
+        if d_of is not None:
+            d[own] = [d_of(int(i)) for i in own]
+    return d
+
+
+def held_out(
+    rows: Rows, coords: Sequence[Coordinate], axis: str, *, cross_fit_training: bool = True
+) -> dict[str, Predictions]:
     """For each value of ``axis``: D_task and every curve fitted on the runs with another
-    value, the runs with that value predicted. Every run gets one held-out prediction."""
+    value, the runs with that value predicted. Every run gets one held-out prediction.
+
+    The held-out runs' D comes from a calibration on every training run. The curve is fitted
+    on the training runs with D cross-fitted among them (each training group's D calibrated
+    without that group, as the shipped real fit is), so the curve meets the same
+    out-of-sample D it will be applied to; ``cross_fit_training=False`` divides the
+    training runs by the full training calibration instead (their own outcomes shaped it,
+    which makes the curve steeper than held-out runs bear out)."""
     n = len(rows)
     vals = np.array(rows.axis(axis))
     out = {c.name: Predictions(np.full(n, np.nan), np.full(n, np.nan)) for c in coords}
@@ -311,14 +333,24 @@ def held_out(rows: Rows, coords: Sequence[Coordinate], axis: str) -> dict[str, P
         train = np.flatnonzero(vals != v)
         if len(set(rows.y[train].tolist())) < 2:
             continue
-        tables = {
-            col: demand_table(rows, train, col) for col in {c.demand for c in coords if c.demand}
-        }
-        for c in coords:
-            d_of = tables.get(c.demand) if c.demand else None
-            if c.demand and d_of is None:
+        d = {}
+        for col in sorted({c.demand for c in coords if c.demand}):
+            table = demand_table(rows, train, col)
+            if table is None:
                 continue
-            _predict_split(rows, c, train, test, d_of, out[c.name])
+            arr = _logo_demand(rows, train, col) if cross_fit_training else np.full(n, np.nan)
+            for i in train if not cross_fit_training else ():
+                arr[i] = table(int(i))
+            for i in test:
+                arr[i] = table(int(i))
+            d[col] = arr
+        for c in coords:
+            if c.demand and c.demand not in d:
+                continue
+            arr = d.get(c.demand) if c.demand else None
+            d_of = None if arr is None else (lambda i, a=arr: float(a[i]))
+            keep = train if arr is None else train[np.isfinite(arr[train])]
+            _predict_split(rows, c, keep, test, d_of, out[c.name])
     return out
 
 
