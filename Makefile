@@ -79,7 +79,8 @@ bench: $(VENV)/.dev
 	$(BIN)/python bench/folder_bench.py
 
 ## fit-default: regenerate efc_tui/data/default_fit.json and the table in docs/fitting.md
-## from the default synthetic corpus (see docs/fitting.md)
+## from the default synthetic corpus, and default_fit_real.json from ../shared/real-runs and
+## ../shared/real-runs-grouped (see docs/fitting.md)
 fit-default: $(VENV)/.dev
 	$(BIN)/python -m efc_tui.fitting.reproduce
 
@@ -100,9 +101,10 @@ adapter-report: $(VENV)/.dev
 	$(BIN)/python -m efc_tui.adapter.reproduce --write
 
 ## estimator-real: regenerate efc_tui/data/estimator_real.json (the shipped estimator's θ,
-## task demand calibrated on the labeled real runs in ../shared/real-runs)
+## task demand calibrated on the labeled real runs in ../shared/real-runs and
+## ../shared/real-runs-grouped)
 estimator-real: $(VENV)/.dev
-	$(BIN)/efc-tui calibrate ../shared/real-runs --from outcomes --quiet \
+	$(BIN)/efc-tui calibrate ../shared/real-runs ../shared/real-runs-grouped --from outcomes --quiet \
 		-o efc_tui/data/estimator_real.json --note "make estimator-real (docs/calibration.md)"
 
 clean:

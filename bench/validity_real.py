@@ -1,24 +1,17 @@
-"""Validity report on labeled real runs (issue 12): does any coordinate predict success on
-runs from a source (or a model) it never saw?
+"""Validity report on labeled real runs (issues 12, 29): does any coordinate predict success
+on runs of harnesses and models it was never fitted on?
 
-    python bench/validity_real.py [REAL_RUNS_DIR] [--split source|model|both]
+    python bench/validity_real.py [DIR ...] [--split harness,model,source] [--json OUT]
 
-For every held-out value of the split (each source folder, or each model), nothing fitted
-sees the held-out runs' outcomes:
-
-1. the task-demand table is calibrated on the training runs only (``calibrate_outcomes``),
-   and the training runs themselves are scored cross-fitted (each run's D from a table
-   calibrated without its own agent × model), so the curve is fitted on out-of-sample D;
-2. every predictor's failure curve is fitted on the training runs' groups (agent × model);
-3. the held-out runs are scored with the training table (their tasks: the training runs'
-   D where other agents ran them, else the benchmark's or the prior) and predicted.
-
-Held-out predictions are pooled over folds: per-run AUC, Brier against the training base
-rate, Brier skill, and grouped R² of the held-out agent × model groups with their noise
-ceiling. SAS comes from the fit's own held-out machinery (it does not use D). Prints a table
-and the issue's targets (AUC ≥ 0.75 for the primary coordinate, above raw tokens, raw cost
-and SAS; grouped R² above raw tokens; Brier below the base rate). Not a test: it reads
-../shared and takes a minute or two.
+Default: ../shared/real-runs-grouped and ../shared/real-runs. Every predictor on the same
+runs and groups (benchmark × harness × model), in sample and held out by harness and by
+model (``efc_tui/fitting/crossfit.py``: task demand and curves refitted per fold on the
+training runs only; in sample each run's D_task comes from the other groups' runs of its
+task). Per predictor: grouped R² with the groups' noise ceiling, per-run AUC pooled,
+within task and within group, Brier against the training base rate. SAS comes from the
+fit's own held-out machinery (``fit_corpus``; no within-task AUC). Prints the table and the
+issue's targets. Not a test: it reads ../shared and takes a few minutes (run it under
+``flock /work/team/bench.lock``).
 """
 
 from __future__ import annotations
@@ -26,214 +19,181 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
-import numpy as np
 import orjson
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from efc_tui.api import load_all  # noqa: E402
-from efc_tui.fitting.corpus import fit_corpus  # noqa: E402
-from efc_tui.fitting.fitfile import fit_document, parse_fit  # noqa: E402
-from efc_tui.fitting.table import RunTable, run_row, source_label  # noqa: E402
-from efc_tui.fitting.validity import auc, brier, group_figures, is_predictive  # noqa: E402
-from efc_tui.scoring.calibrate_real import (  # noqa: E402
-    calibrate_outcomes,
-    cross_fitted,
-    outcome_rows,
-    real_estimator_document,
-    run_key,
+from efc_tui.fitting.coordinates import real_columns  # noqa: E402
+from efc_tui.fitting.corpus import BENCHMARK_GROUP_BY, fit_corpus  # noqa: E402
+from efc_tui.fitting.crossfit import (  # noqa: E402
+    Coordinate,
+    figures,
+    group_benchmark,
+    held_out,
+    in_sample,
+    model_label,
+    rows_from,
 )
-from efc_tui.scoring.estimator import load_estimator, parse_estimator  # noqa: E402
-from efc_tui.scoring.ledger import score_run  # noqa: E402
+from efc_tui.fitting.table import RunTable, run_row, source_label  # noqa: E402
+from efc_tui.scoring import score_run  # noqa: E402
 
-PREDICTORS = ("tokens", "c_raw", "nrs_efc", "x_nrs", "est_efc", "x_est", "eta_nrs")
-PRIMARY = "x_nrs"
-GROUP_BY = ("harness", "model")
+COORDS = (
+    Coordinate("tool_calls", "Tool calls", "tool_calls"),
+    Coordinate("tokens", "Raw tokens", "tokens"),
+    Coordinate("c_raw", "Raw cost", "c_raw"),
+    Coordinate("length", "Length only (logistic, events)", "events", curve=False),
+    Coordinate("est_efc", "Est-EFC", "est_efc"),
+    Coordinate("x_est", "Est-EFC/D_task", "est_efc", demand="est_efc"),
+    Coordinate("nrs_efc", "NRS-EFC", "nrs_efc"),
+    Coordinate("x_nrs", "NRS-EFC/D_task (paper)", "nrs_efc", demand="nrs_efc"),
+    Coordinate("rf_rate", "RF rate", "rf_rate"),
+    Coordinate("x_rf", "RF rate/D_task (ours)", "rf_rate", demand="rf_rate"),
+)
+PRIMARY = "x_rf"
+PAPER = "x_nrs"
+RAW = ("tool_calls", "tokens", "c_raw", "sas")
 
 
-def fold_key(split: str, run, roots) -> str:  # type: ignore[no-untyped-def]
-    if split == "model":
-        return str(run.model or "?")
-    return source_label(run.source_format, run.source_path, roots)
-
-
-def evaluate(runs: list, split: str, roots: list[Path]) -> dict:  # type: ignore[type-arg]
-    base = load_estimator()
-    keys = [fold_key(split, r, roots) for r in runs]
-    every = outcome_rows(runs, base)  # scored once; each fold takes its training runs' rows
-    pooled: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))  # type: ignore[type-arg]
-    folds_used = 0
-    for fold in sorted(set(keys)):
-        test_i = [i for i, k in enumerate(keys) if k == fold and runs[i].success is not None]
-        train_i = [i for i, k in enumerate(keys) if k != fold]
-        train_runs = [runs[i] for i in train_i]
-        y_train = [r.success for r in train_runs if r.success is not None]
-        if not test_i or len(set(y_train)) < 2:
+def sas_figures(runs: list, roots: list[Path], splits: tuple[str, ...]) -> dict[str, dict]:  # type: ignore[type-arg]
+    """SAS on the same groups (its own held-out machinery: cells refitted per fold)."""
+    rows = []
+    for r in runs:
+        if r.success is None:
             continue
-        train_keys = {run_key(r) for r in train_runs}
-        train_rows = [row for row in every if row.key in train_keys]
-        cal = calibrate_outcomes(train_rows)
-        if cal is None:
-            continue
-        doc = real_estimator_document(base, cal, train_rows)
-        est = parse_estimator(orjson.dumps(doc), f"fold without {fold}")
-        train_leds, _ = cross_fitted(train_runs, base, by="group", rows=train_rows)
-        rows = [
-            run_row(led, source_label(led.run.source_format, led.run.source_path, roots))
-            for led in train_leds
-        ]
-        fit = fit_corpus(
-            RunTable.from_rows(rows), predictors=list(PREDICTORS), group_by=GROUP_BY, cv_folds=0
-        )
-        ff = parse_fit(orjson.dumps(fit_document(fit)), f"fit without {fold}")
-        base_rate = float(np.mean([bool(v) for v in y_train]))
-        folds_used += 1
-        for i in test_i:
-            led = score_run(runs[i], est)
-            group = f"{fold}|{led.run.harness} × {led.run.model}"
-            for name in PREDICTORS:
-                try:
-                    curve = ff.curve(name)
-                except Exception:  # no curve for it in this fold
-                    continue
-                pos = curve.predict_figures(led.figures)
-                if pos is None:
-                    continue
-                d = pooled[name]
-                d["y"].append(float(bool(runs[i].success)))
-                d["p"].append(pos.success)
-                d["b"].append(base_rate)
-                d["g"].append(group)
-    out = {}
-    for name, d in pooled.items():
-        y, p, b = (np.asarray(d[k], dtype=float) for k in ("y", "p", "b"))
-        groups = sorted(set(d["g"]))
-        gi = np.array([groups.index(g) for g in d["g"]])
-        n = np.bincount(gi).astype(float)
-        obs = 1 - np.bincount(gi, weights=y) / n
-        pred = 1 - np.bincount(gi, weights=p) / n
-        gf = group_figures(obs, pred, n)
-        bs, bb = brier(y, p), brier(y, b)
-        out[name] = {
-            "runs": len(y),
-            "successes": int(y.sum()),
-            "auc": auc(y, p),
-            "brier": bs,
-            "brier_base": bb,
-            "skill": 1 - bs / bb if bb > 0 else None,
-            "r2": gf.r2,
-            "ceiling": gf.ceiling,
-            "groups": gf.groups,
-        }
-    return {"split": split, "folds": folds_used, "predictors": out}
-
-
-def sas_heldout(runs: list, split: str, roots: list[Path]) -> dict | None:  # type: ignore[type-arg]
-    base = load_estimator()
-    leds, _ = cross_fitted(runs, base, by="group", rows=outcome_rows(runs, base))
-    rows = [
-        run_row(led, source_label(led.run.source_format, led.run.source_path, roots))
-        for led in leds
-    ]
+        src = source_label(r.source_format, r.source_path, roots)
+        row = run_row(score_run(r), src)
+        row["benchmark"], row["model"] = group_benchmark(r, src), model_label(r)
+        rows.append(row)
+    holds = [s for s in splits if s != "source"]
     fit = fit_corpus(
         RunTable.from_rows(rows),
-        predictors=["sas", "tokens"],
-        group_by=(*GROUP_BY, "source") if split == "source" else GROUP_BY,
-        holdout=[split],
+        predictors=["sas"],
+        group_by=BENCHMARK_GROUP_BY,
+        holdout=holds,
         cv_folds=0,
     )
-    h = fit.get("sas").holdout(split)
-    if h is None:
-        return None
-    r = h.runs
-    return {
-        "runs": r.runs,
-        "auc": r.auc,
-        "brier": r.brier,
-        "brier_base": r.brier_base,
-        "skill": r.skill,
-        "r2": h.groups.r2 if h.groups else None,
-        "ceiling": h.groups.ceiling if h.groups else None,
-    }
+    sas = fit.get("sas")
+    out: dict[str, dict] = {}  # type: ignore[type-arg]
+    if sas.groups_in is not None and sas.runs_in is not None:
+        f = sas.runs_in
+        out["in-sample"] = {
+            "groups": sas.groups_in.groups,
+            "r2": sas.groups_in.r2,
+            "ceiling": sas.groups_in.ceiling,
+            "auc": f.auc,
+            "brier": f.brier,
+            "brier_base": f.brier_base,
+            "runs": f.runs,
+        }
+    for s in holds:
+        h = sas.holdout(s)
+        if h is None or h.runs is None:
+            continue
+        out[s] = {
+            "groups": h.groups.groups if h.groups else 0,
+            "r2": h.groups.r2 if h.groups else None,
+            "ceiling": h.groups.ceiling if h.groups else None,
+            "auc": h.runs.auc,
+            "brier": h.runs.brier,
+            "brier_base": h.runs.brier_base,
+            "runs": h.runs.runs,
+        }
+    return out
 
 
 def fmt(v: object, spec: str = ".2f") -> str:
     return "–" if v is None else format(v, spec)
 
 
+def report(name: str, res: dict[str, dict[str, Any]]) -> None:
+    print(f"\n{name}")
+    print(
+        f"{'predictor':34s} {'groups':>6s} {'R²':>6s} {'ceil':>5s} {'AUC':>5s} {'AUCtask':>7s} "
+        f"{'AUCgrp':>6s} {'Brier':>6s} {'base':>6s}"
+    )
+    labels = {c.name: c.label for c in COORDS} | {"sas": "SAS"}
+    for k, r in res.items():
+        if not r.get("runs"):
+            continue
+        print(
+            f"{labels.get(k, k):34s} {r.get('groups', 0) or 0:6d} {fmt(r.get('r2')):>6s} "
+            f"{fmt(r.get('ceiling')):>5s} {fmt(r.get('auc')):>5s} {fmt(r.get('auc_task')):>7s} "
+            f"{fmt(r.get('auc_group')):>6s} {fmt(r.get('brier'), '.3f'):>6s} {fmt(r.get('brier_base'), '.3f'):>6s}"
+        )
+
+
+def targets(split: str, res: dict[str, dict[str, Any]]) -> None:
+    for name in (PRIMARY, PAPER):
+        p = res.get(name, {})
+        if not p.get("runs"):
+            continue
+        best_raw = max((res.get(k, {}).get("r2") or -9 for k in RAW), default=-9)
+        length = res.get("length", {}).get("auc_task") or 0
+        print(
+            f"  {split} {name}: R² {fmt(p.get('r2'))} (≥ 0.7: {'met' if (p.get('r2') or -9) >= 0.7 else 'NOT met'}; "
+            f"best raw/SAS {fmt(best_raw)}: {'above' if (p.get('r2') or -9) > best_raw else 'NOT above'}), "
+            f"AUC within task {fmt(p.get('auc_task'))} (≥ 0.70: {'met' if (p.get('auc_task') or 0) >= 0.7 else 'NOT met'}; "
+            f"length {fmt(length)}: {'above' if (p.get('auc_task') or 0) > length else 'NOT above'}), "
+            f"Brier {fmt(p.get('brier'), '.3f')} vs base {fmt(p.get('brier_base'), '.3f')}: "
+            f"{'below' if (p.get('brier') or 1) < (p.get('brier_base') or 0) else 'NOT below'}"
+        )
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("runs", nargs="?", default=str(REPO.parent / "shared" / "real-runs"))
-    ap.add_argument("--split", choices=("source", "model", "both"), default="both")
-    args = ap.parse_args()
-    folder = Path(args.runs)
-    if not folder.is_dir():
-        print(f"no {folder}: nothing to report", file=sys.stderr)
-        return 2
-    t0 = time.perf_counter()
-    runs = list(load_all(str(folder)))
-    roots = [folder.resolve()]
-    labeled = sum(r.success is not None for r in runs)
-    print(
-        f"{len(runs)} runs ({labeled} labeled, {sum(bool(r.success) for r in runs)} successful) from {folder}"
+    ap.add_argument(
+        "dirs",
+        nargs="*",
+        default=[
+            str(REPO.parent / "shared" / "real-runs-grouped"),
+            str(REPO.parent / "shared" / "real-runs"),
+        ],
     )
-    splits = ("source", "model") if args.split == "both" else (args.split,)
+    ap.add_argument("--split", default="harness,model")
+    ap.add_argument("--json", default=None, help="also write the figures as JSON here")
+    args = ap.parse_args()
+    folders = [Path(d) for d in args.dirs]
+    missing = [f for f in folders if not f.is_dir()]
+    if missing:
+        print(f"no {missing[0]}: nothing to report", file=sys.stderr)
+        return 2
+    splits = tuple(s.strip() for s in args.split.split(",") if s.strip())
+    t0 = time.perf_counter()
+    roots = [f.resolve() for f in folders]
+    runs = [r for f in folders for r in load_all(str(f))]
+    rows = rows_from(
+        runs, real_columns, lambda r: source_label(r.source_format, r.source_path, roots)
+    )
+    print(
+        f"{len(runs)} runs, {len(rows)} labeled ({int(rows.y.sum())} successes), "
+        f"{len(set(rows.group))} groups (benchmark × harness × model), {len(set(rows.task))} tasks "
+        f"from {', '.join(str(f) for f in folders)}"
+    )
+    sas = sas_figures(runs, roots, splits)
+    out: dict[str, Any] = {}
+    preds = {"in-sample": in_sample(rows, COORDS)}
+    for s in splits:
+        preds[s] = held_out(rows, COORDS, s)
+    for split, pr in preds.items():
+        res = {name: figures(rows, p) for name, p in pr.items()}
+        if split in sas:
+            res["sas"] = sas[split]
+        out[split] = res
+        report(
+            f"{split} ({'each run fitted with the rest' if split == 'in-sample' else f'held out by {split}: every fold refits D_task and curves without its runs'})",
+            res,
+        )
+    print("\ntargets (issue 29):")
     for split in splits:
-        rep = evaluate(runs, split, roots)
-        sas = sas_heldout(runs, split, roots)
-        print(
-            f"\nheld out by {split} ({rep['folds']} folds; every fold refits task demand and curves "
-            "without the held-out runs)"
-        )
-        print(
-            f"{'predictor':10s} {'runs':>5s} {'AUC':>5s} {'Brier':>6s} {'base':>6s} {'skill':>6s} "
-            f"{'groupR2':>8s} {'ceiling':>8s}  predictive"
-        )
-        rows = dict(rep["predictors"])
-        if sas is not None:
-            rows["sas"] = sas
-        for name in (*PREDICTORS, "sas"):
-            r = rows.get(name)
-            if r is None:
-                continue
-            pred = is_predictive(
-                r["brier"], r["brier_base"], r["auc"], r.get("successes"), r["runs"]
-            )
-            print(
-                f"{name:10s} {r['runs']:5d} {fmt(r['auc']):>5s} {fmt(r['brier'], '.3f'):>6s} "
-                f"{fmt(r['brier_base'], '.3f'):>6s} {fmt(r['skill']):>6s} {fmt(r['r2']):>8s} "
-                f"{fmt(r['ceiling']):>8s}  {'yes' if pred else 'no'}"
-            )
-        prim = rows.get(PRIMARY, {})
-        checks = [
-            (f"AUC of {PRIMARY} ≥ 0.75", (prim.get("auc") or 0) >= 0.75, fmt(prim.get("auc"))),
-            (
-                f"{PRIMARY} AUC above tokens, c_raw and SAS",
-                all(
-                    (prim.get("auc") or 0) > (rows.get(k, {}).get("auc") or 0)
-                    for k in ("tokens", "c_raw", "sas")
-                ),
-                "",
-            ),
-            (
-                f"{PRIMARY} grouped R² above tokens",
-                (prim.get("r2") if prim.get("r2") is not None else -9)
-                > (rows.get("tokens", {}).get("r2") or -9),
-                "",
-            ),
-            (
-                f"{PRIMARY} Brier below the base rate",
-                (prim.get("brier") or 1) < (prim.get("brier_base") or 0),
-                "",
-            ),
-        ]
-        for text, ok, val in checks:
-            print(f"  target: {text}: {'met' if ok else 'NOT met'} {val}")
+        targets(split, out[split])
     print(f"\n{time.perf_counter() - t0:.0f} s")
+    if args.json:
+        Path(args.json).write_bytes(orjson.dumps(out, option=orjson.OPT_INDENT_2))
     return 0
 
 

@@ -293,8 +293,9 @@ def test_shipped_real_estimator_is_what_make_estimator_real_produces(tmp_path: P
     from tests.conftest import SHARED
 
     real_runs = SHARED / "real-runs"
-    if not real_runs.is_dir():
-        pytest.skip("../shared/real-runs is not present")
+    grouped = SHARED / "real-runs-grouped"
+    if not real_runs.is_dir() or not grouped.is_dir():
+        pytest.skip("../shared/real-runs or ../shared/real-runs-grouped is not present")
     shipped_path = REPO / "efc_tui" / "data" / "estimator_real.json"
     shipped = json.loads(shipped_path.read_text())
     schema = json.loads((REPO / "efc_tui" / "schemas" / "efc-estimator-1.schema.json").read_text())
@@ -305,6 +306,7 @@ def test_shipped_real_estimator_is_what_make_estimator_real_produces(tmp_path: P
         [
             "calibrate",
             str(real_runs),
+            str(grouped),
             "--from",
             "outcomes",
             "--quiet",

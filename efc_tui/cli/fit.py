@@ -375,7 +375,7 @@ def fit(
         "-p",
         help="Predictors to fit (repeat or comma-separate; default: all). Names: tokens, tool_calls, "
         "wall_s, ops, c_raw, sas, oracle_efc, oracle_x, oracle_x_fitted, est_efc, x_est, "
-        "x_est_fitted, nrs_efc, x_nrs, x_nrs_fitted, eta, eta_nrs.",
+        "x_est_fitted, nrs_efc, x_nrs, x_nrs_fitted, rf_rate, x_rf, eta, eta_nrs.",
     ),
     primary: str = typer.Option(
         "auto",
@@ -387,13 +387,15 @@ def fit(
         [],
         "--group-by",
         "-g",
-        help="Grouping axes (repeat or comma-separate): task_family, harness, model, budget, source. "
-        "Default: task_family, harness, model, budget.",
+        help="Grouping axes (repeat or comma-separate): task_family, benchmark, harness, model, budget, "
+        "source. Default: benchmark, harness, model, budget when runs name their benchmark "
+        "(tau-bench, SWE-bench), else task_family, harness, model, budget.",
     ),
     holdout: list[str] = typer.Option(
         [],
         "--holdout",
-        help="Held-out evaluation along an axis (repeatable): task_family, harness, model, budget, source "
+        help="Held-out evaluation along an axis (repeatable): task_family, benchmark, harness, model, "
+        "budget, source "
         "(where runs came from), combined (family+harness+model at once) or a+b. A 5-fold task "
         "cross-validation (tasks) always runs; the primary is chosen on the first axis given, else on it.",
     ),
@@ -467,7 +469,7 @@ def fit(
     from rich.text import Text
 
     from efc_tui.cluster.work import Job, score_item
-    from efc_tui.fitting.corpus import DEFAULT_GROUP_BY, fit_corpus, split_names
+    from efc_tui.fitting.corpus import fit_corpus, split_names
     from efc_tui.fitting.fitfile import dumps_fit, fit_document
     from efc_tui.fitting.svg import render_svg
     from efc_tui.fitting.table import RunTable
@@ -529,7 +531,7 @@ def fit(
         fail(exc)
     used: dict[str, Any] = {}
     names = split_names(predictor) or None
-    axes = split_names(group_by) or list(DEFAULT_GROUP_BY)
+    axes = split_names(group_by) or None  # None: default_group_by of the runs
 
     rows: list[dict[str, Any]] = []
     roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]

@@ -90,6 +90,21 @@ from efc_tui.fitting.table import MISSING, RunTable, check_axes, require_outcome
 from efc_tui.fitting.validity import GroupFigures, RunFigures, group_figures, run_figures
 
 DEFAULT_GROUP_BY: tuple[str, ...] = ("task_family", "harness", "model", "budget")
+#: the default when runs name their benchmark (tau-bench, SWE-bench): the paper's groups are
+#: configurations (agent design × model) on one benchmark; a benchmark's task families
+#: (SWE-bench's repositories) are tasks of it, not groups
+BENCHMARK_GROUP_BY: tuple[str, ...] = ("benchmark", "harness", "model", "budget")
+
+
+def default_group_by(table: RunTable) -> tuple[str, ...]:
+    """benchmark × harness × model × budget when any run names a benchmark other than its
+    task family, else task_family × harness × model × budget (docs/fitting.md, "Groups")."""
+    bench = table.labels.get("benchmark")
+    if bench is not None and bench != table.labels["task_family"]:
+        return BENCHMARK_GROUP_BY
+    return DEFAULT_GROUP_BY
+
+
 #: folds of the task-level cross-validation that always runs (held-out axis ``tasks``)
 CV_FOLDS = 5
 
@@ -413,7 +428,7 @@ def fit_corpus(
     table: RunTable,
     *,
     predictors: Sequence[str] | None = None,
-    group_by: Sequence[str] = DEFAULT_GROUP_BY,
+    group_by: Sequence[str] | None = None,
     bootstrap: int = 0,
     seed: int = 0,
     holdout: Sequence[str] = (),
@@ -426,6 +441,7 @@ def fit_corpus(
 ) -> CorpusFit:
     """Fit every predictor on a run table and compare them (SPEC §5).
 
+    ``group_by``: None is ``default_group_by(table)``.
     ``primary``: None or ``"auto"`` chooses it by held-out performance; a name forces it.
     ``cv_folds``: folds of the task-level cross-validation (0 turns it off; the CLI always
     runs it). ``bootstrap_map``: fits the bootstrap's resamples elsewhere, in pieces (``fit
@@ -436,7 +452,7 @@ def fit_corpus(
     """
     require_outcomes(table)
     model = get_model(curve)
-    group_by = check_axes(group_by)
+    group_by = check_axes(default_group_by(table) if group_by is None else group_by)
     names = list(predictors) if predictors else [p.name for p in PREDICTORS]
     for n in names:
         if n not in BY_NAME:
@@ -619,6 +635,7 @@ def split_names(values: Sequence[str]) -> list[str]:
 
 
 __all__ = [
+    "BENCHMARK_GROUP_BY",
     "CONFIDENCE",
     "CV_FOLDS",
     "DEFAULT_GROUP_BY",
@@ -640,6 +657,7 @@ __all__ = [
     "PredictorFit",
     "Resampler",
     "Split",
+    "default_group_by",
     "describe",
     "fit_corpus",
     "floor_of",

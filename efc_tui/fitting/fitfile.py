@@ -43,7 +43,7 @@ from efc_tui.fitting.corpus import (
 )
 from efc_tui.fitting.curves import Law, law_from_params
 from efc_tui.fitting.predictors import AUTO_PRIMARY, BY_NAME, Predictor
-from efc_tui.fitting.validity import GroupFigures, RunFigures, is_predictive
+from efc_tui.fitting.validity import GroupFigures, RunFigures, is_predictive, primary_validity
 
 FIT_SCHEMA = "efc-fit/1"
 DEFAULT_FIT = "default_fit.json"
@@ -200,7 +200,7 @@ def fit_document(
     """The efc-fit/1 document of a corpus fit (deterministic: no timestamps)."""
     prim = fit.primary_fit
     per_run = fit.analysis == "per_run"
-    return {
+    doc: dict[str, Any] = {
         "schema": FIT_SCHEMA,
         "generator": {"name": "efc-tui", "version": __version__},
         "model": {
@@ -257,6 +257,7 @@ def fit_document(
         else describe(prim, fit.analysis),
         "predictors": [_predictor_doc(f, fit) for f in fit.fits],
     }
+    return {**doc, "validity": primary_validity(doc)}
 
 
 def dumps_fit(doc: dict[str, Any]) -> bytes:

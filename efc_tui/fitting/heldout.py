@@ -26,6 +26,7 @@ TASKS = "tasks"
 #: (those of them that vary in the corpus); "source" leaves out where runs came from
 HOLDOUT_PRESETS: dict[str, tuple[str, ...]] = {
     "task_family": ("task_family",),
+    "benchmark": ("benchmark",),
     "harness": ("harness",),
     "model": ("model",),
     "budget": ("budget",),

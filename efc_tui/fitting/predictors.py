@@ -35,7 +35,7 @@ class Predictor:
         if self.num is None:
             return None
         get = figures.get if isinstance(figures, Mapping) else lambda k: getattr(figures, k, None)
-        num = _finite(get(self.num))
+        num = _finite(derived(self.num, get) if self.num in DERIVED else get(self.num))
         if num is None:
             return None
         if self.den is None:
@@ -77,6 +77,21 @@ class Predictor:
         return "oracle_efc" in (self.num, self.den)
 
 
+#: run-level figures computed from others (a run table keeps them as columns; a run's
+#: RunFigures are read through ``derived``): name -> (numerator, denominator ≥ 1)
+DERIVED: dict[str, tuple[str, str]] = {"rf_rate": ("nrs_efc", "events")}
+
+
+def derived(name: str, get: Any) -> float | None:
+    """A derived figure of a run: ``rf_rate`` = NRS-EFC per event (events floored at 1;
+    docs/equations.md, "RF rate")."""
+    num, den = DERIVED[name]
+    a, b = _finite(get(num)), _finite(get(den))
+    if a is None or b is None:
+        return None
+    return a / max(1.0, b)
+
+
 def _finite(v: Any) -> float | None:
     if v is None or isinstance(v, bool):
         return None
@@ -106,6 +121,8 @@ PREDICTORS: tuple[Predictor, ...] = (
     Predictor("nrs_efc", "NRS-EFC", "efc", "nrs_efc"),
     Predictor("x_nrs", "NRS-EFC/D_task", "efc/d_task", "nrs_efc", "d_task"),
     Predictor("x_nrs_fitted", "NRS-EFC/D_task (fitted)", "efc/d_task", "nrs_efc", "d_task_fitted"),
+    Predictor("rf_rate", "RF rate", "efc", "rf_rate"),
+    Predictor("x_rf", "RF rate/D_task", "efc/d_task", "rf_rate", "d_task"),
     Predictor("eta", "eta = EFC/C_raw", "eta", "efc", "c_raw"),
     Predictor("eta_nrs", "eta_NRS", "eta", "nrs_efc", "c_raw"),
 )

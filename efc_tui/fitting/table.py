@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from efc_tui.errors import InputError
+from efc_tui.fitting.predictors import derived
 from efc_tui.model import EventKind, Run, Status
 
 if TYPE_CHECKING:
@@ -29,13 +30,14 @@ LABEL_COLUMNS: tuple[str, ...] = (
     "run_id",
     "task_id",
     "task_family",
+    "benchmark",
     "harness",
     "model",
     "budget",
     "source",
 )
 #: the axes runs can be grouped by and held out along
-AXES: tuple[str, ...] = ("task_family", "harness", "model", "budget", "source")
+AXES: tuple[str, ...] = ("task_family", "benchmark", "harness", "model", "budget", "source")
 
 #: RunFigures fields kept per run (SPEC §4)
 FIGURE_COLUMNS: tuple[str, ...] = (
@@ -65,7 +67,9 @@ SAS_COLUMNS: tuple[str, ...] = (
     "error_events",
     "retries",
 )
-FLOAT_COLUMNS: tuple[str, ...] = ("success", *FIGURE_COLUMNS, *SAS_COLUMNS)
+#: figures computed from the others (``predictors.DERIVED``): RF rate = NRS-EFC per event
+DERIVED_COLUMNS: tuple[str, ...] = ("rf_rate",)
+FLOAT_COLUMNS: tuple[str, ...] = ("success", *FIGURE_COLUMNS, *DERIVED_COLUMNS, *SAS_COLUMNS)
 
 #: the label of a missing metadata value (its own group, never silently merged)
 MISSING = "?"
@@ -164,6 +168,14 @@ def source_label(
     return f"{source_format}:{path.parent.name or MISSING}"
 
 
+def run_benchmark(run: Run) -> str | None:
+    """The benchmark a run is a run of, as its reader or its sidecars name it
+    (``extra["benchmark"]``: ``tau-bench airline``, ``SWE-bench``), else its task family
+    (a run that names no benchmark keeps its family's groups), else None."""
+    b = run.extra.get("benchmark") if isinstance(run.extra, dict) else None
+    return b if isinstance(b, str) and b.strip() else run.task_family
+
+
 def run_row(ledger: Ledger, source: str | None = None) -> dict[str, Any]:
     """One run-table row from a scored run: labels, figures and SAS quantities. ``source``
     labels where the run came from (default: ``source_label`` without input roots)."""
@@ -172,6 +184,7 @@ def run_row(ledger: Ledger, source: str | None = None) -> dict[str, Any]:
         "run_id": run.run_id,
         "task_id": run.task_id if run.task_id is not None else f"run:{run.run_id}",
         "task_family": run.task_family,
+        "benchmark": run_benchmark(run),
         "harness": run.harness,
         "model": run.model,
         "budget": budget_label(run.budget),
@@ -182,6 +195,8 @@ def run_row(ledger: Ledger, source: str | None = None) -> dict[str, Any]:
     }
     for k in FIGURE_COLUMNS:
         row[k] = getattr(fig, k)
+    for k in DERIVED_COLUMNS:
+        row[k] = derived(k, row.get)
     row.update(sas_quantities(run, ledger.features.repeat_action))
     return row
 
@@ -220,6 +235,8 @@ class RunTable:
         for i, row in enumerate(rows):
             for k in FLOAT_COLUMNS:
                 raw = row.get(k)
+                if raw is None and k in DERIVED_COLUMNS:  # hand-made rows: from their figures
+                    raw = derived(k, row.get)
                 v = _to_float(raw)
                 if math.isnan(v) and raw is not None and not isinstance(raw, str):
                     nonfinite[k] = nonfinite.get(k, 0) + 1
@@ -232,6 +249,10 @@ class RunTable:
                     labels[k].append(run_id)
                 elif k == "task_id" and lv is None:
                     labels[k].append(f"run:{run_id}")
+                elif k == "benchmark" and (lv is None or lv == ""):
+                    # a row that names no benchmark: its task family (as ``run_benchmark``)
+                    tf = row.get("task_family")
+                    labels[k].append(MISSING if tf is None or tf == "" else str(tf))
                 elif k == "budget" and isinstance(lv, Mapping):
                     labels[k].append(budget_label(lv))
                 else:

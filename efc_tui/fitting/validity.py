@@ -26,6 +26,7 @@ Pure numpy, no printing; hand-computed values are in tests/test_validity.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -196,3 +197,38 @@ __all__ = [
     "r2_mae",
     "run_figures",
 ]
+
+
+_SUMMARY_KEYS = (
+    "groups",
+    "r2",
+    "ceiling",
+    "mae",
+    "runs",
+    "successes",
+    "auc",
+    "brier",
+    "brier_base",
+    "skill",
+)
+
+
+def primary_validity(doc: dict[str, Any]) -> dict[str, Any]:
+    """The fit file's ``validity`` block (efc-fit/1): the primary curve's name, its
+    ``predictive`` verdict on the selection axis, and its validity figures in sample and on
+    every held-out axis (grouped R² with the noise ceiling, per-run AUC, Brier against the
+    base rate), for a UI to show beside the curve; with no primary, ``predictive`` is false
+    and ``reason`` says why."""
+    name = doc.get("primary")
+    p = next((q for q in doc.get("predictors", []) if q.get("name") == name), None)
+    if name is None or p is None:
+        return {"predictor": None, "predictive": False, "reason": doc.get("primary_reason")}
+    return {
+        "predictor": name,
+        "label": p.get("label"),
+        "predictive": bool(doc.get("primary_predictive")),
+        "selection_axis": (doc.get("selection") or {}).get("axis"),
+        "in_sample": {k: p["figures"].get(k) for k in _SUMMARY_KEYS},
+        "heldout": {h["name"]: {k: h.get(k) for k in _SUMMARY_KEYS} for h in p.get("holdout", [])},
+        "reason": doc.get("primary_reason"),
+    }

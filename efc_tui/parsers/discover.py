@@ -81,6 +81,7 @@ SIDECAR_NAMES = frozenset(
         "predictions.json",
         "predictions.jsonl",
         "report.json",
+        "results_summary.json",
         "trial.log",
         "job.log",
         "exception.txt",

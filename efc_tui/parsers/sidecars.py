@@ -21,8 +21,9 @@ order, the first that gives a verdict wins:
    ``success`` unset; the threshold decides here.
 3. **A ``metadata.json`` beside the log** with ``passed`` / ``success`` / ``resolved`` /
    ``reward`` (e.g. ATIF corpora keeping one metadata file per trajectory).
-4. **SWE-bench evaluation reports** naming the run's task id, in the log's folder and the
-   folder above: per-instance reports (``{id: {"resolved": ...}}``), harness summaries
+4. **SWE-bench evaluation reports** naming the run's task id: an sb-cli run folder up to
+   three levels above the log (``logs/<id>/report.json``, ``results_summary.json``), then in
+   the log's folder and the folder above: per-instance reports (``{id: {"resolved": ...}}``), harness summaries
    (``resolved_ids`` / ``unresolved_ids`` / ``error_ids`` / ``empty_patch_ids``; files
    named ``*report*.json``, ``results.json``, ``results/*.json``, or
    ``<model>.<run_id>.json`` after the model in ``preds.json`` / ``all_preds.jsonl``),
@@ -55,6 +56,7 @@ from typing import Any
 import orjson
 
 from efc_tui.model import Run
+from efc_tui.parsers import _swebench as swebench
 from efc_tui.parsers._totals import set_source_totals, totals_from_counts
 from efc_tui.parsers.outcomes import DEFAULT_SUCCESS_THRESHOLD
 
@@ -603,6 +605,12 @@ def _swebench(run: Run, path: Path) -> None:
     ids = [i for i in dict.fromkeys((run.task_id, run.run_id, _stem(path))) if i]
     if not ids:
         return
+    sbcli = swebench.sbcli_outcome(ids, ancestors(Path(path)), load_json)
+    if sbcli is not None:  # an sb-cli run folder: logs/<id>/report.json, results_summary.json
+        _, resolved, where = sbcli
+        set_outcome(run, Verdict(resolved, float(resolved), f"sb-cli: {where}"), override=False)
+        run.extra.setdefault("benchmark", swebench.BENCHMARK)
+        return
     for folder in ancestors(Path(path))[:2]:
         reports = list(_report_files(folder))
         evals = folder / "logs" / "run_evaluation"
@@ -634,6 +642,7 @@ def _swebench(run: Run, path: Path) -> None:
                     override=False,
                 )
                 run.flags.append(f"success: 'resolved' from the SWE-bench report {report.name}")
+                run.extra.setdefault("benchmark", swebench.BENCHMARK)
                 return
 
 

@@ -12,10 +12,14 @@ cost (``user_cost``), the reward breakdown (``reward_info``), or, when the run c
 One run per entry: ``run_id`` = ``<file stem>/<task_id>#<trial>``, ``task_id`` the task
 index, ``reward`` the entry's reward, ``success`` = reward >= 1 (tau-bench's own threshold,
 1 - 1e-6), ``success_from`` = ``"tau-bench reward"``. tau-bench writes no model, domain,
-usage or timestamps into the file: model, agent strategy and domain are read from the file
-name where it follows ``run.py``'s pattern
-(``<strategy>-<model>-<temperature>_range_<a>-<b>_user-<user model>-<user strategy>_<time>``)
-or ``<model>-<domain>`` (the published historical trajectories), and flagged; tokens are
+usage or timestamps into the file: model and agent strategy are read from the file name
+where it follows ``run.py``'s pattern
+(``<strategy>-<model>-<temperature>_range_<a>-<b>_user-<user model>-<user strategy>[_...]``)
+or ``<model>-<domain>`` (the published historical trajectories), and flagged. The domain
+(airline, retail, telecom: the ``task_family``) is read from the agent's system prompt
+(its first line names the domain's policy), else from the file name or a folder; the run's
+``extra["benchmark"]`` is ``tau-bench <domain>`` (a task id is unique within its domain
+only), so runs group by benchmark × agent design × model. Tokens are
 estimated from text and wall time is unknown (both flagged). The simulated user's messages
 are ``message`` events; its cost is kept in ``extra["user_cost_usd"]``, not in the agent's
 ``cost_usd``.
@@ -45,9 +49,13 @@ NAME = "tau-bench"
 SUCCESS_MIN = 1.0 - 1e-6
 RESPOND = "respond"
 _RUN_NAME = re.compile(
-    r"^(?P<model>.+)-(?P<temp>\d+(?:\.\d+)?)_range_-?\d+--?\d+_user-(?P<user>.+)-(?P<user_strategy>[a-z]+)_\d+$"
+    r"^(?P<model>.+)-(?P<temp>\d+(?:\.\d+)?)_range_-?\d+--?\d+_user-(?P<user>.+?)"
+    r"-(?P<user_strategy>llm|react|verify|reflection|human)(?:_.*)?$"
 )
 _DOMAINS = ("airline", "retail", "telecom")
+#: the first line of a domain's policy, the agent's system prompt ("# Airline Agent Policy")
+_PROMPT_DOMAIN = re.compile(r"\b(airline|retail|telecom)\b", re.IGNORECASE)
+BENCHMARK = "tau-bench"
 _HIST_NAME = re.compile(r"^(?P<model>.+?)-(?P<domain>airline|retail|telecom)(?:[._-].*)?$")
 #: run.py's --agent-strategy choices, longest first (the file name starts with one)
 _STRATEGIES = ("orchestrated-tool-calling", "tool-calling", "few-shot", "react", "act")
@@ -67,6 +75,12 @@ def _read(path: Path) -> Iterator[Run]:
             "not a tau-bench results file (a list of {task_id, reward, info, traj})", path
         )
     meta = file_meta(path)
+    # a crashed entry has no transcript: the domain of the file's other entries
+    domain = next(
+        (d for e in doc if tau_entry(e) for d in [prompt_domain(as_list(e.get("traj")))] if d), None
+    )
+    if domain:
+        meta["domain"] = domain
     for i, entry in enumerate(doc):
         if not tau_entry(entry):
             raise InputError(
@@ -109,10 +123,12 @@ def _entry_run(entry: dict[str, Any], path: Path, meta: dict[str, str]) -> Run:
     info = as_dict(entry.get("info"))
     reward = as_float(entry.get("reward"))
     strategy = meta.get("strategy")
+    traj = as_list(entry.get("traj"))
+    domain = prompt_domain(traj)
     run = Run(
         run_id=f"{stem(path)}/{tid}#{trial}",
         task_id=tid,
-        task_family=meta.get("domain"),
+        task_family=domain or meta.get("domain"),
         harness=f"tau-bench {strategy}" if strategy else "tau-bench",
         model=meta.get("model"),
         reward=reward,
@@ -122,6 +138,11 @@ def _entry_run(entry: dict[str, Any], path: Path, meta: dict[str, str]) -> Run:
         source_path=str(path),
     )
     run.extra["trial"] = entry.get("trial")
+    run.extra["benchmark"] = f"{BENCHMARK} {run.task_family}" if run.task_family else BENCHMARK
+    if run.task_family and not domain:
+        run.flags.append(
+            "task_family: the tau-bench domain, from the file's other entries, name or folder"
+        )
     if meta.get("model"):
         run.flags.append(
             "model: read from the results file's name (tau-bench does not record it inside)"
@@ -145,7 +166,7 @@ def _entry_run(entry: dict[str, Any], path: Path, meta: dict[str, str]) -> Run:
     if cost is not None:
         run.cost_usd = cost
     b = RunBuilder(run)
-    react = _feed(b, as_list(entry.get("traj")))
+    react = _feed(b, traj)
     if react:
         run.extra["react"] = True
         if strategy is None:
@@ -156,6 +177,20 @@ def _entry_run(entry: dict[str, Any], path: Path, meta: dict[str, str]) -> Run:
         b.error(err + ("\n" + tb if tb else ""), extra={"harness_error": True})
         run.flags.append("the task run crashed (info.error): its reward is the harness's 0")
     return b.finish()
+
+
+def prompt_domain(traj: list[Any]) -> str | None:
+    """The tau-bench domain named by the first line of the agent's system prompt (the
+    domain's policy: "# Airline Agent Policy", "# Retail agent policy"), else None."""
+    for raw in traj[:2]:
+        msg = as_dict(raw)
+        if msg.get("role") != "system":
+            continue
+        text = as_str(msg.get("content")) or ""
+        first = text.lstrip().split("\n", 1)[0][:200]
+        m = _PROMPT_DOMAIN.search(first)
+        return m.group(1).lower() if m else None
+    return None
 
 
 def _react_call(text: str) -> tuple[str, ToolCall | None, str]:

@@ -79,6 +79,7 @@ def run_key(run: Run) -> str:
 
 def outcome_rows(runs: Iterable[Run], estimator: Estimator | None = None) -> list[OutcomeRow]:
     """Score every labeled run with ``estimator`` (its θ and the NRS gates)."""
+    from efc_tui.scoring.demand import task_key
     from efc_tui.scoring.ledger import score_run
 
     out = []
@@ -89,7 +90,7 @@ def outcome_rows(runs: Iterable[Run], estimator: Estimator | None = None) -> lis
         out.append(
             OutcomeRow(
                 run.run_id,
-                run.task_id or f"run:{run.run_id}",
+                task_key(run) or f"run:{run.run_id}",
                 run.task_family or UNKNOWN_BENCHMARK,
                 run.source_format,
                 float(led.figures.nrs_efc),

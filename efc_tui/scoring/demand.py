@@ -117,6 +117,15 @@ def _run_key(run: Run) -> str:
     return run_key(run)
 
 
+def task_key(run: Run) -> str | None:
+    """The key of a run's task in a task table: ``<benchmark>/<task id>`` when the run names
+    its benchmark (a tau-bench task id is unique within its domain only), else the task id."""
+    if run.task_id is None:
+        return None
+    b = run.extra.get("benchmark") if isinstance(run.extra, dict) else None
+    return f"{b}/{run.task_id}" if isinstance(b, str) and b else run.task_id
+
+
 def _lookup(table: Any, key: str | None) -> Mapping[str, Any] | None:
     if not key or not isinstance(table, Mapping):
         return None
@@ -133,7 +142,10 @@ def task_level_demand(run: Run, spec: Mapping[str, Any] | None) -> Demand:
         fitted = d_task_fitted(known, spec) if spec and spec.get("beta") else None
         return Demand(known, d_task_hand(**known), fitted, [], "metadata")
     spec = spec or {}
-    task = _lookup(spec.get("tasks"), run.task_id)
+    key = task_key(run)
+    task = _lookup(spec.get("tasks"), key) or (
+        _lookup(spec.get("tasks"), run.task_id) if key != run.task_id else None
+    )
     if task is not None and task.get("run_keys") and _run_key(run) in task["run_keys"]:
         prior = _lookup(spec, "prior")
         if prior is not None:

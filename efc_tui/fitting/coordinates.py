@@ -1,0 +1,34 @@
+"""Run-level columns for the grouped real-runs protocol (``fitting/crossfit.py``), and the
+coordinate proposed for real traces beside the paper's (docs/equations.md, "RF rate").
+
+**RF rate** (retained feedback per event) = NRS-EFC / T, T the run's events. NRS-EFC keeps
+only feedback that is valid, non-redundant and stable (SPEC §3.5); its sum over a real run
+grows with the run's length, and on real runs failing runs are the longer ones (they
+collect feedback while they struggle: issue 29 measures AUC 0.40 within a group for every
+EFC sum). The rate asks how much of each step was effective feedback, which a long
+struggle dilutes and a run that moves straight to its answer keeps high; ÷ D_task (task
+demand cross-fitted on other configurations' runs of the task, in RF-rate units) it is the
+x coordinate of the curve.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def real_columns(ledger: Any) -> dict[str, float]:
+    """What the protocol keeps of a scored run: raw figures, EFC sums and the RF rate."""
+    fig = ledger.figures
+    events = max(1, len(ledger.run.events))
+    return {
+        "tokens": float(fig.tokens),
+        "tool_calls": float(fig.tool_calls),
+        "c_raw": float(fig.c_raw),
+        "events": float(len(ledger.run.events)),
+        "est_efc": float(fig.est_efc),
+        "nrs_efc": float(fig.nrs_efc),
+        "rf_rate": float(fig.nrs_efc) / events,
+    }
+
+
+__all__ = ["real_columns"]
