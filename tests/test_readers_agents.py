@@ -180,9 +180,9 @@ def test_claude_code_dedupes_usage_by_message_id(real_fixtures: Path) -> None:
     assert run.events[2].tokens_in == 3 + 10816 + 4734 and run.events[2].tokens_out == 322
     # the message with one Bash and four Globs carries its usage once, on its first event
     assert [e.tokens_out for e in run.events[3:8]] == [285, 0, 0, 0, 0]
-    # Write refused (is_error, no exit code): other
+    # Write refused for lack of permission (is_error + Claude Code's refusal text): rejected
     write = run.events[12]
-    assert write.tool == "Write" and write.status is Status.OTHER
+    assert write.tool == "Write" and write.status is Status.STATIC_REJECT
     assert run.events[14].kind is EventKind.REFLECT
     assert (
         run.model == "claude-sonnet-4-20250514"

@@ -188,7 +188,8 @@ def test_inspect_events_statuses_and_parallel_calls() -> None:
     assert timeout_ev.wall_s == pytest.approx(10.0)
     # sample 2 has no events: built from messages; its sample error is an error event
     assert kinds(second) == [K.MESSAGE, K.TOOL, K.ERROR]
-    assert statuses(second)[1:] == [S.OTHER, S.API_ERROR]
+    # the tool message's error (cat: No such file or directory): the call ran and failed
+    assert statuses(second)[1:] == [S.RUNTIME_ERROR, S.API_ERROR]
     assert any("no model events" in f for f in second.flags)
 
 
@@ -721,7 +722,7 @@ def test_gemini_jsonl_tools_rewind_and_rewrites() -> None:
     assert statuses(run) == [
         S.NONE,
         S.ASSERTION_ERROR,
-        S.OTHER,
+        S.RUNTIME_ERROR,  # read_file flagged "error": File not found (a well-formed call failed)
         S.STATIC_REJECT,
         S.NONE,
         S.NONE,

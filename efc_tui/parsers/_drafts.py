@@ -161,6 +161,10 @@ def _kind_and_status(d: Draft, after_failure: bool) -> tuple[EventKind, Status, 
                 is_check=kind is EventKind.CHECK,
                 command=d.action if d.exit_code is not None else None,
             )
+            if status is Status.OTHER and d.is_error:
+                # the format says the tool ran and failed, the text names no kind of failure:
+                # a tool that answers a well-formed call with an error (docs/formats.md)
+                status = Status.RUNTIME_ERROR
             flags.append("status")
         else:
             status = Status.NONE

@@ -24,16 +24,32 @@ from pathlib import Path
 from typing import Any
 
 from efc_tui.errors import InputError
-from efc_tui.model import EventKind, Run
+from efc_tui.model import EventKind, Run, Status
 from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._content import result_text, text_of
 from efc_tui.parsers._drafts import Draft
 from efc_tui.parsers._msg import ToolCall, Usage
+from efc_tui.parsers._signals import (
+    claude_exit_code,
+    claude_refusal,
+    harbor_failure,
+    json_error,
+    openhands_hints,
+)
 from efc_tui.parsers._source import guarded, load_document, stem, trim_note
 from efc_tui.parsers._time import parse_time
 from efc_tui.parsers._totals import set_source_totals, totals_from_counts
-from efc_tui.parsers._values import as_dict, as_float, as_int, as_list, id_str, opt_count, opt_str
+from efc_tui.parsers._values import (
+    as_dict,
+    as_float,
+    as_int,
+    as_list,
+    as_str,
+    id_str,
+    opt_count,
+    opt_str,
+)
 from efc_tui.parsers.base import Reader, ReadOptions
 
 NAME = "atif"
@@ -388,7 +404,7 @@ class _Steps:
             elif key is not None:
                 self._last_key, self._last_carrier = key, drafts[0]
         if calls or results:
-            _pair(b, drafts, results, ts)
+            _pair(b, drafts, results, ts, step)
         self.follow(
             [ref for r in results for ref in as_list(r.get("subagent_trajectory_ref"))],
             path,
@@ -426,18 +442,18 @@ class _Steps:
             targets.append((cid, r))
         if not any(cid is not None for cid, _ in targets) and not b.open_calls():
             return False
-        ex = as_dict(step.get("extra"))
-        code = as_int(ex.get("exec_exit_code"))
         for cid, r in targets:
-            b.result(
+            text = _result_text(r)
+            d = b.result(
                 cid,
-                _result_text(r),
+                text,
                 ts=ts,
-                exit_code=code,
                 extra={"result_step_id": step.get("step_id")}
                 if step.get("step_id") is not None
                 else None,
             )
+            if d is not None:
+                _outcome(d, step, text, alone=len(targets) == 1)
         return True
 
     def follow(self, refs: list[Any], path: Path, warnings: list[str], depth: int) -> None:
@@ -475,11 +491,16 @@ class _Steps:
 
 
 def _pair(
-    b: RunBuilder, drafts: list[Draft], results: list[dict[str, Any]], ts: float | None
+    b: RunBuilder,
+    drafts: list[Draft],
+    results: list[dict[str, Any]],
+    ts: float | None,
+    step: dict[str, Any],
 ) -> None:
     """Results by ``source_call_id``, else by position among the step's unanswered calls."""
     waiting = list(drafts)
     leftovers: list[str] = []
+    alone = len(results) == 1
     for r in results:
         cid = id_str(r.get("source_call_id"))
         text = _result_text(r)
@@ -487,8 +508,11 @@ def _pair(
         if cid is not None:
             target = next((d for d in waiting if d.call_id == cid), None)
             if target is None:
-                if b.result(cid, text, ts=ts) is None:
+                earlier = b.result(cid, text, ts=ts)
+                if earlier is None:
                     leftovers.append(text)
+                else:
+                    _outcome(earlier, step, text, alone=alone)
                 continue
         elif waiting:
             target = waiting[0]
@@ -497,12 +521,50 @@ def _pair(
             continue
         waiting.remove(target)
         b.fill(target, text, ts=ts)
+        _outcome(target, step, text, alone=alone)
     if leftovers and drafts:
         last = drafts[-1]
         if last.has_result:
             last.observation = "\n".join([last.observation, *leftovers]).strip("\n")
         else:
             b.fill(last, "\n".join(leftovers), ts=ts)
+            _outcome(last, step, last.observation, alone=False)
+
+
+def _outcome(d: Draft, step: dict[str, Any], text: str, *, alone: bool) -> None:
+    """A result's outcome hints (docs/formats.md, "Verdict signals per format"): the step's
+    ``extra`` error flags (Harbor's Claude Code conversion: ``tool_result_is_error``,
+    ``metadata.is_error``; only when the step holds this one result), OpenClaw's
+    ``exec_exit_code`` / ``exec_status``, and the producers' conventions in the text
+    (``_signals``): Harbor's failure mark, Claude Code's ``Exit code N`` and refusals,
+    OpenHands' ``ERROR:`` / exit-code lines, a JSON ``{"status": "error"}`` answer."""
+    ex = as_dict(step.get("extra"))
+    if alone and any(
+        x.get("is_error") is True
+        for x in (as_dict(ex.get("metadata")), as_dict(ex.get("tool_result_metadata")))
+    ):
+        d.is_error = True
+    if alone and ex.get("tool_result_is_error") is True:
+        d.is_error = True
+    code = as_int(ex.get("exec_exit_code"))
+    if code is None:
+        code = claude_exit_code(text)
+    oh = openhands_hints(text)
+    if code is None:
+        code = oh.exit_code
+    if code is not None:
+        d.exit_code = code
+    if oh.timed_out:
+        d.timed_out = True
+    if (
+        oh.is_error
+        or harbor_failure(text)
+        or json_error(text) is not None
+        or (alone and as_str(ex.get("exec_status")) == "failed")
+    ):
+        d.is_error = True
+    if d.is_error and claude_refusal(text):
+        d.status = Status.STATIC_REJECT
 
 
 READER = Reader(
