@@ -17,7 +17,14 @@ text instead, each in one place because several formats carry them (docs/formats
   last action]`` (OpenHands event streams, its completion logs, and ATIF conversions);
 - a JSON answer ``{"status": "error", "error": ...}`` (OpenClaw's tools, and many MCP /
   function tools) or ``{"error": ...}`` is a failed call;
-- Claude Code's refusals: a tool use the user (or the permission mode) did not allow.
+- Claude Code's refusals: a tool use the user (or the permission mode) did not allow;
+- the OpenAI Agents SDK's default tool-error answer, ``An error occurred while running the
+  tool. Please try again. Error: ...`` (Python and JS SDKs, and their ports);
+- a shell tool's own report of its exit code: a line ``exit_code=N`` / ``exit code: N`` /
+  ``returncode: N`` at the start of the output, or a JSON answer with ``exit_code``;
+- a harness's record of a crashed task or sample: a failed model call (``api_error``) shows
+  the model client in its exception or traceback (litellm, openai, anthropic, ... frames,
+  ``completion`` calls); otherwise the crash is the agent's or the harness's own (an error).
 
 The text classifier (``status.classify_observation``) then types the failure from the text.
 """
@@ -44,6 +51,12 @@ _CLAUDE_REFUSALS = (
     "Permission to use ",
 )
 _JSON_ERROR_MAX = 20_000
+AGENTS_TOOL_ERROR = "An error occurred while running the tool"
+_EXIT_LINE = re.compile(
+    r"^\s*(?:exit[_ ]?code|return[_ ]?code|exitcode)\s*[=:]\s*(-?\d+)\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+_EXIT_KEYS = ("exit_code", "exitCode", "returncode", "return_code")
 
 
 @dataclass(slots=True)
@@ -86,6 +99,44 @@ def openhands_hints(text: str) -> Hints:
     if tail.rstrip().endswith(_OH_ERROR_SUFFIX):
         h.is_error = True
     return h
+
+
+#: a crash inside a model client (the agent's or a simulated user's ``completion``)
+_MODEL_CALL = re.compile(
+    r"\b(?:litellm|openai|anthropic|azure\.core|google\.api_core|google\.genai|vertexai|httpx)\.|"
+    r"\bin (?:completion|acompletion|generate_next_message|create|generate)\n|"
+    r"(?:RateLimit|APIConnection|APIStatus|APITimeout|ServiceResponse|ContextWindowExceeded"
+    r"|InternalServer|BadGateway|ServiceUnavailable|Overloaded)Error"
+)
+
+
+def model_call_failed(message: str, traceback: str = "") -> bool:
+    """A crash recorded by a harness happened in a call to a model (module docstring)."""
+    return bool(_MODEL_CALL.search(message[-4000:]) or _MODEL_CALL.search(traceback[-4000:]))
+
+
+def agents_tool_error(text: str) -> bool:
+    """The OpenAI Agents SDK's answer for a tool that raised (module docstring)."""
+    return text.lstrip().startswith(AGENTS_TOOL_ERROR)
+
+
+def reported_exit_code(text: str) -> int | None:
+    """The exit code a shell tool reports in its answer: an ``exit_code=N``-like line in the
+    first 300 characters, or the ``exit_code`` of a JSON answer (module docstring)."""
+    m = _EXIT_LINE.search(text[:300])
+    if m:
+        return int(m.group(1))
+    s = text.strip()
+    if s.startswith("{") and s.endswith("}") and len(s) <= _JSON_ERROR_MAX and "code" in s:
+        try:
+            doc = orjson.loads(s)
+        except orjson.JSONDecodeError:
+            return None
+        if isinstance(doc, dict):
+            for key in _EXIT_KEYS:
+                if isinstance(doc.get(key), int) and not isinstance(doc.get(key), bool):
+                    return int(doc[key])
+    return None
 
 
 def json_error(text: str) -> str | None:

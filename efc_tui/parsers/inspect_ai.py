@@ -6,12 +6,15 @@ sample's first scorer (``C`` / ``I``, booleans, or 1.0 / 0.0 numbers).
 
 The sample's ``events`` (``transcript.events`` in old logs) drive the run: each ``model``
 event is one model call (its usage, timestamps and output message: text or tool calls),
-each ``tool`` event the result of a call (joined by id; its ``error`` gives the status,
-``timeout`` errors become timeouts and ``parsing`` / ``approval`` errors static rejects),
+each ``tool`` event the result of a call (joined by id; its ``error``, a ``ToolCallError``,
+is a failure: ``timeout`` a timeout, ``parsing`` / ``approval`` / ``permission`` static
+rejects, ``file_not_found`` / ``is_a_directory`` runtime errors, the rest typed from the
+message),
 a ``sandbox`` exec inside a tool's window gives its exit code, new user / system / tool
 messages are picked up from the tail of each model call's input (deduplicated by message
-id; ``input_refs`` are resolved against ``message_pool``), and ``error`` events become
-``error`` events. ``attachment://`` and ``tc://`` references are resolved. Logs without
+id; ``input_refs`` are resolved against ``message_pool``), and ``error`` events (and a
+sample's ``error``) become ``error`` events: ``api_error`` when the crash is in a model
+call (``_signals.model_call_failed``), else ``runtime_error``. ``attachment://`` and ``tc://`` references are resolved. Logs without
 model events fall back to the sample's ``messages`` (tokens then estimated and flagged).
 The final answer of a scored sample (assistant text with no tool call) is a
 ``generation``.
@@ -40,6 +43,7 @@ from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._content import result_text, text_of
 from efc_tui.parsers._drafts import Draft
 from efc_tui.parsers._msg import Usage, chat_message
+from efc_tui.parsers._signals import model_call_failed
 from efc_tui.parsers._source import guarded, load_document, loads_repairing, stem
 from efc_tui.parsers._time import parse_time
 from efc_tui.parsers._values import (
@@ -61,6 +65,16 @@ _LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
 _MAX_MEMBER = 4 * 1024**3
 
 # ---------------------------------------------------------------------------- reading
+#: Inspect's ``ToolCallError.type`` values that decide the status on their own (the rest,
+#: ``unknown``, ``output_limit``, ``file_not_found``, ``is_a_directory``, ..., are failures typed
+#: from their message; ``timeout`` is a timeout)
+_TOOL_ERROR_STATUS = {
+    "parsing": Status.STATIC_REJECT,
+    "approval": Status.STATIC_REJECT,
+    "permission": Status.STATIC_REJECT,
+    "file_not_found": Status.RUNTIME_ERROR,
+    "is_a_directory": Status.RUNTIME_ERROR,
+}
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
@@ -357,7 +371,11 @@ def _sample_run(header: dict[str, Any], sample: dict[str, Any], path: Path) -> R
         e = as_dict(err)
         msg = opt_str(e.get("message")) or (err if isinstance(err, str) else dumps(err))
         tb = opt_str(e.get("traceback")) or ""
-        b.error(msg + ("\n" + tb if tb else ""), extra={"sample_error": True})
+        b.error(
+            msg + ("\n" + tb if tb else ""),
+            status=Status.API_ERROR if model_call_failed(msg, tb) else Status.RUNTIME_ERROR,
+            extra={"sample_error": True},
+        )
     if scores:
         _final_answer_is_generation(b.drafts)
     return b.finish()
@@ -473,7 +491,7 @@ def _from_events(b: RunBuilder, events: list[Any], sample: dict[str, Any], refs:
             if err:
                 emsg = opt_str(refs(err.get("message"))) or ""
                 text = (text + "\n" + emsg).strip() if emsg and emsg not in text else text
-            status = Status.STATIC_REJECT if etype in ("parsing", "approval") else None
+            status = _TOOL_ERROR_STATUS.get(etype or "")
             d = b.result(
                 cid,
                 text,
@@ -499,7 +517,11 @@ def _from_events(b: RunBuilder, events: list[Any], sample: dict[str, Any], refs:
             err = as_dict(e.get("error"))
             emsg = opt_str(err.get("message")) or dumps(e.get("error"))
             tb = opt_str(err.get("traceback")) or ""
-            b.error(emsg + ("\n" + tb if tb else ""), ts=ts)
+            b.error(
+                emsg + ("\n" + tb if tb else ""),
+                ts=ts,
+                status=Status.API_ERROR if model_call_failed(emsg, tb) else Status.RUNTIME_ERROR,
+            )
         elif typ in ("compaction", "context_compaction"):
             text = opt_str(e.get("summary")) or opt_str(e.get("message")) or "context compacted"
             b.message(text, role="system", ts=ts, compaction=True)
@@ -518,8 +540,8 @@ def _from_messages(b: RunBuilder, messages: list[Any], refs: _Refs) -> None:
                 etype = opt_str(as_dict(err).get("type"))
                 if etype == "timeout":
                     d.timed_out = True
-                elif etype in ("parsing", "approval"):
-                    d.status = Status.STATIC_REJECT
+                elif etype in _TOOL_ERROR_STATUS:
+                    d.status = _TOOL_ERROR_STATUS[etype]
                 emsg = opt_str(as_dict(err).get("message"))
                 if emsg and emsg not in d.observation:
                     d.observation = (d.observation + "\n" + emsg).strip()

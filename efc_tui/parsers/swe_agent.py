@@ -10,7 +10,10 @@ that, the command's first word when it is a SWE-agent command (``open``, ``edit`
 status is read from the observation text (SWE-agent records no exit codes; a rejected
 edit, "Your proposed edit has introduced new syntax error(s)", is ``static_reject``).
 ``thought`` is kept in the event's ``extra``. ``exit_cost`` / ``exit_context`` / ... steps
-(the harness stopping the agent) are ``error`` events.
+(the harness stopping the agent) are ``error`` events of their own, so the limit is no
+verdict on the step that reached it: ``exit_cost`` is ``timeout`` (a budget limit),
+``exit_context`` and ``exit_api`` ``api_error``, ``exit_format`` ``static_reject``,
+``exit_error`` ``runtime_error``, ``exit_forfeit`` none.
 
 The task is the first non-demonstration user message of ``history`` (a ``message``
 event); demonstrations (``is_demo``) and the system prompt are not events. The huge
@@ -74,13 +77,16 @@ _COMMANDS = {
     "windowed_edit_linting",
     "edit_linting",
 }
+#: the harness's exit steps: a limit reached (cost) is a timeout-like stop, the context
+#: window exceeded a failed model call (GUIDE.md: api_error), a format the harness could not
+#: parse a rejection; the agent forfeiting carries no verdict
 _EXIT_STATUS = {
-    "exit_cost": Status.OTHER,
-    "exit_context": Status.OTHER,
+    "exit_cost": Status.TIMEOUT,
+    "exit_context": Status.API_ERROR,
     "exit_format": Status.STATIC_REJECT,
     "exit_api": Status.API_ERROR,
     "exit_error": Status.RUNTIME_ERROR,
-    "exit_forfeit": Status.OTHER,
+    "exit_forfeit": Status.NONE,
 }
 _DIR_MODEL_RE = re.compile(r"^(?P<model>[^_][^/]*?)__[^/]+__[^/]+__t-[\d.]+__p-[\d.]+__c-[\d.]+")
 _ARGS_MODEL_RE = re.compile(r"^\s*model_name:\s*['\"]?(?P<model>[^'\"\s#]+)", re.MULTILINE)

@@ -41,7 +41,7 @@ from efc_tui.model import Run, Status
 from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._msg import ToolCall, chat_message
-from efc_tui.parsers._signals import json_error
+from efc_tui.parsers._signals import json_error, model_call_failed
 from efc_tui.parsers._source import guarded, load_document, stem
 from efc_tui.parsers._values import as_dict, as_float, as_list, as_str, dumps, id_str, opt_str
 from efc_tui.parsers.base import Reader, ReadOptions
@@ -162,7 +162,7 @@ def _entry_run(entry: dict[str, Any], path: Path, meta: dict[str, str]) -> Run:
         tb = as_str(info.get("traceback"))
         b.error(
             err + ("\n" + tb if tb else ""),
-            status=Status.API_ERROR if _model_call_failed(err, tb) else Status.RUNTIME_ERROR,
+            status=Status.API_ERROR if model_call_failed(err, tb) else Status.RUNTIME_ERROR,
             extra={"harness_error": True},
         )
         run.flags.append("the task run crashed (info.error): its reward is the harness's 0")
@@ -226,21 +226,6 @@ def failed_answer(text: str) -> bool:
     and answers ``Error: <exception>`` (argument validation errors included); some tools and
     forks answer a JSON ``{"error": ...}``."""
     return text.startswith(_ERROR) or json_error(text) is not None
-
-
-#: a crash inside the model client (the agent's or the simulated user's ``completion``)
-_MODEL_CALL = re.compile(
-    r"\b(?:litellm|openai|anthropic|azure\.core|google\.api_core|vertexai)\.|"
-    r"\bin (?:completion|acompletion|generate_next_message|create)\n|"
-    r"(?:RateLimit|APIConnection|APIStatus|ServiceResponse|ContextWindowExceeded|InternalServer"
-    r"|BadGateway|ServiceUnavailable)Error"
-)
-
-
-def _model_call_failed(err: str, tb: str) -> bool:
-    """The task crashed in a call to a model (an API error), not in the agent's or the
-    environment's own code (an error: a KeyError while parsing a reply, ...)."""
-    return bool(_MODEL_CALL.search(err) or _MODEL_CALL.search(tb[-4000:]))
 
 
 READER = Reader(
