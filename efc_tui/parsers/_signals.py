@@ -20,8 +20,9 @@ text instead, each in one place because several formats carry them (docs/formats
 - Claude Code's refusals: a tool use the user (or the permission mode) did not allow;
 - the OpenAI Agents SDK's default tool-error answer, ``An error occurred while running the
   tool. Please try again. Error: ...`` (Python and JS SDKs, and their ports);
-- a shell tool's own report of its exit code: a line ``exit_code=N`` / ``exit code: N`` /
-  ``returncode: N`` at the start of the output, or a JSON answer with ``exit_code``;
+- a shell tool's own report of its exit code: a line that is only ``exit_code=N`` /
+  ``Exit code: N`` / ``returncode: N`` near the start of the output, mini-swe-agent's ``<returncode>N</returncode>``
+  (its own logs, and Harbor's conversion of them), or a JSON answer with ``exit_code``;
 - a harness's record of a crashed task or sample: a failed model call (``api_error``) shows
   the model client in its exception or traceback (litellm, openai, anthropic, ... frames,
   ``completion`` calls); otherwise the crash is the agent's or the harness's own (an error).
@@ -53,9 +54,10 @@ _CLAUDE_REFUSALS = (
 _JSON_ERROR_MAX = 20_000
 AGENTS_TOOL_ERROR = "An error occurred while running the tool"
 _EXIT_LINE = re.compile(
-    r"^\s*(?:exit[_ ]?code|return[_ ]?code|exitcode)\s*[=:]\s*(-?\d+)\b",
+    r"^(?:exit[_ ]?code|return[_ ]?code|exitcode)(?:=|: ?)(-?\d+)[ \t]*$",
     re.IGNORECASE | re.MULTILINE,
 )
+_RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _EXIT_KEYS = ("exit_code", "exitCode", "returncode", "return_code")
 
 
@@ -121,9 +123,10 @@ def agents_tool_error(text: str) -> bool:
 
 
 def reported_exit_code(text: str) -> int | None:
-    """The exit code a shell tool reports in its answer: an ``exit_code=N``-like line in the
-    first 300 characters, or the ``exit_code`` of a JSON answer (module docstring)."""
-    m = _EXIT_LINE.search(text[:300])
+    """The exit code a shell tool reports in its answer: ``<returncode>N</returncode>`` or an
+    ``exit_code=N``-like line in the first 400 characters, or the ``exit_code`` of a JSON
+    answer (module docstring)."""
+    m = _RETURNCODE.search(text[:400]) or _EXIT_LINE.search(text[:300])
     if m:
         return int(m.group(1))
     s = text.strip()

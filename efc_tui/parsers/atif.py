@@ -36,6 +36,7 @@ from efc_tui.parsers._signals import (
     harbor_failure,
     json_error,
     openhands_hints,
+    reported_exit_code,
 )
 from efc_tui.parsers._source import guarded, load_document, stem, trim_note
 from efc_tui.parsers._time import parse_time
@@ -453,7 +454,7 @@ class _Steps:
                 else None,
             )
             if d is not None:
-                _outcome(d, step, text, alone=len(targets) == 1)
+                _outcome(d, step, r, text, alone=len(targets) == 1)
         return True
 
     def follow(self, refs: list[Any], path: Path, warnings: list[str], depth: int) -> None:
@@ -512,7 +513,7 @@ def _pair(
                 if earlier is None:
                     leftovers.append(text)
                 else:
-                    _outcome(earlier, step, text, alone=alone)
+                    _outcome(earlier, step, r, text, alone=alone)
                 continue
         elif waiting:
             target = waiting[0]
@@ -521,47 +522,61 @@ def _pair(
             continue
         waiting.remove(target)
         b.fill(target, text, ts=ts)
-        _outcome(target, step, text, alone=alone)
+        _outcome(target, step, r, text, alone=alone)
     if leftovers and drafts:
         last = drafts[-1]
         if last.has_result:
             last.observation = "\n".join([last.observation, *leftovers]).strip("\n")
         else:
             b.fill(last, "\n".join(leftovers), ts=ts)
-            _outcome(last, step, last.observation, alone=False)
+            _outcome(last, step, None, last.observation, alone=False)
 
 
-def _outcome(d: Draft, step: dict[str, Any], text: str, *, alone: bool) -> None:
-    """A result's outcome hints (docs/formats.md, "Verdict signals per format"): the step's
-    ``extra`` error flags (Harbor's Claude Code conversion: ``tool_result_is_error``,
-    ``metadata.is_error``; only when the step holds this one result), OpenClaw's
-    ``exec_exit_code`` / ``exec_status``, and the producers' conventions in the text
-    (``_signals``): Harbor's failure mark, Claude Code's ``Exit code N`` and refusals,
-    OpenHands' ``ERROR:`` / exit-code lines, a JSON ``{"status": "error"}`` answer."""
-    ex = as_dict(step.get("extra"))
-    if alone and any(
-        x.get("is_error") is True
-        for x in (as_dict(ex.get("metadata")), as_dict(ex.get("tool_result_metadata")))
-    ):
-        d.is_error = True
-    if alone and ex.get("tool_result_is_error") is True:
-        d.is_error = True
-    code = as_int(ex.get("exec_exit_code"))
-    if code is None:
-        code = claude_exit_code(text)
+#: keys of a step's or result's ``extra`` that carry a tool's outcome, whoever wrote them
+_ERROR_KEYS = ("is_error", "tool_result_is_error", "isError")
+_CODE_KEYS = ("exit_code", "exec_exit_code", "exitCode", "returncode", "return_code")
+_STATUS_KEYS = ("status", "exec_status")
+_FAILED_STATUS = frozenset({"error", "failed", "failure"})
+_TIMEOUT_STATUS = frozenset({"timeout", "timed_out", "timedout"})
+
+
+def _outcome(
+    d: Draft, step: dict[str, Any], r: dict[str, Any] | None, text: str, *, alone: bool
+) -> None:
+    """A result's outcome hints (docs/formats.md, "Verdict signals per format"): the result's
+    own ``extra``, and the step's ``extra`` (with its ``metadata`` / ``tool_result_metadata``)
+    when the step holds this one result: an is-error flag (Harbor's Claude Code conversion:
+    ``tool_result_is_error``), an exit code (OpenClaw's ``exec_exit_code``), a status
+    (``exec_status: "failed"``); then the producers' conventions in the text (``_signals``):
+    Harbor's failure mark, Claude Code's ``Exit code N`` and refusals, OpenHands' ``ERROR:``
+    and exit-code lines, mini-swe-agent's ``<returncode>``, an ``exit_code=N`` line, a JSON
+    ``{"status": "error"}`` answer."""
+    holders = [as_dict(as_dict(r).get("extra"))]
+    if alone:
+        ex = as_dict(step.get("extra"))
+        holders += [ex, as_dict(ex.get("metadata")), as_dict(ex.get("tool_result_metadata"))]
+    code: int | None = None
+    for h in holders:
+        if any(h.get(k) is True for k in _ERROR_KEYS):
+            d.is_error = True
+        for k in _CODE_KEYS:
+            if code is None and as_int(h.get(k)) is not None:
+                code = as_int(h.get(k))
+        for k in _STATUS_KEYS:
+            st = as_str(h.get(k)).lower()
+            if st in _FAILED_STATUS:
+                d.is_error = True
+            elif st in _TIMEOUT_STATUS:
+                d.timed_out = True
     oh = openhands_hints(text)
-    if code is None:
-        code = oh.exit_code
+    for found in (claude_exit_code(text), oh.exit_code, reported_exit_code(text)):
+        if code is None:
+            code = found
     if code is not None:
         d.exit_code = code
     if oh.timed_out:
         d.timed_out = True
-    if (
-        oh.is_error
-        or harbor_failure(text)
-        or json_error(text) is not None
-        or (alone and as_str(ex.get("exec_status")) == "failed")
-    ):
+    if oh.is_error or harbor_failure(text) or json_error(text) is not None:
         d.is_error = True
     if d.is_error and claude_refusal(text):
         d.status = Status.STATIC_REJECT

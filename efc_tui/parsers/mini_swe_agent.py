@@ -44,6 +44,7 @@ from efc_tui.model import EventKind, Run, Status
 from efc_tui.parsers import sniffs
 from efc_tui.parsers._content import content_text
 from efc_tui.parsers._drafts import Draft, finalize
+from efc_tui.parsers._signals import reported_exit_code
 from efc_tui.parsers._source import load_document
 from efc_tui.parsers._swebench import swebench_family
 from efc_tui.parsers._time import parse_time
@@ -63,7 +64,6 @@ from efc_tui.parsers.sniffs import MINI_SUBMIT_MARKERS
 
 NAME = "mini-swe-agent"
 _ACTION_RE = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
-_RETURNCODE_RE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _TIMEOUT_RE = re.compile(r"timeout|timed out", re.IGNORECASE)
 
 
@@ -218,8 +218,7 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
             target.t_end = ts
             rc = as_int(extra.get("returncode"))
             if rc is None:
-                m = _RETURNCODE_RE.search(text[:400])
-                rc = int(m.group(1)) if m else None
+                rc = reported_exit_code(text)
             target.exit_code = rc
             exc_info = as_str(extra.get("exception_info"))
             if exc_info:
