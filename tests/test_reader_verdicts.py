@@ -1,0 +1,272 @@
+"""Each reader sets an event's verdict from its format's own outcome signals (issue 28 item 1;
+docs/formats.md, "Verdict signals per format"): one test per signal, on real excerpts from
+../shared (skipped without it) or on small fixtures written to a format's shape
+(tests/fixtures/verdicts/, tests/fixtures/formats/openhands_completions/), read through
+``efc_tui.load_all`` as a user's file would be.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import efc_tui
+from efc_tui.model import Event, EventKind, Run, Status
+from efc_tui.parsers._signals import (
+    claude_exit_code,
+    json_error,
+    openhands_hints,
+    reported_exit_code,
+)
+from efc_tui.parsers.verdicts import evaluate
+from tests.conftest import FIXTURES, REAL, SHARED
+
+VERDICTS = FIXTURES / "verdicts"
+REAL_RUNS = SHARED / "real-runs"
+GROUPED = SHARED / "real-runs-grouped"
+S = Status
+
+
+def runs(path: Path) -> list[Run]:
+    if not path.exists():
+        pytest.skip(f"{path} is not present")
+    return list(efc_tui.load_all(path))
+
+
+def by_observation(run: Run, start: str) -> Event:
+    """The first event whose observation starts with ``start``."""
+    return next(e for e in run.events if e.observation_text.startswith(start))
+
+
+# --------------------------------------------------------------------------- Claude Code
+
+
+def test_claude_code_refused_write_is_rejected() -> None:
+    """is_error + "Claude requested permissions to write ... you haven't granted it yet": the
+    Write never happened, so it is rejected, not credited as work (the issue's first case)."""
+    [run] = runs(REAL / "claude-code" / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl")
+    write = by_observation(run, "Claude requested permissions to write")
+    assert write.tool == "Write" and write.status is S.STATIC_REJECT
+
+
+def test_claude_code_exit_code_prefix() -> None:
+    assert claude_exit_code("Exit code 128\nfatal: your current branch 'master'") == 128
+    assert claude_exit_code("total 8\nExit code 1") is None
+
+
+# --------------------------------------------------------------------------- Harbor ATIF
+
+
+def test_atif_claude_code_conversion_error_flags() -> None:
+    """Harbor's Claude Code conversion: ``extra.tool_result_is_error`` and the appended
+    "[error] tool reported failure"; "Exit code 128" gives the exit code."""
+    [run] = runs(
+        REAL_RUNS
+        / "ccb_golden_corpus_atif/tests/fixtures/golden_corpus/0070b1258608/trajectory.json"
+    )
+    auth = by_observation(run, "Failed to retrieve codebase information: HTTP error: 401")
+    assert auth.status is S.RUNTIME_ERROR  # a tool's own HTTP failure, not the provider's
+    git = by_observation(run, "Exit code 128")
+    assert git.status is S.RUNTIME_ERROR and git.extra["exit_code"] == 128
+    # the same step shape without the flag: a plain listing carries no verdict
+    assert all(e.status is S.NONE for e in run.events if e.observation_text.startswith("total "))
+
+
+def test_atif_openclaw_exec_status_and_running_commands() -> None:
+    """OpenClaw's tool-result steps: ``exec_status: "failed"`` is a failure; a command moved
+    to the background ("Command still running") carries no verdict (GUIDE rule 7)."""
+    folder = REAL_RUNS / "harbor_openclaw_sample/verify_openclaw_0xpolygon_2026-04-10_10-35-30"
+    [run] = runs(next(folder.glob("*/agent/trajectory.json"), folder / "missing"))
+    gone = [e for e in run.events if e.observation_text.startswith("No session found for")]
+    assert gone and all(e.status is S.RUNTIME_ERROR for e in gone)
+    running = [e for e in run.events if e.observation_text.startswith("Command still running")]
+    assert running and all(e.status is S.NONE for e in running)
+
+
+def test_atif_openhands_conversion_error_answers() -> None:
+    """OpenHands' "ERROR: ..." answers, converted to ATIF, are failures."""
+    [run] = runs(
+        REAL_RUNS
+        / "ccb_golden_corpus_atif/tests/fixtures/golden_corpus/01ca0939445a/trajectory.json"
+    )
+    refused = by_observation(run, "ERROR: Cannot execute multiple commands at once")
+    assert refused.status not in (S.NONE, S.OTHER, S.PASSED)
+
+
+# --------------------------------------------------------------------------- OpenHands
+
+
+def test_openhands_editor_error_observations() -> None:
+    """An ``edit`` / ``read`` observation whose text starts "ERROR:" (openhands-aci's answer
+    to a call it could not carry out) is a failure, typed from its text."""
+    records = runs(
+        REAL_RUNS
+        / "openhands_output_jsonl/evaluation/benchmarks/multi_swe_bench/examples/output.jsonl"
+    )
+    errors = [e for r in records for e in r.events if e.observation_text.startswith("ERROR:")]
+    assert len(errors) >= 20
+    assert all(e.status not in (S.NONE, S.OTHER, S.PASSED) for e in errors)
+    not_done = [e for e in errors if "No replacement was performed, old_str" in e.observation_text]
+    assert not_done and all(e.status is S.RUNTIME_ERROR for e in not_done)
+
+
+def test_openhands_completion_log_tool_results() -> None:
+    """A completion log (llm_completions/<instance>/*.json, mocked function calling) is read as
+    tool calls and results, with OpenHands' outcome lines, not as chat messages."""
+    [run] = runs(FIXTURES / "formats" / "openhands_completions")
+    assert run.source_format == "openhands" and run.task_id == "ponylang__ponyc-4595"
+    tools = [e for e in run.events if e.tool is not None]
+    assert [e.tool for e in tools[:3]] == ["execute_bash", "execute_bash", "str_replace_editor"]
+    assert tools[0].action_text == "ls -l /workspace/ponylang__ponyc__0.1"
+    assert tools[0].status is S.NONE and tools[0].extra["exit_code"] == 0
+    not_done = by_observation(run, "EXECUTION RESULT of [str_replace_editor]:\nERROR:")
+    assert not_done.status is S.RUNTIME_ERROR  # "No replacement was performed"
+    missing = by_observation(
+        run, "EXECUTION RESULT of [execute_bash]:\nbash: ponyc: command not found"
+    )
+    assert missing.status is S.STATIC_REJECT and missing.extra["exit_code"] == 127
+    make = by_observation(run, "EXECUTION RESULT of [execute_bash]:\n/bin/sh: 1: cd: can't cd")
+    assert make.status is S.RUNTIME_ERROR and make.extra["exit_code"] == 2
+    assert not any(
+        e.kind is EventKind.MESSAGE and "EXECUTION RESULT" in e.observation_text for e in run.events
+    )
+
+
+def test_openhands_outcome_lines() -> None:
+    h = openhands_hints(
+        "x\n[The command completed with exit code 2.]\n[Command finished with exit code 2]"
+    )
+    assert (h.exit_code, h.is_error, h.timed_out) == (2, None, None)
+    h = openhands_hints(
+        "\n[The command has no new output after 30 seconds. You may wait longer to see additional output]"
+    )
+    assert h.timed_out is True and h.exit_code is None
+    assert openhands_hints("ERROR:\nInvalid `view_range` parameter: [100, 150].").is_error is True
+
+
+# --------------------------------------------------------------------------- tau-bench
+
+
+def test_tau_bench_error_answers() -> None:
+    """The environment's ``Error: <exception>`` answer is a failed call (GUIDE: "Error: user
+    not found" is an error); a normal answer carries no verdict."""
+    path = GROUPED / "tau_bench_grok/results"
+    files = (
+        sorted(path.glob("tool-calling-grok-4-fast-non-reasoning-*.json")) if path.is_dir() else []
+    )
+    if not files:
+        pytest.skip("../shared/real-runs-grouped/tau_bench_grok is not present")
+    events = [e for r in efc_tui.load_all(files[0]) for e in r.events if e.tool]
+    errors = [e for e in events if e.observation_text.startswith("Error: ")]
+    assert errors and all(
+        e.status is S.RUNTIME_ERROR for e in errors if "not found" in e.observation_text
+    )
+    assert all(e.status is S.NONE for e in events if e.observation_text.startswith("{"))
+
+
+def test_tau_bench_crash_in_agent_code_is_not_an_api_error() -> None:
+    """A task that crashed in the agent's own code (``KeyError: 'content'``) is a runtime
+    error; one that crashed in the model client (litellm) an API error (GUIDE rule 8)."""
+    folder = GROUPED / "tau_bench_grok/results"
+    if not folder.is_dir():
+        pytest.skip("../shared/real-runs-grouped/tau_bench_grok is not present")
+    react = next(folder.glob("react-grok-4-fast-reasoning-*.json"))
+    crashes = [e for r in efc_tui.load_all(react) for e in r.events if e.extra.get("harness_error")]
+    assert [e.status for e in crashes if e.observation_text.startswith("'content'")] == [
+        S.RUNTIME_ERROR
+    ]
+    tool = next(folder.glob("tool-calling-grok-4-1-fast-non-reasoning-*_1129150023.json"))
+    crashes = [e for r in efc_tui.load_all(tool) for e in r.events if e.extra.get("harness_error")]
+    assert crashes and all(
+        e.status is S.API_ERROR for e in crashes if "litellm" in e.observation_text
+    )
+
+
+def test_json_error_answers() -> None:
+    assert json_error(
+        '{"status": "error", "tool": "exec", "error": "exec preflight: refusing to run"}'
+    )
+    assert json_error('{"error": {"message": "order not found"}}') == "order not found"
+    assert json_error('{"error": null, "result": 3}') is None
+    assert json_error('{"status": "ok", "error": ""}') is None
+
+
+def test_tau_bench_labelled_events() -> None:
+    """70 tau-bench events labelled by hand after GUIDE.md (tests/fixtures/verdicts)."""
+    if not GROUPED.is_dir():
+        pytest.skip("../shared/real-runs-grouped is not present")
+    ev = evaluate(VERDICTS / "tau_bench.jsonl", root=SHARED)
+    assert not ev.unmatched
+    assert ev.failure_recall is not None and ev.failure_recall >= 0.9
+    assert ev.failure_precision is not None and ev.failure_precision >= 0.9
+
+
+# --------------------------------------------------------------------------- SWE-agent / mini
+
+
+def test_swe_agent_cost_limit_exit_is_a_timeout_of_its_own() -> None:
+    """``exit_cost``: the harness stopped the run at its budget: a timeout-like error event,
+    no verdict on the step before it (GUIDE rule 7)."""
+    [run] = runs(FIXTURES / "agents" / "swe_agent_1x.traj")
+    last, before = run.events[-1], run.events[-2]
+    assert (last.kind, last.status, last.action_text) == (EventKind.ERROR, S.TIMEOUT, "exit_cost")
+    assert before.status is S.NONE
+
+
+def test_mini_swe_agent_limits_exceeded_is_no_verdict_on_the_last_call() -> None:
+    [run] = runs(FIXTURES / "agents" / "mini_v2_parallel.traj.json")
+    stop = run.events[-1]
+    assert (stop.kind, stop.status, stop.observation_text) == (
+        EventKind.ERROR,
+        S.TIMEOUT,
+        "LimitsExceeded",
+    )
+    assert run.events[-2].status is S.NONE and run.events[-2].extra["no_result"] is True
+
+
+def test_mini_swe_agent_returncode() -> None:
+    """``<returncode>1</returncode>`` with "No module named pytest": a failure of the test run
+    (the runner is missing; the text classifier types it)."""
+    folder = GROUPED / "swebench_verified_minisweagent"
+    traj = next(folder.glob("**/sympy__sympy-21612.traj.json"), None) if folder.is_dir() else None
+    if traj is None:
+        pytest.skip("../shared/real-runs-grouped/swebench_verified_minisweagent is not present")
+    [run] = runs(traj)
+    missing = [e for e in run.events if "No module named pytest" in e.observation_text[:300]]
+    assert missing and all(e.extra["exit_code"] == 1 for e in missing)
+    assert all(e.status not in (S.NONE, S.OTHER, S.PASSED) for e in missing)
+    assert reported_exit_code("<returncode>1</returncode>\n<output>\nx</output>") == 1
+
+
+# --------------------------------------------------------------------------- OpenAI Agents
+
+
+def test_openai_agents_sdk_tool_errors_and_shell_outcomes() -> None:
+    [run] = runs(VERDICTS / "openai_agents_tool_errors.json")
+    ev = [e for e in run.events if e.tool]
+    # the SDK's default tool-error answer: the tool raised (HTTP 503 of the tool's own API)
+    assert ev[0].status is S.RUNTIME_ERROR
+    # ... for arguments the tool's schema refused ("Invalid JSON input for tool")
+    assert ev[1].status is S.STATIC_REJECT
+    # a shell tool's "exit_code=1" line, tests failing
+    assert ev[2].extra["exit_code"] == 1 and ev[2].status is S.ASSERTION_ERROR
+    # shell_call_output outcomes: exit 2, timeout
+    assert ev[3].extra["exit_code"] == 2 and ev[3].status is S.RUNTIME_ERROR
+    assert ev[4].status is S.TIMEOUT
+    assert ev[5].status is S.NONE
+    assert reported_exit_code("exit_code = 1\n") is None  # an assignment in a file, not a report
+
+
+# --------------------------------------------------------------------------- Inspect
+
+
+def test_inspect_tool_call_error_types() -> None:
+    [run] = runs(VERDICTS / "inspect_tool_errors.json")
+    ev = run.events
+    assert ev[1].status is S.STATIC_REJECT  # ToolCallError "permission"
+    assert ev[2].status is S.RUNTIME_ERROR  # "file_not_found"
+    assert ev[3].status is S.NONE
+    assert ev[4].status is S.RUNTIME_ERROR and ev[4].extra["exit_code"] == 1  # bash ToolError
+    # an error event from the solver's own code (KeyError), not from a model call
+    assert (ev[5].kind, ev[5].status) == (EventKind.ERROR, S.RUNTIME_ERROR)
