@@ -7,6 +7,8 @@ docs/formats.md, "Verdict signals per format"): one test per signal, on real exc
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -131,6 +133,45 @@ def test_openhands_completion_log_tool_results() -> None:
     assert not any(
         e.kind is EventKind.MESSAGE and "EXECUTION RESULT" in e.observation_text for e in run.events
     )
+
+
+def test_openhands_completion_log_native_tool_calls(tmp_path: Path) -> None:
+    """The native function-calling form of a completion log: assistant ``tool_calls`` and
+    ``role: "tool"`` results joined by id, outcomes read the same way."""
+    src = FIXTURES / "formats/openhands_completions/llm_completions/ponylang__ponyc-4595"
+    doc = json.loads(next(src.glob("*.json")).read_text())
+    messages: list[dict[str, object]] = []
+    for i, m in enumerate(doc["messages"]):
+        text = m["content"][0]["text"]
+        if m["role"] == "assistant" and "<function=" in text:
+            name = text.split("<function=", 1)[1].split(">", 1)[0]
+            args = dict(re.findall(r"<parameter=([^>]+)>(.*?)</parameter>", text, re.DOTALL))
+            call = {
+                "id": f"call_{i}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args)},
+            }
+            messages.append({"role": "assistant", "content": "", "tool_calls": [call]})
+        elif m["role"] == "user" and text.startswith("EXECUTION RESULT of ["):
+            body = text.split("]:\n", 1)[1]
+            messages.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": f"call_{i - 1}",
+                    "name": "x",
+                    "content": [{"type": "text", "text": body}],
+                }
+            )
+        else:
+            messages.append(m)
+    doc = {**doc, "messages": messages, "fncall_messages": messages}
+    folder = tmp_path / "llm_completions" / "ponylang__ponyc-4595"
+    folder.mkdir(parents=True)
+    (folder / "native.json").write_text(json.dumps(doc))
+    [run] = runs(folder / "native.json")
+    missing = by_observation(run, "bash: ponyc: command not found")
+    assert missing.tool == "execute_bash" and missing.status is S.STATIC_REJECT
+    assert by_observation(run, "ERROR:\nNo replacement was performed").status is S.RUNTIME_ERROR
 
 
 def test_openhands_outcome_lines() -> None:

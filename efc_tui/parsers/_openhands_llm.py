@@ -18,6 +18,9 @@ read, in either form:
 - other user messages are ``message`` events; the system prompt is not an event;
 - ``response`` is the call this file logs: its message is the last model turn, with the
   response's usage and the file's ``cost`` and ``timestamp``.
+
+``run_id`` is the file name; ``task_id`` the instance folder above it (``llm_completions/
+<instance>/``). Earlier calls' usage is not in the file: their tokens are estimated (flagged).
 """
 
 from __future__ import annotations
@@ -68,7 +71,7 @@ def completion_run(doc: dict[str, Any], path: Path) -> Run:
     model = opt_str(response.get("model")) or opt_str(as_dict(doc.get("kwargs")).get("model"))
     instance = path.parent.name if path.parent.parent.name == "llm_completions" else None
     run = Run(
-        run_id=f"{instance}/{stem(path)}" if instance else stem(path),
+        run_id=stem(path),
         task_id=instance,
         harness="openhands",
         model=model,
