@@ -255,6 +255,29 @@ def test_swe_agent_cost_limit_exit_is_a_timeout_of_its_own() -> None:
     assert before.status is S.NONE
 
 
+def test_swe_agent_command_answers() -> None:
+    """SWE-agent's own commands: a usage line (arguments refused) or an argument named in
+    angle brackets is rejected; "Error: File name ... not found" after a well-formed call is
+    a failure of the call."""
+    folder = REAL_RUNS / "multi_swe_bench_java_sweagent"
+    if not folder.is_dir():
+        pytest.skip("../shared/real-runs/multi_swe_bench_java_sweagent is not present")
+    seen = {"usage": 0, "bad_arg": 0, "not_found": 0}
+    for path in sorted(folder.glob("**/trajs/*.traj")):
+        for e in (e for r in efc_tui.load_all(path) for e in r.events if e.tool != "bash"):
+            obs = e.observation_text.lstrip()
+            if obs.startswith("Usage: edit <start_line>:<end_line>"):
+                seen["usage"] += 1
+                assert e.status is S.STATIC_REJECT
+            elif obs.startswith("Error: <line> must be"):
+                seen["bad_arg"] += 1
+                assert e.status is S.STATIC_REJECT
+            elif obs.startswith("Usage: search_file") and "Error: File name" in obs:
+                seen["not_found"] += 1
+                assert e.status not in (S.NONE, S.OTHER, S.PASSED, S.STATIC_REJECT)
+    assert all(seen.values()), seen
+
+
 def test_mini_swe_agent_limits_exceeded_is_no_verdict_on_the_last_call() -> None:
     [run] = runs(FIXTURES / "agents" / "mini_v2_parallel.traj.json")
     stop = run.events[-1]

@@ -8,7 +8,10 @@ that, the command's first word when it is a SWE-agent command (``open``, ``edit`
 ``find_file``, ``submit``, ...), else ``bash``. The kind is inferred from tool and command
 (edits are ``generation`` / ``repair``, tests ``check``, ``submit`` a ``generation``); the
 status is read from the observation text (SWE-agent records no exit codes; a rejected
-edit, "Your proposed edit has introduced new syntax error(s)", is ``static_reject``).
+edit, "Your proposed edit has introduced new syntax error(s)", is ``static_reject``). SWE-agent's
+own commands answer a bad call in a fixed form: a usage line alone, or an argument named in
+angle brackets (``Error: <line> must be ...``), is ``static_reject``; an ``Error: ...`` line
+or ``File X not found`` after a well-formed call is a failure typed from the text.
 ``thought`` is kept in the event's ``extra``. ``exit_cost`` / ``exit_context`` / ... steps
 (the harness stopping the agent) are ``error`` events of their own, so the limit is no
 verdict on the step that reached it: ``exit_cost`` is ``timeout`` (a budget limit),
@@ -202,6 +205,28 @@ def _model_from_files(path: Path) -> tuple[str | None, str | None]:
     return None, None
 
 
+#: a SWE-agent command's answer that shows its arguments were wrong: its usage line, or an
+#: argument named in angle brackets ("Error: <line> must be less than or equal to 1048")
+_USAGE = re.compile(r"^Usage: \S+")
+_BAD_ARG = re.compile(r"^Error: <\w+> ", re.MULTILINE)
+#: ... or that it ran and could not do it ("Error: File name X not found", "File X not found",
+#: "Error: File 'X' already exists.")
+_COMMAND_ERROR = re.compile(r"^(?:Error: |File \S.* not found\s*$)", re.MULTILINE)
+
+
+def _command_outcome(d: Draft, obs: str) -> None:
+    """The outcome of one of SWE-agent's own commands (``open``, ``goto``, ``edit``,
+    ``search_file``, ``create``, ...), which answer a bad call with their usage line and an
+    ``Error: ...`` line: arguments it refused are ``static_reject``; a well-formed call it
+    could not carry out is a failure typed by the text classifier."""
+    head = obs.lstrip()[:600]
+    failed = _COMMAND_ERROR.search(head)
+    if _BAD_ARG.search(head) or (_USAGE.match(head) and not failed):
+        d.status = Status.STATIC_REJECT
+    elif failed:
+        d.is_error = True
+
+
 def _tool_name(action: str) -> str:
     word = action.strip().split(None, 1)[0] if action.strip() else ""
     return word if word in _COMMANDS else "bash"
@@ -271,6 +296,8 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
             d.tool = tool_names[i] if use_names else _tool_name(action)
             d.is_call = True
             d.has_result = True
+            if first in _COMMANDS:
+                _command_outcome(d, obs)
         state = _json_field(st.get("state"))
         if state:
             d.extra["state"] = state
