@@ -16,7 +16,8 @@ text instead, each in one place because several formats carry them (docs/formats
   timed out after N seconds ...]``, an error observation ``[Error occurred in processing
   last action]`` (OpenHands event streams, its completion logs, and ATIF conversions);
 - a JSON answer ``{"status": "error", "error": ...}`` (OpenClaw's tools, and many MCP /
-  function tools) or ``{"error": ...}`` is a failed call;
+  function tools), ``{"error": ...}``, ``{"isError": true, ...}`` (an MCP tool result),
+  ``{"ok": false, ...}`` or ``{"success": false, "error"|"message": ...}`` is a failed call;
 - Claude Code's refusals: a tool use the user (or the permission mode) did not allow;
 - the OpenAI Agents SDK's default tool-error answer, ``An error occurred while running the
   tool. Please try again. Error: ...`` (Python and JS SDKs, and their ports);
@@ -143,12 +144,12 @@ def reported_exit_code(text: str) -> int | None:
 
 
 def json_error(text: str) -> str | None:
-    """The message of a JSON answer that reports a failed call (``{"status": "error", ...}``
-    or ``{"error": ...}`` with a non-empty error), else None."""
+    """The message of a JSON answer that reports a failed call (module docstring), else
+    None."""
     s = text.strip()
     if not (s.startswith("{") and s.endswith("}")) or len(s) > _JSON_ERROR_MAX:
         return None
-    if '"error"' not in s:
+    if not any(k in s for k in ('"error"', '"isError"', '"is_error"', '"ok"', '"success"')):
         return None
     try:
         doc = orjson.loads(s)
@@ -160,10 +161,28 @@ def json_error(text: str) -> str | None:
     status = doc.get("status")
     if isinstance(status, str) and status.lower() in ("error", "failed", "failure"):
         return _message(err) or _message(doc.get("message")) or status
+    if (
+        doc.get("isError") is True
+        or doc.get("is_error") is True
+        or doc.get("ok") is False
+        or (doc.get("success") is False and ("error" in doc or "message" in doc))
+    ):
+        return _message(err) or _message(doc.get("message")) or _content_text(doc) or "error"
     if err not in (None, "", False, {}, []) and not (
         isinstance(status, str) and status.lower() in ("ok", "success", "completed")
     ):
         return _message(err) or "error"
+    return None
+
+
+def _content_text(doc: dict[str, object]) -> str | None:
+    """The text of an MCP result's ``content`` blocks."""
+    content = doc.get("content")
+    if isinstance(content, list):
+        texts = [
+            b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)
+        ]
+        return "\n".join(texts) or None
     return None
 
 
