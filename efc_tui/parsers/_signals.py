@@ -38,6 +38,9 @@ from dataclasses import dataclass
 
 import orjson
 
+from efc_tui.model import Status
+from efc_tui.parsers.status import classify_observation
+
 _CLAUDE_EXIT = re.compile(r"^Exit code (-?\d+)\b")
 HARBOR_FAILURE_MARK = "[error] tool reported failure"
 _OH_EXIT = re.compile(r"\[(?:Command finished|The command completed) with exit code (-?\d+)\.?\]")
@@ -116,6 +119,19 @@ _MODEL_CALL = re.compile(
 def model_call_failed(message: str, traceback: str = "") -> bool:
     """A crash recorded by a harness happened in a call to a model (module docstring)."""
     return bool(_MODEL_CALL.search(message[-4000:]) or _MODEL_CALL.search(traceback[-4000:]))
+
+
+def crash_status(message: str, traceback: str = "") -> Status:
+    """The status of a crash a harness recorded (a task's or sample's error): ``api_error``
+    when it happened in a model call, else the failure its message names (the text
+    classifier: a validation error of the agent's action is a rejection, a timeout a
+    timeout), else ``runtime_error``."""
+    if model_call_failed(message, traceback):
+        return Status.API_ERROR
+    status, _ = classify_observation(message[-4000:], is_error=True)
+    if status in (Status.OTHER, Status.NONE, Status.PASSED, Status.API_ERROR):
+        return Status.RUNTIME_ERROR
+    return status
 
 
 def agents_tool_error(text: str) -> bool:

@@ -14,7 +14,7 @@ a ``sandbox`` exec inside a tool's window gives its exit code, new user / system
 messages are picked up from the tail of each model call's input (deduplicated by message
 id; ``input_refs`` are resolved against ``message_pool``), and ``error`` events (and a
 sample's ``error``) become ``error`` events: ``api_error`` when the crash is in a model
-call (``_signals.model_call_failed``), else ``runtime_error``. ``attachment://`` and ``tc://`` references are resolved. Logs without
+call, else the failure the message names, else ``runtime_error`` (``_signals.crash_status``). ``attachment://`` and ``tc://`` references are resolved. Logs without
 model events fall back to the sample's ``messages`` (tokens then estimated and flagged).
 The final answer of a scored sample (assistant text with no tool call) is a
 ``generation``.
@@ -43,7 +43,7 @@ from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._content import result_text, text_of
 from efc_tui.parsers._drafts import Draft
 from efc_tui.parsers._msg import Usage, chat_message
-from efc_tui.parsers._signals import model_call_failed
+from efc_tui.parsers._signals import crash_status
 from efc_tui.parsers._source import guarded, load_document, loads_repairing, stem
 from efc_tui.parsers._time import parse_time
 from efc_tui.parsers._values import (
@@ -373,7 +373,7 @@ def _sample_run(header: dict[str, Any], sample: dict[str, Any], path: Path) -> R
         tb = opt_str(e.get("traceback")) or ""
         b.error(
             msg + ("\n" + tb if tb else ""),
-            status=Status.API_ERROR if model_call_failed(msg, tb) else Status.RUNTIME_ERROR,
+            status=crash_status(msg, tb),
             extra={"sample_error": True},
         )
     if scores:
@@ -520,7 +520,7 @@ def _from_events(b: RunBuilder, events: list[Any], sample: dict[str, Any], refs:
             b.error(
                 emsg + ("\n" + tb if tb else ""),
                 ts=ts,
-                status=Status.API_ERROR if model_call_failed(emsg, tb) else Status.RUNTIME_ERROR,
+                status=crash_status(emsg, tb),
             )
         elif typ in ("compaction", "context_compaction"):
             text = opt_str(e.get("summary")) or opt_str(e.get("message")) or "context compacted"

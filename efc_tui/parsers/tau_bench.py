@@ -8,8 +8,9 @@ agent's message list in OpenAI Chat Completions form (the tool-calling and few-s
 holds the task (``user_id``, ground-truth ``actions``, ``instruction``), the simulated user's
 cost (``user_cost``), the reward breakdown (``reward_info``), or, when the run crashed,
 ``error`` and ``traceback`` (then ``traj`` is empty): an ``error`` event, ``api_error`` when
-the crash is in a model call (litellm / provider client frames or exceptions), else
-``runtime_error`` (the agent's own code, e.g. a KeyError while reading a reply).
+the crash is in a model call (litellm / provider client frames or exceptions), else the
+failure its message names (a validation error of the agent's action: ``static_reject``),
+else ``runtime_error`` (the agent's own code, e.g. a KeyError while reading a reply).
 
 A tool answer is a failure (``is_error``, typed by the text classifier) when it is the
 environment's ``Error: <exception>`` (tau-bench catches a tool's exception and answers so;
@@ -37,11 +38,11 @@ from typing import Any
 import orjson
 
 from efc_tui.errors import InputError
-from efc_tui.model import Run, Status
+from efc_tui.model import Run
 from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._msg import ToolCall, chat_message
-from efc_tui.parsers._signals import json_error, model_call_failed
+from efc_tui.parsers._signals import crash_status, json_error
 from efc_tui.parsers._source import guarded, load_document, stem
 from efc_tui.parsers._values import as_dict, as_float, as_list, as_str, dumps, id_str, opt_str
 from efc_tui.parsers.base import Reader, ReadOptions
@@ -162,7 +163,7 @@ def _entry_run(entry: dict[str, Any], path: Path, meta: dict[str, str]) -> Run:
         tb = as_str(info.get("traceback"))
         b.error(
             err + ("\n" + tb if tb else ""),
-            status=Status.API_ERROR if model_call_failed(err, tb) else Status.RUNTIME_ERROR,
+            status=crash_status(err, tb),
             extra={"harness_error": True},
         )
         run.flags.append("the task run crashed (info.error): its reward is the harness's 0")
