@@ -121,7 +121,7 @@ def _feed(
         return
     text, _ = content_text(as_dict(raw).get("content"))
     m = _RESULT.match(text)
-    if m is not None and b.open_calls():
+    if m is not None:  # no call open (one the reader could not parse): an orphan result
         _result(b, None, text, m.group("name"))
     elif text:
         b.message(text, role=role)
