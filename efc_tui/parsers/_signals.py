@@ -8,7 +8,7 @@ text instead, each in one place because several formats carry them (docs/formats
 - Claude Code's Bash results start ``Exit code N`` (Claude Code sessions, and Harbor's
   ATIF conversion of them);
 - Harbor's ATIF conversion appends ``[error] tool reported failure`` to a result the tool
-  flagged as an error;
+  flagged as an error, and ``[exit_code] N`` after the output of a failed command;
 - OpenHands' file editor (openhands-aci) answers a call it could not carry out with
   ``ERROR:`` and the reason; its shell results end ``[The command completed with exit code
   N.]`` and/or ``[Command finished with exit code N]``,
@@ -61,6 +61,8 @@ _EXIT_LINE = re.compile(
     r"^(?:exit[_ ]?code|return[_ ]?code|exitcode)(?:=|: ?)(-?\d+)[ \t]*$",
     re.IGNORECASE | re.MULTILINE,
 )
+#: Harbor's Claude Code conversion: ``[exit_code] N`` after the ``[stdout]`` / ``[stderr]`` parts
+_HARBOR_EXIT = re.compile(r"^\[exit_code\] (-?\d+)[ \t]*$", re.MULTILINE)
 _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _EXIT_KEYS = ("exit_code", "exitCode", "returncode", "return_code")
 
@@ -144,6 +146,8 @@ def reported_exit_code(text: str) -> int | None:
     ``exit_code=N``-like line in the first 400 characters, or the ``exit_code`` of a JSON
     answer (module docstring)."""
     m = _RETURNCODE.search(text[:400]) or _EXIT_LINE.search(text[:300])
+    if m is None and "[exit_code]" in text:
+        m = _HARBOR_EXIT.search(text[-3000:])
     if m:
         return int(m.group(1))
     s = text.strip()

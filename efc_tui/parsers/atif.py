@@ -544,17 +544,26 @@ def _outcome(
     d: Draft, step: dict[str, Any], r: dict[str, Any] | None, text: str, *, alone: bool
 ) -> None:
     """A result's outcome hints (docs/formats.md, "Verdict signals per format"): the result's
-    own ``extra``, and the step's ``extra`` (with its ``metadata`` / ``tool_result_metadata``)
-    when the step holds this one result: an is-error flag (Harbor's Claude Code conversion:
+    own ``extra``, the step's ``extra.tool_call_details[call id]`` (Harbor's Codex
+    conversion), and the step's ``extra`` (with its ``metadata`` / ``tool_result_metadata`` /
+    ``tool_metadata``) when the step holds this one result: an is-error flag (Harbor's Claude Code conversion:
     ``tool_result_is_error``), an exit code (OpenClaw's ``exec_exit_code``), a status
     (``exec_status: "failed"``); then the producers' conventions in the text (``_signals``):
     Harbor's failure mark, Claude Code's ``Exit code N`` and refusals, OpenHands' ``ERROR:``
     and exit-code lines, mini-swe-agent's ``<returncode>``, an ``exit_code=N`` line, a JSON
     ``{"status": "error"}`` answer."""
+    ex = as_dict(step.get("extra"))
     holders = [as_dict(as_dict(r).get("extra"))]
+    # Harbor's Codex conversion: per-call details of a bundled step, keyed by call id
+    detail = as_dict(as_dict(ex.get("tool_call_details")).get(d.call_id or ""))
+    holders += [detail, as_dict(detail.get("metadata"))]
     if alone:
-        ex = as_dict(step.get("extra"))
-        holders += [ex, as_dict(ex.get("metadata")), as_dict(ex.get("tool_result_metadata"))]
+        holders += [
+            ex,
+            as_dict(ex.get("metadata")),
+            as_dict(ex.get("tool_result_metadata")),
+            as_dict(ex.get("tool_metadata")),
+        ]
     code: int | None = None
     for h in holders:
         if any(h.get(k) is True for k in _ERROR_KEYS):
