@@ -278,6 +278,17 @@ def test_swe_agent_command_answers() -> None:
     assert all(seen.values()), seen
 
 
+def test_swe_agent_harness_timeouts() -> None:
+    """SWE-agent's own message in place of a hung command's output is a timeout."""
+    path = REAL_RUNS / (
+        "multi_swe_bench_java_sweagent/evaluation/java/verified/"
+        "20240825_SWE-agent_doubao-pro-128k/trajs/fasterxml__jackson-core-1172.traj"
+    )
+    [run] = runs(path)
+    hung = [e for e in run.events if e.observation_text.strip() == "EXECUTION TIMED OUT"]
+    assert hung and all(e.status is S.TIMEOUT for e in hung)
+
+
 def test_mini_swe_agent_limits_exceeded_is_no_verdict_on_the_last_call() -> None:
     [run] = runs(FIXTURES / "agents" / "mini_v2_parallel.traj.json")
     stop = run.events[-1]

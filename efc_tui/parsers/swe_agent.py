@@ -11,7 +11,10 @@ status is read from the observation text (SWE-agent records no exit codes; a rej
 edit, "Your proposed edit has introduced new syntax error(s)", is ``static_reject``). SWE-agent's
 own commands answer a bad call in a fixed form: a usage line alone, or an argument named in
 angle brackets (``Error: <line> must be ...``), is ``static_reject``; an ``Error: ...`` line
-or ``File X not found`` after a well-formed call is a failure typed from the text.
+or ``File X not found`` after a well-formed call is a failure typed from the text. The
+harness's own answers in place of an output: "The command '...' was cancelled because it
+took more than N seconds" (0.x "EXECUTION TIMED OUT") is a timeout; "Your bash command
+contained syntax errors and was NOT executed" is ``static_reject``.
 ``thought`` is kept in the event's ``extra``. ``exit_cost`` / ``exit_context`` / ... steps
 (the harness stopping the agent) are ``error`` events of their own, so the limit is no
 verdict on the step that reached it: ``exit_cost`` is ``timeout`` (a budget limit),
@@ -214,6 +217,24 @@ _BAD_ARG = re.compile(r"^Error: <\w+> ", re.MULTILINE)
 _COMMAND_ERROR = re.compile(r"^(?:Error: |File \S.* not found\s*$)", re.MULTILINE)
 
 
+#: SWE-agent's own messages in place of a command's output (its ``templates`` config): the
+#: command hung (``command_cancelled_timeout_template``; 0.x "EXECUTION TIMED OUT"), or was
+#: not run at all (``shell_check_error_template``: ``bash -n`` refused its syntax)
+_CANCELLED = re.compile(
+    r"was cancelled because it took more than \d+ seconds|^EXECUTION TIMED OUT", re.MULTILINE
+)
+_NOT_EXECUTED = "Your bash command contained syntax errors and was NOT executed"
+
+
+def _harness_outcome(d: Draft, obs: str) -> None:
+    """The harness's answer instead of a command's output (``_CANCELLED``, ``_NOT_EXECUTED``)."""
+    head = obs.lstrip()[:400]
+    if head.startswith(_NOT_EXECUTED):
+        d.status = Status.STATIC_REJECT
+    elif _CANCELLED.search(head):
+        d.timed_out = True
+
+
 def _command_outcome(d: Draft, obs: str) -> None:
     """The outcome of one of SWE-agent's own commands (``open``, ``goto``, ``edit``,
     ``search_file``, ``create``, ...), which answer a bad call with their usage line and an
@@ -296,7 +317,8 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
             d.tool = tool_names[i] if use_names else _tool_name(action)
             d.is_call = True
             d.has_result = True
-            if first in _COMMANDS:
+            _harness_outcome(d, obs)
+            if first in _COMMANDS and d.status is None:
                 _command_outcome(d, obs)
         state = _json_field(st.get("state"))
         if state:
