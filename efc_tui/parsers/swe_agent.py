@@ -213,8 +213,13 @@ def _model_from_files(path: Path) -> tuple[str | None, str | None]:
 _USAGE = re.compile(r"^Usage: \S+")
 _BAD_ARG = re.compile(r"^Error: <\w+> ", re.MULTILINE)
 #: ... or that it ran and could not do it ("Error: File name X not found", "File X not found",
-#: "Error: File 'X' already exists.")
-_COMMAND_ERROR = re.compile(r"^(?:Error: |File \S.* not found\s*$)", re.MULTILINE)
+#: "Error: File 'X' already exists."; 1.x's str_replace_editor: "No replacement was performed",
+#: "Invalid `view_range` parameter", "The path X does not exist", ...)
+_COMMAND_ERROR = re.compile(
+    r"^(?:Error: |File \S.* not found\s*$|No replacement was performed|Invalid `\w+` parameter"
+    r"|Parameter `\w+` is required|The path \S+ does not exist|File already exists at: )",
+    re.MULTILINE,
+)
 
 
 #: SWE-agent's own messages in place of a command's output (its ``templates`` config): the
