@@ -174,6 +174,14 @@ def test_openhands_completion_log_native_tool_calls(tmp_path: Path) -> None:
     assert by_observation(run, "ERROR:\nNo replacement was performed").status is S.RUNTIME_ERROR
 
 
+def test_openhands_completion_log_labelled_events() -> None:
+    """The completion-log fixture's tool results, labelled by hand after GUIDE.md: all four
+    failures found (they were chat messages with no verdict before issue 28)."""
+    ev = evaluate(VERDICTS / "openhands_completions.jsonl", root=FIXTURES / "formats")
+    assert not ev.unmatched
+    assert (ev.failure_recall, ev.failure_precision) == (1.0, 1.0)
+
+
 def test_openhands_outcome_lines() -> None:
     h = openhands_hints(
         "x\n[The command completed with exit code 2.]\n[Command finished with exit code 2]"
