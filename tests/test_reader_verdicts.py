@@ -86,6 +86,18 @@ def test_atif_openclaw_exec_status_and_running_commands() -> None:
     assert running and all(e.status is S.NONE for e in running)
 
 
+def test_atif_openclaw_polls_and_refusals() -> None:
+    """OpenClaw (fixture in its ATIF shape): a backgrounded command carries no verdict; a
+    ``process`` poll that waited out its limit with no new output is a timeout (GUIDE rule
+    7); a JSON ``{"status": "error"}`` refusal is a failure; exit 0 of a test run passes."""
+    [run] = runs(VERDICTS / "openclaw" / "agent" / "trajectory.json")
+    ev = [e for e in run.events if e.tool]
+    assert ev[0].status is S.NONE  # "Command still running (session ...)"
+    assert (ev[1].tool, ev[1].status) == ("process", S.TIMEOUT)
+    assert ev[2].status not in (S.NONE, S.OTHER, S.PASSED)  # exec preflight: refusing to run
+    assert ev[3].status is S.PASSED
+
+
 def test_atif_openhands_conversion_error_answers() -> None:
     """OpenHands' "ERROR: ..." answers, converted to ATIF, are failures."""
     [run] = runs(

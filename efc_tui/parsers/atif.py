@@ -583,12 +583,24 @@ def _outcome(
             code = found
     if code is not None:
         d.exit_code = code
-    if oh.timed_out:
+    if oh.timed_out or _poll_ran_out(d, text):
         d.timed_out = True
     if oh.is_error or harbor_failure(text) or json_error(text) is not None:
         d.is_error = True
     if d.is_error and claude_refusal(text):
         d.status = Status.STATIC_REJECT
+
+
+def _poll_ran_out(d: Draft, text: str) -> bool:
+    """OpenClaw's ``process`` poll that waited out its own time limit on a command still
+    running and saw nothing new: "(no new output)\n\nProcess still running." (a timeout,
+    GUIDE rule 7; a poll that shows new output is progress, no verdict)."""
+    return (
+        (d.tool or "") == "process"
+        and '"poll"' in d.action
+        and text.lstrip().startswith("(no new output)")
+        and "Process still running" in text
+    )
 
 
 READER = Reader(
