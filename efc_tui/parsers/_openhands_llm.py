@@ -46,12 +46,14 @@ SYSTEM_MARK = "You are OpenHands agent"
 
 
 def is_completion_log(doc: Any) -> bool:
-    """An OpenHands completion log: the keys ``llm.py`` writes around ``messages``."""
-    if not isinstance(doc, dict) or not isinstance(doc.get("messages"), list):
-        return False
-    if "fncall_messages" in doc:
-        return True
-    return "response" in doc and "kwargs" in doc and ("cost" in doc or "timestamp" in doc)
+    """An OpenHands completion log (``sniffs.openhands_completion_head`` recognised the file):
+    a ``messages`` list that is not an evaluation record's ``history``; ``response``,
+    ``kwargs``, ``fncall_messages`` may be absent (a request saved alone)."""
+    return (
+        isinstance(doc, dict)
+        and isinstance(doc.get("messages"), list)
+        and not isinstance(doc.get("history"), list)
+    )
 
 
 def _mocked_calls(text: str) -> tuple[str, list[ToolCall]]:
