@@ -57,6 +57,19 @@ def test_claude_code_exit_code_prefix() -> None:
     assert claude_exit_code("total 8\nExit code 1") is None
 
 
+# --------------------------------------------------------------------------- Codex
+
+
+def test_codex_declined_calls_are_rejected() -> None:
+    """Codex's answers for a call that never ran ("exec command rejected by user", "patch
+    rejected by user") are rejected; an exit code in the output's metadata still types a
+    test run."""
+    [run] = runs(VERDICTS / "codex_declined.jsonl")
+    ev = [e for e in run.events if e.tool]
+    assert [e.status for e in ev] == [S.STATIC_REJECT, S.ASSERTION_ERROR, S.STATIC_REJECT]
+    assert ev[1].extra["exit_code"] == 1
+
+
 # --------------------------------------------------------------------------- Harbor ATIF
 
 

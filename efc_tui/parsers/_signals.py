@@ -18,7 +18,8 @@ text instead, each in one place because several formats carry them (docs/formats
 - a JSON answer ``{"status": "error", "error": ...}`` (OpenClaw's tools, and many MCP /
   function tools), ``{"error": ...}``, ``{"isError": true, ...}`` (an MCP tool result),
   ``{"ok": false, ...}`` or ``{"success": false, "error"|"message": ...}`` is a failed call;
-- Claude Code's refusals: a tool use the user (or the permission mode) did not allow;
+- Claude Code's refusals: a tool use the user (or the permission mode) did not allow; Codex's:
+  a command or patch the user declined, its guardian refused, or the sandbox denied;
 - the OpenAI Agents SDK's default tool-error answer, ``An error occurred while running the
   tool. Please try again. Error: ...`` (Python and JS SDKs, and their ports);
 - a shell tool's own report of its exit code: a line that is only ``exit_code=N`` /
@@ -86,6 +87,21 @@ def claude_refusal(text: str) -> bool:
     """A Claude Code tool use that was refused (permission not granted, user said no)."""
     head = text[:400]
     return any(r in head for r in _CLAUDE_REFUSALS)
+
+
+_CODEX_REFUSALS = (
+    "exec command rejected by user",
+    "patch rejected by user",
+    "This action was rejected due to unacceptable risk",
+    "sandbox denied exec error",
+)
+
+
+def codex_refusal(text: str) -> bool:
+    """A Codex call that never ran: declined by the user or the guardian, denied by the
+    sandbox."""
+    head = text.lstrip()[:300]
+    return any(head.startswith(r) for r in _CODEX_REFUSALS)
 
 
 def harbor_failure(text: str) -> bool:
