@@ -11,7 +11,8 @@ status is read from the observation text (SWE-agent records no exit codes; a rej
 edit, "Your proposed edit has introduced new syntax error(s)", is ``static_reject``). SWE-agent's
 own commands answer a bad call in a fixed form: a usage line alone, or an argument named in
 angle brackets (``Error: <line> must be ...``), is ``static_reject``; an ``Error: ...`` line
-or ``File X not found`` after a well-formed call is a failure typed from the text. The
+or ``File X not found`` / ``Directory X not found`` after a well-formed call is a failure
+typed from the text. The
 harness's own answers in place of an output: "The command '...' was cancelled because it
 took more than N seconds" (0.x "EXECUTION TIMED OUT") is a timeout; "Your bash command
 contained syntax errors and was NOT executed" is ``static_reject``.
@@ -213,10 +214,12 @@ def _model_from_files(path: Path) -> tuple[str | None, str | None]:
 _USAGE = re.compile(r"^Usage: \S+")
 _BAD_ARG = re.compile(r"^Error: <\w+> ", re.MULTILINE)
 #: ... or that it ran and could not do it ("Error: File name X not found", "File X not found",
+#: "Directory X not found",
 #: "Error: File 'X' already exists."; 1.x's str_replace_editor: "No replacement was performed",
 #: "Invalid `view_range` parameter", "The path X does not exist", ...)
 _COMMAND_ERROR = re.compile(
-    r"^(?:Error: |File \S.* not found\s*$|No replacement was performed|Invalid `\w+` parameter"
+    r"^(?:Error: |(?:File|Directory) \S.* not found\s*$|No replacement was performed"
+    r"|Invalid `\w+` parameter"
     r"|Parameter `\w+` is required|The path \S+ does not exist|File already exists at: )",
     re.MULTILINE,
 )
