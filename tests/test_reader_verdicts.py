@@ -239,6 +239,21 @@ def test_tau_bench_error_answers() -> None:
     assert all(e.status is S.NONE for e in events if e.observation_text.startswith("{"))
 
 
+def test_tau_bench_unknown_action_is_rejected() -> None:
+    """``Unknown action X``: the environment has no such tool, nothing ran."""
+    folder = GROUPED / "tau_bench_locale/results"
+    files = sorted(folder.glob("**/*.json")) if folder.is_dir() else []
+    if not files:
+        pytest.skip("../shared/real-runs-grouped/tau_bench_locale is not present")
+    unknown = [
+        e
+        for r in efc_tui.load_all(files[0])
+        for e in r.events
+        if e.observation_text.startswith("Unknown action ")
+    ]
+    assert unknown and all(e.status is S.STATIC_REJECT for e in unknown)
+
+
 def test_tau_bench_crash_in_agent_code_is_not_an_api_error() -> None:
     """A task that crashed in the agent's own code (``KeyError: 'content'``) is a runtime
     error; one that crashed in the model client (litellm) an API error (GUIDE rule 8)."""

@@ -14,7 +14,8 @@ else ``runtime_error`` (the agent's own code, e.g. a KeyError while reading a re
 
 A tool answer is a failure (``is_error``, typed by the text classifier) when it is the
 environment's ``Error: <exception>`` (tau-bench catches a tool's exception and answers so;
-argument validation errors included) or a JSON ``{"error": ...}`` answer.
+argument validation errors included) or a JSON ``{"error": ...}`` answer; ``Unknown action
+X`` (a tool the environment does not have) is ``static_reject``.
 
 One run per entry: ``run_id`` = ``<file stem>/<task_id>#<trial>``, ``task_id`` the task
 index, ``reward`` the entry's reward, ``success`` = reward >= 1 (tau-bench's own threshold,
@@ -38,9 +39,10 @@ from typing import Any
 import orjson
 
 from efc_tui.errors import InputError
-from efc_tui.model import Run
+from efc_tui.model import Run, Status
 from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
+from efc_tui.parsers._drafts import Draft
 from efc_tui.parsers._msg import ToolCall, chat_message
 from efc_tui.parsers._signals import crash_status, json_error
 from efc_tui.parsers._source import guarded, load_document, stem
@@ -62,6 +64,8 @@ _STRATEGIES = ("orchestrated-tool-calling", "tool-calling", "few-shot", "react",
 _ACTION = re.compile(r"Action:\s*(\{.*\})\s*$", re.DOTALL)
 _API_OUTPUT = "API output: "
 _ERROR = "Error: "
+#: the environment's answer to a tool it does not have (``Env.step``)
+_UNKNOWN = "Unknown action "
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
@@ -212,14 +216,25 @@ def _feed(b: RunBuilder, traj: list[Any]) -> bool:
                 continue
         if role == "user" and open_react and msg.text.startswith(_API_OUTPUT):
             out = msg.text[len(_API_OUTPUT) :]
-            b.result(None, out, is_error=True if failed_answer(out) else None)
+            d = b.result(None, out)
+            if d is not None:
+                _answer(d)
             open_react = False
             continue
         open_react = False
         for d in b.feed(msg):
-            if d.is_call and failed_answer(d.observation):
-                d.is_error = True
+            if d.is_call:
+                _answer(d)
     return react
+
+
+def _answer(d: Draft) -> None:
+    """The outcome of a tool answer: a tool the environment does not have ("Unknown action
+    X") was rejected; ``Error: ...`` / a JSON error is a failure (``failed_answer``)."""
+    if d.observation.startswith(_UNKNOWN):
+        d.status = Status.STATIC_REJECT
+    elif failed_answer(d.observation):
+        d.is_error = True
 
 
 def failed_answer(text: str) -> bool:
