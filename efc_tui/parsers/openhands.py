@@ -8,7 +8,8 @@ OpenHands completion logs (``llm_completions/``: the messages of an LLM call), r
 Each tool action (``run``, ``run_ipython``, ``read``, ``edit``, ``browse*``, ``think``,
 ``finish``, ``mcp``, ...) is one event, joined to its observation by ``cause`` (the
 action's id). An observation whose text starts ``ERROR:`` (the file editor refusing or
-failing a call) is a failure, typed from its text. The tool name is ``tool_call_metadata.function_name`` (else the action), the
+failing a call), ``success: false`` or ``extras.error: true`` (the browser) is a failure,
+typed from its text. The tool name is ``tool_call_metadata.function_name`` (else the action), the
 action text the command / code / URL or the model's tool-call arguments. ``run``
 observations carry ``extras.metadata.exit_code``; ``-1`` with "no new output" / timeout
 text is a timeout, otherwise unknown. ``error`` observations are failures of their action,
@@ -273,7 +274,11 @@ def _run(events: list[Any], wrapper: dict[str, Any], path: Path, default_id: str
                 ):
                     timed_out = True
                 exit_code = None
-            is_error = True if obs == "error" or e.get("success") is False else None
+            is_error = (
+                True
+                if obs == "error" or e.get("success") is False or extras.get("error") is True
+                else None
+            )
             hints = openhands_hints(text)
             if hints.is_error:
                 is_error = True  # the file editor's "ERROR:" answer to a call it could not do
