@@ -62,7 +62,6 @@ _EXC_LINE = LazyPattern(
     re.MULTILINE,
 )
 _TIMEOUT_EXC = {"TimeoutError", "TimeoutExpired", "ReadTimeout", "ConnectTimeout"}
-_SYNTAX_EXC = {"SyntaxError", "IndentationError", "TabError"}
 
 
 class _Obs:
@@ -216,7 +215,7 @@ _LLM_CLIENT = _Plain(
 
 
 def _exception_status(o: _Obs) -> Status | None:
-    if not o.traceback and not o.flagged:
+    if not o.flagged and (not o.traceback or o.view):
         return None
     exc = o.last_exception()
     if exc is None:
@@ -226,8 +225,6 @@ def _exception_status(o: _Obs) -> Status | None:
         return Status.TIMEOUT
     if short == "AssertionError":
         return Status.ASSERTION_ERROR
-    if short in _SYNTAX_EXC and not o.traceback:  # the command or script itself
-        return Status.STATIC_REJECT
     return Status.RUNTIME_ERROR
 
 
@@ -251,7 +248,7 @@ RULES: tuple[Rule, ...] = (
     _text_rule(
         "killed or hung",
         Status.TIMEOUT,
-        "`Killed`, SIGKILL, a poll that hit its limit with `(no new output)`",
+        "`Killed`, killed by SIGKILL / signal 9, a poll that hit its limit with `(no new output)`",
         r"^\s*Killed\b|\b(?:[Kk]illed|[Tt]erminated) by (?:signal )?(?:SIGKILL|signal 9|9)\b"
         r"|\bsignal: killed\b|\bOOM[- ]?[Kk]illed\b|\(no new output\)",
         ("Killed", "killed", "erminated by", "no new output"),
@@ -259,10 +256,20 @@ RULES: tuple[Rule, ...] = (
     _text_rule(
         "test runner could not start",
         Status.RUNTIME_ERROR,
-        "a check's runner collected or selected no tests (import error, bad path, exit 5)",
+        "a check's runner could not start or selected no tests (import or configuration "
+        "error, bad path or option, exit 5)",
         r"^=* ?no tests ran\b|^Interrupted: \d+ errors? during collection|^ERROR collecting "
-        r"|^ERROR: (?:file or directory not found|not found): |^collected 0 items\s*$",
-        ("no tests ran", "during collection", "ERROR collecting", "ERROR: ", "collected 0 items"),
+        r"|^ERROR: (?:file or directory not found|not found): |^collected 0 items\s*$"
+        r"|unrecognized arguments|^UsageError: ",
+        (
+            "no tests ran",
+            "during collection",
+            "ERROR collecting",
+            "ERROR: ",
+            "collected 0 items",
+            "unrecognized arguments",
+            "UsageError: ",
+        ),
         when=_is_check,
     ),
     Rule(
@@ -421,12 +428,6 @@ RULES: tuple[Rule, ...] = (
         _exception_rule(Status.ASSERTION_ERROR),
         (_TRACEBACK,),
     ),
-    Rule(
-        "syntax error, flagged",
-        Status.STATIC_REJECT,
-        "a flagged failure whose last exception is a SyntaxError with no traceback",
-        _exception_rule(Status.STATIC_REJECT),
-    ),
     _text_rule(
         "timed out",
         Status.TIMEOUT,
@@ -434,7 +435,8 @@ RULES: tuple[Rule, ...] = (
         r"^\s*(?:Error: )?(?:The )?(?:[Cc]ommand |[Pp]rocess |[Rr]equest |[Oo]peration )?[Tt]imed out\b"
         r"|\b(?:[Cc]ommand|[Pp]rocess|[Oo]peration|[Rr]equest|[Cc]onnection|[Rr]ead|[Ee]xecution|"
         r"[Tt]ask|[Jj]ob|[Tt]ests?|[Cc]all|[Ss]cript|[Ss]ession)s? (?:has |have |was |had )?timed out"
-        r"|\btimed out after\b|\bTimeoutError\b|\bTimeoutExpired\b|[Dd]eadline exceeded"
+        r"|\btimed out (?:after\b|and (?:has been |was )?(?:killed|terminated|stopped))"
+        r"|\bTimeoutError\b|\bTimeoutExpired\b|[Dd]eadline exceeded"
         r"|\bTimeout after\b|\btimeout of \d+",
         (
             "imed out",
