@@ -393,3 +393,6 @@ def test_inspect_tool_call_error_types() -> None:
     assert ev[4].status is S.RUNTIME_ERROR and ev[4].extra["exit_code"] == 1  # bash ToolError
     # an error event from the solver's own code (KeyError), not from a model call
     assert (ev[5].kind, ev[5].status) == (EventKind.ERROR, S.RUNTIME_ERROR)
+    # the harness stopped the sample at its message limit: a timeout of its own, once
+    assert (ev[6].kind, ev[6].status) == (EventKind.ERROR, S.TIMEOUT)
+    assert ev[6].observation_text == "Message limit 10 exceeded" and len(ev) == 7

@@ -14,7 +14,10 @@ a ``sandbox`` exec inside a tool's window gives its exit code, new user / system
 messages are picked up from the tail of each model call's input (deduplicated by message
 id; ``input_refs`` are resolved against ``message_pool``), and ``error`` events (and a
 sample's ``error``) become ``error`` events: ``api_error`` when the crash is in a model
-call, else the failure the message names, else ``runtime_error`` (``_signals.crash_status``). ``attachment://`` and ``tc://`` references are resolved. Logs without
+call, else the failure the message names, else ``runtime_error`` (``_signals.crash_status``).
+A sample the harness stopped at a limit (a ``sample_limit`` event, or the sample's
+``limit``: messages, tokens, time, cost) gets a ``timeout`` error event of its own: the
+limit is no verdict on the call that reached it. ``attachment://`` and ``tc://`` references are resolved. Logs without
 model events fall back to the sample's ``messages`` (tokens then estimated and flagged).
 The final answer of a scored sample (assistant text with no tool call) is a
 ``generation``.
@@ -366,6 +369,9 @@ def _sample_run(header: dict[str, Any], sample: dict[str, Any], path: Path) -> R
         if events or sample.get("messages"):
             run.flags.append("inspect-ai: no model events in the sample; built from its messages")
         _from_messages(b, as_list(sample.get("messages")), refs)
+    limit = as_dict(sample.get("limit"))
+    if limit and not any(d.extra.get("harness_stop") for d in b.drafts):
+        b.error(_limit_text(limit), status=Status.TIMEOUT, extra={"harness_stop": True})
     err = sample.get("error")
     if err:
         e = as_dict(err)
@@ -513,6 +519,8 @@ def _from_events(b: RunBuilder, events: list[Any], sample: dict[str, Any], refs:
                     sandbox(sub)
         elif typ == "sandbox":
             sandbox(e)
+        elif typ == "sample_limit":
+            b.error(_limit_text(e), ts=ts, status=Status.TIMEOUT, extra={"harness_stop": True})
         elif typ == "error":
             err = as_dict(e.get("error"))
             emsg = opt_str(err.get("message")) or dumps(e.get("error"))
@@ -525,6 +533,12 @@ def _from_events(b: RunBuilder, events: list[Any], sample: dict[str, Any], refs:
         elif typ in ("compaction", "context_compaction"):
             text = opt_str(e.get("summary")) or opt_str(e.get("message")) or "context compacted"
             b.message(text, role="system", ts=ts, compaction=True)
+
+
+def _limit_text(e: dict[str, Any]) -> str:
+    """What a ``sample_limit`` event (or the sample's ``limit``) says: which limit stopped it."""
+    kind = opt_str(e.get("type")) or "limit"
+    return opt_str(e.get("message")) or f"{kind} limit reached ({dumps(e.get('limit'))})"
 
 
 def _from_messages(b: RunBuilder, messages: list[Any], refs: _Refs) -> None:
