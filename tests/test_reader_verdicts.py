@@ -50,6 +50,7 @@ def test_claude_code_refused_write_is_rejected() -> None:
     [run] = runs(REAL / "claude-code" / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl")
     write = by_observation(run, "Claude requested permissions to write")
     assert write.tool == "Write" and write.status is S.STATIC_REJECT
+    assert write.kind is EventKind.TOOL  # nothing was written: no candidate
 
 
 def test_claude_code_exit_code_prefix() -> None:
@@ -68,6 +69,7 @@ def test_codex_declined_calls_are_rejected() -> None:
     ev = [e for e in run.events if e.tool]
     assert [e.status for e in ev] == [S.STATIC_REJECT, S.ASSERTION_ERROR, S.STATIC_REJECT]
     assert ev[1].extra["exit_code"] == 1
+    assert ev[2].kind is EventKind.TOOL  # the declined patch changed nothing
 
 
 # --------------------------------------------------------------------------- Harbor ATIF

@@ -39,7 +39,8 @@ from dataclasses import dataclass
 
 import orjson
 
-from efc_tui.model import Status
+from efc_tui.model import EventKind, Status
+from efc_tui.parsers._drafts import Draft
 from efc_tui.parsers.status import classify_observation
 
 _CLAUDE_EXIT = re.compile(r"^Exit code (-?\d+)\b")
@@ -95,6 +96,13 @@ _CODEX_REFUSALS = (
     "This action was rejected due to unacceptable risk",
     "sandbox denied exec error",
 )
+
+
+def refused(d: Draft) -> None:
+    """A call that was not allowed to run: ``static_reject``, and a ``tool`` event whatever
+    it asked for (a refused write wrote nothing: it is no candidate, no repair)."""
+    d.status = Status.STATIC_REJECT
+    d.kind = EventKind.TOOL
 
 
 def codex_refusal(text: str) -> bool:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from efc_tui.errors import InputError
-from efc_tui.model import EventKind, Run, Status
+from efc_tui.model import EventKind, Run
 from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._content import result_text, text_of
@@ -36,6 +36,7 @@ from efc_tui.parsers._signals import (
     harbor_failure,
     json_error,
     openhands_hints,
+    refused,
     reported_exit_code,
 )
 from efc_tui.parsers._source import guarded, load_document, stem, trim_note
@@ -588,7 +589,7 @@ def _outcome(
     if oh.is_error or harbor_failure(text) or json_error(text) is not None:
         d.is_error = True
     if d.is_error and claude_refusal(text):
-        d.status = Status.STATIC_REJECT
+        refused(d)
 
 
 def _poll_ran_out(d: Draft, text: str) -> bool:

@@ -61,7 +61,7 @@ from efc_tui.model import EventKind, Run, Status
 from efc_tui.parsers import sniffs
 from efc_tui.parsers._content import content_text
 from efc_tui.parsers._drafts import Draft, ThoughtBuffer, finalize
-from efc_tui.parsers._signals import claude_exit_code, claude_refusal
+from efc_tui.parsers._signals import claude_exit_code, claude_refusal, refused
 from efc_tui.parsers._source import JsonlSource
 from efc_tui.parsers._time import parse_time
 from efc_tui.parsers._totals import set_source_totals, totals_from_counts
@@ -368,7 +368,7 @@ class _Session:
                 if d.exit_code is None and (d.tool or "").lower() == "bash":
                     d.exit_code = claude_exit_code(text)
                 if d.is_error and claude_refusal(text):
-                    d.status = Status.STATIC_REJECT  # not allowed to run: nothing was done
+                    refused(d)  # not allowed to run: nothing was done
             if rest:
                 text, images = content_text(rest)
                 if text or images:

@@ -52,7 +52,7 @@ from efc_tui.model import EventKind, Run, Status
 from efc_tui.parsers import sniffs
 from efc_tui.parsers._content import content_text
 from efc_tui.parsers._drafts import Draft, ThoughtBuffer, finalize
-from efc_tui.parsers._signals import codex_refusal
+from efc_tui.parsers._signals import codex_refusal, refused
 from efc_tui.parsers._source import JsonlSource
 from efc_tui.parsers._time import parse_time
 from efc_tui.parsers._values import (
@@ -345,7 +345,7 @@ class _Rollout:
             if err is not None:
                 target.is_error = err
             if codex_refusal(text):
-                target.status = Status.STATIC_REJECT  # never ran: declined or sandbox-denied
+                refused(target)  # never ran: declined or sandbox-denied
         elif ptype in ("web_search_call", "image_generation_call"):
             act = as_dict(p.get("action"))
             q = as_str(act.get("query")) or as_str(p.get("revised_prompt")) or dumps(act or p)
