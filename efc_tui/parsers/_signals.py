@@ -22,8 +22,8 @@ text instead, each in one place because several formats carry them (docs/formats
   a command or patch the user declined, its guardian refused, or the sandbox denied;
 - the OpenAI Agents SDK's default tool-error answer, ``An error occurred while running the
   tool. Please try again. Error: ...`` (Python and JS SDKs, and their ports);
-- a shell tool's own report of its exit code: a line that is only ``exit_code=N`` /
-  ``Exit code: N`` / ``returncode: N`` near the start of the output, mini-swe-agent's ``<returncode>N</returncode>``
+- a shell tool's own report of its exit code: a line starting ``exit_code=N`` /
+  ``Exit code: N`` / ``returncode: N`` at the start or the end of the output, mini-swe-agent's ``<returncode>N</returncode>``
   (its own logs, and Harbor's conversion of them), or a JSON answer with ``exit_code``;
 - a harness's record of a crashed task or sample: a failed model call (``api_error``) shows
   the model client in its exception or traceback (litellm, openai, anthropic, ... frames,
@@ -60,7 +60,7 @@ _CLAUDE_REFUSALS = (
 _JSON_ERROR_MAX = 20_000
 AGENTS_TOOL_ERROR = "An error occurred while running the tool"
 _EXIT_LINE = re.compile(
-    r"^(?:exit[_ ]?code|return[_ ]?code|exitcode)(?:=|: ?)(-?\d+)[ \t]*$",
+    r"^(?:exit[_ ]?code|return[_ ]?code|exitcode)(?:=|: ?)(-?\d+)(?:[ \t,;]|$)",
     re.IGNORECASE | re.MULTILINE,
 )
 #: Harbor's Claude Code conversion: ``[exit_code] N`` after the ``[stdout]`` / ``[stderr]`` parts
@@ -166,10 +166,13 @@ def agents_tool_error(text: str) -> bool:
 
 
 def reported_exit_code(text: str) -> int | None:
-    """The exit code a shell tool reports in its answer: ``<returncode>N</returncode>`` or an
-    ``exit_code=N``-like line in the first 400 characters, or the ``exit_code`` of a JSON
-    answer (module docstring)."""
+    """The exit code a shell tool reports in its answer: ``<returncode>N</returncode>``, or a
+    line that starts ``exit_code=N`` / ``Exit code: N`` (alone or followed by other fields)
+    in its first or last 300 characters, or the ``exit_code`` of a JSON answer (module
+    docstring)."""
     m = _RETURNCODE.search(text[:400]) or _EXIT_LINE.search(text[:300])
+    if m is None and len(text) > 300:
+        m = _EXIT_LINE.search(text[-300:])  # a footer: "...\nexit_code=1"
     if m is None and "[exit_code]" in text:
         m = _HARBOR_EXIT.search(text[-3000:])
     if m:
