@@ -123,6 +123,17 @@ def test_atif_openhands_conversion_error_answers() -> None:
     assert refused.status not in (S.NONE, S.OTHER, S.PASSED)
 
 
+def test_sigpipe_of_a_pipeline_is_no_failure() -> None:
+    """Cursor marks ``find ... | head -100`` exiting 141 (SIGPIPE: head stopped reading) a
+    failure; the output is the listing asked for, so no verdict."""
+    [run] = runs(
+        REAL_RUNS
+        / "ccb_golden_corpus_atif/tests/fixtures/golden_corpus/d8a721d20251/trajectory.json"
+    )
+    cut = [e for e in run.events if e.extra.get("exit_code") == 141]
+    assert cut and all(e.status is S.NONE and "|" in e.action_text for e in cut)
+
+
 # --------------------------------------------------------------------------- OpenHands
 
 
