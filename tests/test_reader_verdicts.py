@@ -90,6 +90,19 @@ def test_atif_claude_code_conversion_error_flags() -> None:
     assert all(e.status is S.NONE for e in run.events if e.observation_text.startswith("total "))
 
 
+def test_atif_labelled_events_outside_the_shared_labels() -> None:
+    """60 ATIF events of runs the shared labels do not use, labelled by hand: the readers'
+    signals plus the classifier find the failures without false alarms (0.57 recall at
+    e5d046e; the remaining misses are text rules, e.g. ``diff`` answering "differ" inside an
+    ``&&`` chain)."""
+    if not REAL_RUNS.is_dir():
+        pytest.skip("../shared/real-runs is not present")
+    ev = evaluate(VERDICTS / "atif_more.jsonl", root=SHARED)
+    assert not ev.unmatched
+    assert ev.failure_recall is not None and ev.failure_recall >= 0.8
+    assert ev.failure_precision is not None and ev.failure_precision >= 0.8
+
+
 def test_atif_openclaw_exec_status_and_running_commands() -> None:
     """OpenClaw's tool-result steps: ``exec_status: "failed"`` is a failure; a command moved
     to the background ("Command still running") carries no verdict (GUIDE rule 7)."""
