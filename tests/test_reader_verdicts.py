@@ -329,6 +329,17 @@ def test_swe_agent_cost_limit_exit_is_a_timeout_of_its_own() -> None:
     assert before.status is S.NONE
 
 
+def test_swe_agent_labelled_events_outside_the_shared_labels() -> None:
+    """60 SWE-agent events of runs the shared labels do not use, labelled by hand (0.44
+    failure recall at e5d046e)."""
+    if not REAL_RUNS.is_dir():
+        pytest.skip("../shared/real-runs is not present")
+    ev = evaluate(VERDICTS / "swe_agent_more.jsonl", root=SHARED)
+    assert not ev.unmatched
+    assert ev.failure_recall is not None and ev.failure_recall >= 0.9
+    assert ev.failure_precision is not None and ev.failure_precision >= 0.9
+
+
 def test_swe_agent_command_answers() -> None:
     """SWE-agent's own commands: a usage line (arguments refused) or an argument named in
     angle brackets is rejected; "Error: File name ... not found" after a well-formed call is
