@@ -48,3 +48,35 @@ class _Plain(LazyPattern[str]):
 
     def search(self, text: str) -> re.Match[str] | None:
         return self.rx.search(text)
+
+
+class _LineGuarded(_Guarded):
+    """A ``_Guarded`` pattern whose matches never span a newline: ``search`` runs it only on
+    the lines that hold a key, in order (most texts that hold a key hold it on a few lines
+    of many), and answers exactly as the pattern's own ``search`` does. Past
+    ``MAX_LINES`` such lines it searches the whole text."""
+
+    __slots__ = ()
+    MAX_LINES = 24
+
+    def search(self, text: str) -> re.Match[str] | None:
+        where = text
+        if self.fold:
+            if not text.isascii():
+                return self.rx.search(text)
+            where = text.lower()
+        starts: set[int] = set()
+        for k in self.keys:
+            at = where.find(k)
+            while at >= 0:
+                starts.add(where.rfind("\n", 0, at) + 1)
+                if len(starts) > self.MAX_LINES:
+                    return self.rx.search(text)
+                at = where.find(k, at + len(k))
+        rx = self.rx
+        for start in sorted(starts):
+            end = text.find("\n", start)
+            m = rx.search(text, start, len(text) if end < 0 else end)
+            if m is not None:
+                return m
+        return None

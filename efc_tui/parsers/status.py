@@ -37,7 +37,7 @@ from efc_tui.parsers._commands import (
     is_check_command,
     is_view,
 )
-from efc_tui.parsers._patterns import _Guarded, _Plain
+from efc_tui.parsers._patterns import _Guarded, _LineGuarded, _Plain
 from efc_tui.parsers._summaries import _ANSI, _SUMMARY_HINTS, _SUMMARY_PAIR, parse_checks
 
 __all__ = [
@@ -164,7 +164,7 @@ def _text_rule(
     """A rule that looks for ``pattern`` (case-sensitive, multi-line) in the head and the
     tail of the text. ``views``: it also reads the output of a file view (cat, grep, ls...),
     whose text is otherwise no verdict; ``when``: a further condition."""
-    rx = _Guarded(pattern, re.MULTILINE, keys) if keys else _Plain(pattern, re.MULTILINE)
+    rx = _LineGuarded(pattern, re.MULTILINE, keys) if keys else _Plain(pattern, re.MULTILINE)
 
     def test(o: _Obs) -> bool:
         if o.view and not views and not o.flagged:
@@ -249,7 +249,7 @@ RULES: tuple[Rule, ...] = (
         "killed or hung",
         Status.TIMEOUT,
         "`Killed`, killed by SIGKILL / signal 9, a poll that hit its limit with `(no new output)`",
-        r"^\s*Killed\b|\b(?:[Kk]illed|[Tt]erminated) by (?:signal )?(?:SIGKILL|signal 9|9)\b"
+        r"^[ \t]*Killed\b|\b(?:[Kk]illed|[Tt]erminated) by (?:signal )?(?:SIGKILL|signal 9|9)\b"
         r"|\bsignal: killed\b|\bOOM[- ]?[Kk]illed\b|\(no new output\)",
         ("Killed", "killed", "erminated by", "no new output"),
     ),
@@ -259,7 +259,7 @@ RULES: tuple[Rule, ...] = (
         "a check's runner could not start or selected no tests (import or configuration "
         "error, bad path or option, exit 5)",
         r"^=* ?no tests ran\b|^Interrupted: \d+ errors? during collection|^ERROR collecting "
-        r"|^ERROR: (?:file or directory not found|not found): |^collected 0 items\s*$"
+        r"|^ERROR: (?:file or directory not found|not found): |^collected 0 items[ \t]*$"
         r"|unrecognized arguments|^UsageError: ",
         (
             "no tests ran",
@@ -311,7 +311,7 @@ RULES: tuple[Rule, ...] = (
         r"^(?:[\w/.-]*/)?(?:ba|z|da|k)?sh: (?:line \d+: |\d+: )?[^\s:]+: No such file or directory$"
         r"|^/usr/bin/env: .*No such file or directory|JAVA_HOME (?:is not defined correctly"
         r"|is not set|environment variable is not (?:defined|set))"
-        r"|^\S*python[\d.]*: No module named [\w.]+\s*$"
+        r"|^\S*python[\d.]*: No module named [\w.]+[ \t]*$"
         r"|No module named '?(?:pytest|nose|mypy|pylint|flake8|ruff|tox|black)'?$"
         r"|can't open file|Could not find or load main class",
         (
@@ -349,7 +349,7 @@ RULES: tuple[Rule, ...] = (
         "`syntax error near unexpected token`, a SyntaxError with no traceback, an edit the "
         "harness's lint refused); a SyntaxError raised by an import is an error",
         r"syntax error near unexpected token|syntax error: unexpected end of file"
-        r"|unexpected EOF while looking for matching|^\s*(?:SyntaxError|IndentationError|TabError)\b"
+        r"|unexpected EOF while looking for matching|^[ \t]*(?:SyntaxError|IndentationError|TabError)\b"
         r"|introduced new syntax error|\bE999 SyntaxError\b",
         ("syntax error", "unexpected EOF", "SyntaxError", "IndentationError", "TabError"),
         when=_no_traceback,
@@ -432,7 +432,7 @@ RULES: tuple[Rule, ...] = (
         "timed out",
         Status.TIMEOUT,
         "the text says the action timed out",
-        r"^\s*(?:Error: )?(?:The )?(?:[Cc]ommand |[Pp]rocess |[Rr]equest |[Oo]peration )?[Tt]imed out\b"
+        r"^[ \t]*(?:Error: )?(?:The )?(?:[Cc]ommand |[Pp]rocess |[Rr]equest |[Oo]peration )?[Tt]imed out\b"
         r"|\b(?:[Cc]ommand|[Pp]rocess|[Oo]peration|[Rr]equest|[Cc]onnection|[Rr]ead|[Ee]xecution|"
         r"[Tt]ask|[Jj]ob|[Tt]ests?|[Cc]all|[Ss]cript|[Ss]ession)s? (?:has |have |was |had )?timed out"
         r"|\btimed out (?:after\b|and (?:has been |was )?(?:killed|terminated|stopped))"
@@ -451,7 +451,7 @@ RULES: tuple[Rule, ...] = (
         "assertion failed",
         Status.ASSERTION_ERROR,
         "an assertion failed: AssertionError, pytest's `FAILED ` / `E   assert` lines",
-        r"\bAssertionError\b|^FAILED |^E\s+assert\b|\b[Aa]ssert(?:ion)? failed\b",
+        r"\bAssertionError\b|^FAILED |^E[ \t]+assert\b|\b[Aa]ssert(?:ion)? failed\b",
         ("AssertionError", "FAILED ", "assert"),
     ),
     Rule(
@@ -489,15 +489,15 @@ RULES: tuple[Rule, ...] = (
         Status.ASSERTION_ERROR,
         "a check (test or reproduction script, runner) printed its own FAIL / FAILURE / "
         "FAILED / BAD verdict (go test's `--- FAIL`)",
-        r"(?<![\w-])(?:FAIL|FAILED|FAILURE)(?![\w-])|(?<=[ (\[\t\n])BAD(?![\w-])",
-        ("FAIL", " BAD", "(BAD", "[BAD", "\tBAD", "\nBAD"),
+        r"(?<![\w-])(?:FAIL|FAILED|FAILURE)(?![\w-])|(?<=[ (\[\t])BAD(?![\w-])|^BAD:",
+        ("FAIL", " BAD", "(BAD", "[BAD", "\tBAD", "BAD:"),
         when=_is_check,
     ),
     _text_rule(
         "check printed a cross",
         Status.ASSERTION_ERROR,
         "a check printed a line starting ✗ / ✘ / ❌",
-        r"^\s*[✗✘❌]",
+        r"^[ \t]*[✗✘❌]",
         ("✗", "✘", "❌"),
         when=_is_check,
     ),
@@ -542,10 +542,10 @@ RULES: tuple[Rule, ...] = (
         Status.PASSED,
         "a check printed its own success: SUCCESS / PASS / OK lines, `All tests passed`, "
         "BUILD SUCCESS, cargo's `Finished`, `succeeded`, an expected exception caught",
-        r"^\s*\W{0,3}\s*(?:SUCCESS|Success|PASS|PASSED)\b|\bAll (?:\w+ )*(?:tests?|checks?|"
+        r"^[ \t]*[^\w\n]{0,3}[ \t]*(?:SUCCESS|Success|PASS|PASSED)\b|\bAll (?:\w+ )*(?:tests?|checks?|"
         r"assertions?|cases?) (?:passed|succeeded|OK)|\bBUILD SUCCESS|\bsucceeded\b"
-        r"|\b[Cc]aught expected\b|\bas expected\b|^\s*Finished\b|[Cc]ompiled successfully"
-        r"|\bwithout errors\b|^\s*(?:Valid|VALID)\b|\bworks correctly\b",
+        r"|\b[Cc]aught expected\b|\bas expected\b|^[ \t]*Finished\b|[Cc]ompiled successfully"
+        r"|\bwithout errors\b|^[ \t]*(?:Valid|VALID)\b|\bworks correctly\b",
         (
             "SUCCESS",
             "Success",
@@ -567,7 +567,7 @@ RULES: tuple[Rule, ...] = (
         "check printed a tick",
         Status.PASSED,
         "a check printed lines starting ✓ / ✔ / ✅ (and no cross)",
-        r"^\s*[✓✔✅]",
+        r"^[ \t]*[✓✔✅]",
         ("✓", "✔", "✅"),
         when=_is_check,
     ),
@@ -613,17 +613,20 @@ def classify_observation(
     printed verdict counts), and a file view (its text is no verdict) from the rest.
     """
     text = text or ""
+    hinted = False
     if not timed_out and not is_error and (exit_code is None or exit_code == 0):
         # No failure flagged: a text where no rule's keys and no summary hint are found
         # needs no regular expression (the compiled scan; the rules give the same answer).
         fast = _fast.speedups()
         script = bool(command) and is_check and check_class(command) is CheckClass.SCRIPT
-        if fast is not None and type(text) is str and not script and fast.no_hints(text):
-            return (Status.PASSED if exit_code == 0 and is_check else Status.NONE), None
+        if fast is not None and type(text) is str and not script:
+            if fast.no_hints(text):
+                return (Status.PASSED if exit_code == 0 and is_check else Status.NONE), None
+            hinted = True  # the compiled scan found a hint: no need to look again
     o = _Obs(text, exit_code, is_error, timed_out, is_check, command)
     checks = o.checks()
     quiet = not o.flagged and not o.timed_out and checks is None
-    if quiet and o.cls is not CheckClass.SCRIPT and not _has_failure_hint(o.text):
+    if quiet and o.cls is not CheckClass.SCRIPT and not (hinted or _has_failure_hint(o.text)):
         return _fallthrough(o), None
     return first_rule(o), checks
 
