@@ -220,6 +220,16 @@ CASES: list[tuple[str, Status, str, dict[str, object]]] = [
         "ObjectMapper();\n        ^\n1 error",
         {"is_check": True},
     ),
+    # 0xpolygon__bor (harbor_openclaw_sample): go test that did not compile
+    (
+        "build or compile error",
+        S.RUNTIME_ERROR,
+        "# github.com/ethereum/go-ethereum/core/blockstm [github.com/ethereum/go-ethereum/core/"
+        "blockstm.test]\n./dag_terminalbench_test.go:149:3: declared and not used: keyC\nFAIL\t"
+        "github.com/ethereum/go-ethereum/core/blockstm [build failed]\n\n(Command exited with "
+        "code 1)",
+        {"exit_code": 1, "is_check": True, "command": "go test -run TestTerminalBench -v 2>&1"},
+    ),
     # e0288
     (
         "check printed FAIL",

@@ -132,7 +132,7 @@ class _Obs:
             name = m.group("name")
         return name
 
-    def finds(self, pattern: _Guarded) -> bool:
+    def finds(self, pattern: _Guarded | _Plain) -> bool:
         return any(pattern.search(part) for part in self.parts)
 
 
@@ -465,10 +465,11 @@ RULES: tuple[Rule, ...] = (
         "build or compile error",
         Status.RUNTIME_ERROR,
         "a compiler's or build tool's error (`X.java:5: error:`, `error[E0425]`, `error "
-        "TS2304`, BUILD FAILURE, `make: ***`, `npm ERR!`, `[ERROR]`, git's `error:`)",
+        "TS2304`, BUILD FAILURE, `make: ***`, `npm ERR!`, `[ERROR]`, go's `[build failed]`, "
+        "git's `error:`)",
         r"^[^\s:]+:\d+(?::\d+)?: (?:fatal )?error\b|^error(?:\[E\d+\])?: |\berror TS\d+:"
         r"|BUILD FAILURE|BUILD FAILED|COMPILATION ERROR|^make(?:\[\d+\])?: \*\*\*|npm ERR!"
-        r"|^\[ERROR\] |Compilation failed|could not compile",
+        r"|^\[ERROR\] |Compilation failed|could not compile|\[(?:build|setup) failed\]",
         (
             ": error",
             ": fatal error",
@@ -482,6 +483,8 @@ RULES: tuple[Rule, ...] = (
             "[ERROR] ",
             "Compilation failed",
             "could not compile",
+            "build failed]",
+            "setup failed]",
         ),
     ),
     _text_rule(
@@ -618,7 +621,7 @@ def classify_observation(
         # No failure flagged: a text where no rule's keys and no summary hint are found
         # needs no regular expression (the compiled scan; the rules give the same answer).
         fast = _fast.speedups()
-        script = bool(command) and is_check and check_class(command) is CheckClass.SCRIPT
+        script = bool(command and is_check and check_class(command) is CheckClass.SCRIPT)
         if fast is not None and type(text) is str and not script:
             if fast.no_hints(text):
                 return (Status.PASSED if exit_code == 0 and is_check else Status.NONE), None
