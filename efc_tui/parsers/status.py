@@ -437,14 +437,14 @@ RULES: tuple[Rule, ...] = (
         r"[Tt]ask|[Jj]ob|[Tt]ests?|[Cc]all|[Ss]cript|[Ss]ession)s? (?:has |have |was |had )?timed out"
         r"|\btimed out (?:after\b|and (?:has been |was )?(?:killed|terminated|stopped))"
         r"|\bTimeoutError\b|\bTimeoutExpired\b|[Dd]eadline exceeded"
-        r"|\bTimeout after\b|\btimeout of \d+",
+        r"|\bTimeout after\b|\b[Tt]imeout of \d+",
         (
             "imed out",
             "TimeoutError",
             "TimeoutExpired",
             "eadline exceeded",
             "Timeout after",
-            "timeout of ",
+            "imeout of ",
         ),
     ),
     _text_rule(
@@ -547,7 +547,7 @@ RULES: tuple[Rule, ...] = (
         "BUILD SUCCESS, cargo's `Finished`, `succeeded`, an expected exception caught",
         r"^[ \t]*[^\w\n]{0,3}[ \t]*(?:SUCCESS|Success|PASS|PASSED)\b|\bAll (?:\w+ )*(?:tests?|checks?|"
         r"assertions?|cases?) (?:passed|succeeded|OK)|\bBUILD SUCCESS|\bsucceeded\b"
-        r"|\b[Cc]aught expected\b|\bas expected\b|^[ \t]*Finished\b|[Cc]ompiled successfully"
+        r"|\b[Cc]aught expected\b|(?<!not )(?<!n't )\bas expected\b|^[ \t]*Finished\b|[Cc]ompiled successfully"
         r"|\bwithout errors\b|^[ \t]*(?:Valid|VALID)\b|\bworks correctly\b",
         (
             "SUCCESS",
