@@ -422,6 +422,15 @@ def test_no_false_alarm(text: str, hints: dict) -> None:
     assert classify_observation(text, **hints)[0] is S.NONE  # type: ignore[arg-type]
 
 
+def test_terminal_line_endings() -> None:
+    """A terminal recording's lines end \\r\\n (Terminal-Bench, terminus): the line rules
+    read them as lines (tests/fixtures/formats/tb1_run's shape)."""
+    screen = (
+        "root@c0ffee:/app# cd src\r\nbash: cd: src: No such file or directory\r\nroot@c0ffee:/app# "
+    )
+    assert classify_observation(screen)[0] is S.RUNTIME_ERROR
+
+
 def test_a_tool_s_own_connection_error_is_no_api_error() -> None:
     """GUIDE rule 8: a fetch tool's ConnectionError is the tool's failure; the same error in
     a model client's call is the provider's."""

@@ -96,6 +96,8 @@ class _Obs:
     ) -> None:
         if "\x1b" in text[:_HEAD] or "\x1b" in text[-_TAIL:]:
             text = _ANSI.rx.sub("", text)
+        if "\r" in text:  # terminal recordings end lines with \r\n; the rules read lines
+            text = text.replace("\r\n", "\n")
         self.text = text
         self.head = text[:_HEAD]
         self.parts = (text,) if len(text) <= _HEAD + _TAIL else (self.head, text[-_TAIL:])
