@@ -487,6 +487,7 @@ NOT_CHECKS = [
     "make clean",
     "which pytest",
     "pytest --version",
+    'python3 -m pylint --help | grep -A 2 "\\-v"',
     "python3 debug_import.py",
     "cat tests/test_a.py",
     '{"summary": "User (make sure to verify) wants a refund"}',  # a JSON tool call

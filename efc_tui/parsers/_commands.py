@@ -329,8 +329,8 @@ def _script_name(word: str) -> bool:
 def _check_of(words: list[str], bodies: list[str]) -> CheckClass | None:
     prog = words[0].rsplit("/", 1)[-1]
     args = words[1:]
-    if any(a in ("--version", "-V", "--help", "-h") for a in args[:2]):
-        return None
+    if any(a in ("--version", "-V", "--help", "-h", "--collect-only", "--co") for a in args):
+        return None  # asks the program about itself (or what it would run): a probe
     if prog in ("make", "gmake"):
         if any(a in ("-n", "--dry-run", "--just-print", "-p", "-q", "--question") for a in args):
             return None
