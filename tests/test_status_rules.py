@@ -254,12 +254,20 @@ CASES: list[tuple[str, Status, str, dict[str, object]]] = [
         "FAIL\nTimeout or error",
         {"is_check": True},
     ),
-    # ccb 002fffc64a42 (Harbor ATIF)
+    # ccb 002fffc64a42 (Harbor ATIF): a crossed line that reports a caught error
+    (
+        "error line",
+        S.RUNTIME_ERROR,
+        "✗ Failed to import dispatch_array_function: cannot import name 'version' from "
+        "partially initialized module 'numpy'",
+        {"is_check": True},
+    ),
+    # written after the check scripts of ccb 0a8110c6edb5 (Harbor ATIF), which print
+    # "✓ name" / "✗ name" per check (../shared holds the scripts, not such an output)
     (
         "check printed a cross",
         S.ASSERTION_ERROR,
-        "✗ Failed to import dispatch_array_function: cannot import name 'version' from "
-        "partially initialized module 'numpy'",
+        "✓ Imports pytest\n✗ DeserializationError class\n✓ read_cache method",
         {"is_check": True},
     ),
     # e0516
@@ -278,10 +286,42 @@ CASES: list[tuple[str, Status, str, dict[str, object]]] = [
     ),
     # e0582
     (
-        "file argument missing",
+        "error line",
         S.RUNTIME_ERROR,
         "Usage: search_file <search_term> [<file>]\nError: File name StdDeserializer.java not "
         "found. Please provide a valid file name.",
+        {},
+    ),
+    # google__gson (multi_swe_bench_java_sweagent): SWE-agent's open on a missing file
+    (
+        "file argument missing",
+        S.RUNTIME_ERROR,
+        "File gson/src/main/java/com/google/gson/internal/bind/TypeAdapterRuntimeTypeWrapper.java"
+        " not found",
+        {},
+    ),
+    # a035 (tests/fixtures/verdicts/atif_more.jsonl): an edit the tool could not carry out
+    (
+        "error line",
+        S.RUNTIME_ERROR,
+        "<tool_use_error>Found 2 matches of the string to replace, but replace_all is false. To "
+        "replace all occurrences, set replace_all to true.</tool_use_error>",
+        {},
+    ),
+    # e0724: Claude Code's harness refuses an edit of a file not read first
+    (
+        "harness or policy refusal",
+        S.STATIC_REJECT,
+        "<tool_use_error>File has not been read yet. Read it first before writing to it."
+        "</tool_use_error>\n\n[error] tool reported failure",
+        {},
+    ),
+    # a036 (tests/fixtures/verdicts/atif_more.jsonl): the go tool's own error
+    (
+        "build or compile error",
+        S.RUNTIME_ERROR,
+        "go: errors parsing go.mod:\n/workspace/grafana--26d36ec/apps/dashboard/go.mod:3: "
+        "invalid go version '1.25.3': must match format 1.23",
         {},
     ),
     # e0877 (GUIDE, tau-bench)

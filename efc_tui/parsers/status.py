@@ -366,7 +366,7 @@ RULES: tuple[Rule, ...] = (
         r"|\bInvalid `\w+` parameter|\bParameter `\w+` is required|\bMissing required "
         r"(?:fields?|parameters?|arguments?|property)\b|\bvalidation errors? for \w+"
         r"|\bField required\b|unrecognized arguments|\bUnknown (?:tool|command|action)\b"
-        r"|not a valid tool|tool_use_error|InputValidationError|^Error: <?\w+>? must be "
+        r"|not a valid tool|InputValidationError|^Error: <?\w+>? must be "
         r"(?:less than|greater than|between|at least|at most)"
         r"|^Error: [\w.]+\(\) (?:got an unexpected keyword argument|missing \d+ required)"
         r"|response had parsing errors|EXACTLY ONE|did not contain a (?:valid )?(?:command|action)",
@@ -379,7 +379,6 @@ RULES: tuple[Rule, ...] = (
             "unrecognized arguments",
             "Unknown ",
             "not a valid tool",
-            "tool_use_error",
             "InputValidationError",
             "Error: ",
             "parsing errors",
@@ -393,10 +392,11 @@ RULES: tuple[Rule, ...] = (
         Status.STATIC_REJECT,
         "a harness, sandbox or policy refused to run the action (`exec preflight … refusing "
         "to run`, `Cannot execute multiple commands at once`, `Blocked:`, a guardrail, pip's "
-        "externally-managed-environment)",
+        "externally-managed-environment, Claude Code's "
+        "`File has not been read yet`)",
         r"refusing to run|Cannot execute multiple commands at once|^Blocked: "
         r"|\bguardrail\b[^\n]*\btripped\b|externally-managed-environment"
-        r"|not allowed to (?:run|execute|use)\b|(?:denied|blocked) by (?:the )?(?:policy|sandbox)",
+        r"|not allowed to (?:run|execute|use)\b|File has not been read yet|(?:denied|blocked) by (?:the )?(?:policy|sandbox)",
         (
             "refusing to run",
             "Cannot execute multiple",
@@ -404,6 +404,7 @@ RULES: tuple[Rule, ...] = (
             "guardrail",
             "externally-managed",
             "not allowed to ",
+            "has not been read yet",
             "denied by ",
             "blocked by ",
         ),
@@ -466,10 +467,12 @@ RULES: tuple[Rule, ...] = (
     _text_rule(
         "build or compile error",
         Status.RUNTIME_ERROR,
-        "a compiler's or build tool's error (`X.java:5: error:`, `error[E0425]`, `error "
+        "a compiler's or build tool's error (`X.java:5: error:`, `gcc: error:`, `go: errors "
+        "parsing`, `error[E0425]`, `error "
         "TS2304`, BUILD FAILURE, `make: ***`, `npm ERR!`, `[ERROR]`, go's `[build failed]`, "
         "git's `error:`)",
-        r"^[^\s:]+:\d+(?::\d+)?: (?:fatal )?error\b|^error(?:\[E\d+\])?: |\berror TS\d+:"
+        r"^[^\s:]+:\d+(?::\d+)?: (?:fatal )?error\b|^[\w.+-]+: (?:fatal )?error: "
+        r"|^[\w.+-]+: errors? [a-z]+ing\b|^error(?:\[E\d+\])?: |\berror TS\d+:"
         r"|BUILD FAILURE|BUILD FAILED|COMPILATION ERROR|^make(?:\[\d+\])?: \*\*\*|npm ERR!"
         r"|^\[ERROR\] |Compilation failed|could not compile|\[(?:build|setup) failed\]",
         (
@@ -500,6 +503,26 @@ RULES: tuple[Rule, ...] = (
         when=_is_check,
     ),
     _text_rule(
+        "error line",
+        Status.RUNTIME_ERROR,
+        "a line that reports a failure: `Error: …` (a tool's answer, a caught exception), "
+        "`An error occurred`, `Failed to …`, `fatal: …`, `No replacement was performed`, a "
+        "Claude Code `<tool_use_error>` that is no argument error",
+        r"^(?:[ \t]*[✗✘❌•*-][ \t]*)?(?:(?:Error|ERROR): (?!pip's dependency resolver)\S"
+        r"|An error occurred\b|Failed to \w)|^<tool_use_error>(?!InputValidationError)"
+        r"|^fatal: |No replacement was performed|did not appear verbatim",
+        (
+            "Error: ",
+            "ERROR: ",
+            "An error occurred",
+            "Failed to ",
+            "fatal: ",
+            "No replacement was performed",
+            "did not appear verbatim",
+            "<tool_use_error>",
+        ),
+    ),
+    _text_rule(
         "check printed a cross",
         Status.ASSERTION_ERROR,
         "a check printed a line starting ✗ / ✘ / ❌",
@@ -516,23 +539,6 @@ RULES: tuple[Rule, ...] = (
         r"['‘\"]?[^\n]*?['’\"]?: No such file or directory$|^(?:Error: )?File (?:name )?\S+ not found",
         ("No such file or directory", "not found"),
         views=True,
-    ),
-    _text_rule(
-        "error line",
-        Status.RUNTIME_ERROR,
-        "a line that reports a failure: `Error: …` (a tool's answer, a caught exception), "
-        "`An error occurred`, `Failed to …`, `fatal: …`, `No replacement was performed`",
-        r"^(?:Error|ERROR): (?!pip's dependency resolver)\S|^An error occurred\b|^Failed to \w"
-        r"|^fatal: |No replacement was performed|did not appear verbatim",
-        (
-            "Error: ",
-            "ERROR: ",
-            "An error occurred",
-            "Failed to ",
-            "fatal: ",
-            "No replacement was performed",
-            "did not appear verbatim",
-        ),
     ),
     _text_rule(
         "check printed an exception",
