@@ -1836,33 +1836,31 @@ done:
 
 /* ---------------------------------------------------------------- no_hints */
 
-/* The substrings status.py looks for before any regular expression. A hit on any of them
- * (for "error": together with "==") sends the text to the Python classifier. */
-#define G_CHECK 1  /* parse_checks: "passed", "failed", "no tests ran", "Ran " in the tail */
-#define G_ERROR 2  /* parse_checks: "error" ... */
-#define G_EQEQ 4   /* ... with "==" in the tail */
-#define G_FAIL 8   /* _has_failure_hint: _HINTS in the head or the tail */
+/* The substrings status.py looks for before any regular expression, given by status.py
+ * at import (set_hints: status.py is their one definition). A hit on any of them (for the
+ * pair's first: together with its second) sends the text to the Python classifier. Until
+ * set_hints is called, no_hints answers False (the classifier runs: slower, never wrong). */
+#define G_CHECK 1  /* parse_checks: the summary hints in the tail */
+#define G_ERROR 2  /* parse_checks: the pair's first ("error") ... */
+#define G_EQEQ 4   /* ... with its second ("==") in the tail */
+#define G_FAIL 8   /* _has_failure_hint: the rules' hints in the head or the tail */
 
 typedef struct {
     const char *s;
     int group;
 } Needle;
 
-static const Needle CHECK_NEEDLES[] = {
-    {"passed", G_CHECK}, {"failed", G_CHECK}, {"no tests ran", G_CHECK}, {"Ran ", G_CHECK},
-    {"error", G_ERROR}, {"==", G_EQEQ}, {NULL, 0}};
-static const Needle FAIL_NEEDLES[] = {
-    {"Traceback (most recent call last):", G_FAIL}, {"command not found", G_FAIL}, {": not found", G_FAIL},
-    {"SyntaxError", G_FAIL}, {"IndentationError", G_FAIL}, {"TabError", G_FAIL},
-    {"not recognized as", G_FAIL}, {"nvalid tool", G_FAIL}, {"nknown tool", G_FAIL},
-    {"tool_use_error", G_FAIL}, {"AssertionError", G_FAIL}, {"\nFAILED ", G_FAIL}, {"timed out", G_FAIL},
-    {"TimeoutError", G_FAIL}, {"can't open file", G_FAIL}, {"had parsing errors", G_FAIL},
-    {"Missing required", G_FAIL}, {NULL, 0}};
+#define MAX_NEEDLES 160
 
-#define MAX_NEEDLES 32
+/* the needles as Latin-1 bytes (each at least 4 long), their groups; the second of the
+ * pair; the hints with a code point above 255, which only a text of a wider kind can hold
+ * (looked for with PyUnicode_Find) */
+static Needle CHECK_NEEDLES[MAX_NEEDLES + 1], FAIL_NEEDLES[MAX_NEEDLES + 1];
+static PyObject *PAIR_SECOND = NULL, *WIDE_HINTS = NULL;
+static int HINTS_SET = 0;
 
-/* A set of needles (ASCII, all >= 4 long but "=="), filtered by a hash of their first
- * four bytes: a position is compared only when its four bytes hash to a needle's. */
+/* A set of needles (Latin-1, all >= 4 long), filtered by a hash of their first four bytes:
+ * a position is compared only when its four bytes hash to a needle's. */
 typedef struct {
     uint64_t bloom[65536 / 64];
     const Needle *list[MAX_NEEDLES];
@@ -1886,7 +1884,6 @@ static inline unsigned bloom_key(uint32_t v) { return (unsigned)((v * 2654435761
 
 static void needles_add(NeedleSet *ns, const Needle *list) {
     for (const Needle *n = list; n->s; n++) {
-        if (n->group == G_EQEQ) continue; /* "==" is looked for on its own */
         uint32_t v = load4((const unsigned char *)n->s);
         unsigned key = bloom_key(v);
         ns->bloom[key >> 6] |= 1ULL << (key & 63);
@@ -1902,11 +1899,91 @@ static void needles_add(NeedleSet *ns, const Needle *list) {
     }
 }
 
+static void free_needles(Needle *list) {
+    for (Needle *n = list; n->s; n++) PyMem_Free((void *)n->s);
+    memset(list, 0, sizeof(Needle) * (MAX_NEEDLES + 1));
+}
+
 static void init_needles(void) {
+    HINTS_SET = 0;
+    free_needles(CHECK_NEEDLES);
+    free_needles(FAIL_NEEDLES);
+    Py_CLEAR(PAIR_SECOND);
+    Py_CLEAR(WIDE_HINTS);
+    memset(&CHECK_SET, 0, sizeof CHECK_SET);
+    memset(&FAIL_SET, 0, sizeof FAIL_SET);
+    memset(&BOTH_SET, 0, sizeof BOTH_SET);
+}
+
+/* Append str ``s`` to ``list`` (at *n) as Latin-1 bytes, or to ``wide`` when it has a code
+ * point above 255. -1 with an exception for a needle shorter than 4 or too many needles. */
+static int needle_put(PyObject *s, int group, Needle *list, int *n, PyObject *wide) {
+    if (!PyUnicode_Check(s)) {
+        PyErr_SetString(PyExc_TypeError, "set_hints: hints must be str");
+        return -1;
+    }
+    if (PyUnicode_MAX_CHAR_VALUE(s) > 255) return PyList_Append(wide, s);
+    Py_ssize_t m = PyUnicode_GET_LENGTH(s);
+    if (m < 4 || *n >= MAX_NEEDLES) {
+        PyErr_Format(PyExc_ValueError, "set_hints: %R is shorter than 4, or too many hints", s);
+        return -1;
+    }
+    char *copy = PyMem_Malloc((size_t)m + 1);
+    if (!copy) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t j = 0; j < m; j++) copy[j] = (char)PyUnicode_READ_CHAR(s, j);
+    copy[m] = 0;
+    list[*n].s = copy;
+    list[*n].group = group;
+    (*n)++;
+    return 0;
+}
+
+/* set_hints(summary, pair, failure): parse_checks' tail hints, its pair ("error" counts
+ * with "=="), and the rules' hints (status._SUMMARY_HINTS, _SUMMARY_PAIR, _HINTS). */
+static PyObject *set_hints(PyObject *self, PyObject *args) {
+    PyObject *summary, *pair, *failure;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyTuple_Type, &summary, &PyTuple_Type, &pair, &PyTuple_Type, &failure))
+        return NULL;
+    if (PyTuple_GET_SIZE(pair) != 2 || !PyUnicode_Check(PyTuple_GET_ITEM(pair, 1)) ||
+        PyUnicode_GET_LENGTH(PyTuple_GET_ITEM(pair, 1)) < 1) {
+        PyErr_SetString(PyExc_ValueError, "set_hints: pair must be two non-empty str");
+        return NULL;
+    }
+    init_needles();
+    PyObject *wide = PyList_New(0), *no_wide = PyList_New(0);
+    if (!wide || !no_wide) goto fail;
+    int nc = 0, nf = 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(summary); i++)
+        if (needle_put(PyTuple_GET_ITEM(summary, i), G_CHECK, CHECK_NEEDLES, &nc, no_wide) < 0) goto fail;
+    if (needle_put(PyTuple_GET_ITEM(pair, 0), G_ERROR, CHECK_NEEDLES, &nc, no_wide) < 0) goto fail;
+    if (PyList_GET_SIZE(no_wide)) {
+        PyErr_SetString(PyExc_ValueError, "set_hints: summary hints must be Latin-1");
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(failure); i++)
+        if (needle_put(PyTuple_GET_ITEM(failure, i), G_FAIL, FAIL_NEEDLES, &nf, wide) < 0) goto fail;
     needles_add(&CHECK_SET, CHECK_NEEDLES);
     needles_add(&FAIL_SET, FAIL_NEEDLES);
     needles_add(&BOTH_SET, CHECK_NEEDLES);
     needles_add(&BOTH_SET, FAIL_NEEDLES);
+    PAIR_SECOND = Py_NewRef(PyTuple_GET_ITEM(pair, 1));
+    WIDE_HINTS = PyList_AsTuple(wide);
+    Py_DECREF(wide);
+    Py_DECREF(no_wide);
+    if (!WIDE_HINTS) {
+        init_needles();
+        return NULL;
+    }
+    HINTS_SET = 1;
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(wide);
+    Py_XDECREF(no_wide);
+    init_needles();
+    return NULL;
 }
 
 /* Code points text[i:i+4] as four bytes, or 0 when one is >= 256 (no needle has a 0 byte). */
@@ -2025,58 +2102,61 @@ static int scan(const NeedleSet *ns, int kind, const void *data, Py_ssize_t a, P
             if (found & stop) return found;
         }
     }
-    if (found & G_ERROR) {
-        if (kind == PyUnicode_1BYTE_KIND) {
-            const unsigned char *p = d + a, *end = d + b;
-            while (p + 1 < end && (p = memchr(p, '=', (size_t)(end - 1 - p))) != NULL) {
-                if (p[1] == '=') {
-                    found |= G_EQEQ;
-                    break;
-                }
-                p++;
-            }
-        } else {
-            for (Py_ssize_t i = a; i + 2 <= b; i++)
-                if (match_at(kind, data, i, b, "==", 2)) {
-                    found |= G_EQEQ;
-                    break;
-                }
-        }
-    }
     return found;
 }
 
 #define HEAD 4000
 #define TAIL 8000
 
-/* 1 when some check hint is in the tail (G_CHECK, or G_ERROR with G_EQEQ) */
-static inline int check_hit(int found) {
-    return (found & G_CHECK) || ((found & G_ERROR) && (found & G_EQEQ));
+/* 1 when some check hint is in the tail (G_CHECK, or G_ERROR with the pair's second) */
+static int check_hit(PyObject *text, int found, Py_ssize_t a, Py_ssize_t b) {
+    if (found & G_CHECK) return 1;
+    if (!(found & G_ERROR)) return 0;
+    Py_ssize_t at = PyUnicode_Find(text, PAIR_SECOND, a, b, 1);
+    return at == -2 ? -1 : at >= 0;
+}
+
+/* 1 when a wide hint (a code point above 255) is in text[a:b]; only a text of a wider kind
+ * can hold one */
+static int wide_hit(PyObject *text, int kind, Py_ssize_t a, Py_ssize_t b) {
+    if (kind == PyUnicode_1BYTE_KIND) return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(WIDE_HINTS); i++) {
+        Py_ssize_t at = PyUnicode_Find(text, PyTuple_GET_ITEM(WIDE_HINTS, i), a, b, 1);
+        if (at != -1) return at == -2 ? -1 : 1;
+    }
+    return 0;
 }
 
 /* True when status.classify_observation can find neither test counts nor a failure in
- * ``text`` by its substring pre-filters (parse_checks: "passed", "failed", "no tests ran",
- * "error" with "==", "Ran " in the tail; _has_failure_hint: the _HINTS in the head or tail,
- * or a text starting with "FAILED "). */
+ * ``text`` by its substring pre-filters (parse_checks: a summary hint, or the pair, in the
+ * tail; _has_failure_hint: a rule's hint in the head or tail, or a text starting with
+ * "FAILED "). False until status.py has given the hints (set_hints). */
 static PyObject *no_hints(PyObject *self, PyObject *text) {
     if (!PyUnicode_CheckExact(text)) {
         PyErr_SetString(PyExc_TypeError, "no_hints takes a str");
         return NULL;
     }
+    if (!HINTS_SET) Py_RETURN_FALSE;
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t len = PyUnicode_GET_LENGTH(text);
-    int all = G_CHECK | G_FAIL;
+    int all = G_CHECK | G_FAIL, hit;
+    Py_ssize_t t0 = len > TAIL ? len - TAIL : 0;
     if (len <= TAIL) { /* the tail and the failure-hint part are the whole text */
         int found = scan(&BOTH_SET, kind, data, 0, len, all);
-        if (check_hit(found) || (found & G_FAIL)) Py_RETURN_FALSE;
+        if (found & G_FAIL) Py_RETURN_FALSE;
+        if ((hit = check_hit(text, found, 0, len)) != 0) goto hit;
+        if ((hit = wide_hit(text, kind, 0, len)) != 0) goto hit;
     } else {
-        if (check_hit(scan(&CHECK_SET, kind, data, len - TAIL, len, G_CHECK))) Py_RETURN_FALSE;
+        if ((hit = check_hit(text, scan(&CHECK_SET, kind, data, t0, len, G_CHECK), t0, len)) != 0) goto hit;
         if (len <= HEAD + TAIL) {
             if (scan(&FAIL_SET, kind, data, 0, len, G_FAIL)) Py_RETURN_FALSE;
-        } else if (scan(&FAIL_SET, kind, data, 0, HEAD, G_FAIL) ||
-                   scan(&FAIL_SET, kind, data, len - TAIL, len, G_FAIL)) {
-            Py_RETURN_FALSE;
+            if ((hit = wide_hit(text, kind, 0, len)) != 0) goto hit;
+        } else {
+            if (scan(&FAIL_SET, kind, data, 0, HEAD, G_FAIL) || scan(&FAIL_SET, kind, data, t0, len, G_FAIL))
+                Py_RETURN_FALSE;
+            if ((hit = wide_hit(text, kind, 0, HEAD)) != 0) goto hit;
+            if ((hit = wide_hit(text, kind, t0, len)) != 0) goto hit;
         }
     }
     if (len >= 7) {
@@ -2086,6 +2166,9 @@ static PyObject *no_hints(PyObject *self, PyObject *text) {
         if (k == 7) Py_RETURN_FALSE;
     }
     Py_RETURN_TRUE;
+hit:
+    if (hit < 0) return NULL;
+    Py_RETURN_FALSE;
 }
 
 /* scan_simd(on): whether the AVX2 paths run where the CPU has AVX2 (no_hints' filter, the
@@ -4148,6 +4231,7 @@ static PyMethodDef methods[] = {
     {"feature_pass", feature_pass, METH_VARARGS, "The per-event loop of features.compute_features."},
     {"no_hints", no_hints, METH_O, "True when the classifier's substring pre-filters all miss."},
     {"json_depth", json_depth, METH_O, "The nesting depth of a valid JSON text (_values.depth of its value)."},
+    {"set_hints", set_hints, METH_VARARGS, "Give no_hints status.py's hint lists (summary, pair, failure)."},
     {"scan_simd", scan_simd, METH_O, "Use the AVX2 paths (no_hints, step lines' strings) where the CPU has them (for tests)."},
     {"shingle_count", shingle_count, METH_O, "len(features.shingles(text)), for tests."},
     {"error_text", error_text, METH_O, "error_signature's normalized line of an ASCII text, else None."},

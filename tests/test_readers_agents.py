@@ -180,9 +180,9 @@ def test_claude_code_dedupes_usage_by_message_id(real_fixtures: Path) -> None:
     assert run.events[2].tokens_in == 3 + 10816 + 4734 and run.events[2].tokens_out == 322
     # the message with one Bash and four Globs carries its usage once, on its first event
     assert [e.tokens_out for e in run.events[3:8]] == [285, 0, 0, 0, 0]
-    # Write refused (is_error, no exit code): other
+    # Write refused for lack of permission (is_error + Claude Code's refusal text): rejected
     write = run.events[12]
-    assert write.tool == "Write" and write.status is Status.OTHER
+    assert write.tool == "Write" and write.status is Status.STATIC_REJECT
     assert run.events[14].kind is EventKind.REFLECT
     assert (
         run.model == "claude-sonnet-4-20250514"
@@ -424,11 +424,15 @@ def test_mini_v2_text_mode_format_error_timeout_and_report() -> None:
 def test_mini_parallel_tool_calls_and_missing_result() -> None:
     run = one(AGENTS / "mini_v2_parallel.traj.json")
     ev = run.events
-    assert [e.action_text for e in ev[1:]] == [
+    assert [e.action_text for e in ev[1:4]] == [
         "grep -rn 'def add' .",
         "ls -la",
         "python -c 'import calc'",
     ]
+    # LimitsExceeded: the harness's stop is an error event of its own (timeout-like), no
+    # verdict on the call it cut off
+    assert (ev[4].kind, ev[4].status) == (EventKind.ERROR, Status.TIMEOUT)
+    assert ev[4].observation_text == "LimitsExceeded" and len(ev) == 5
     # results arrive in the other order and are joined by tool_call_id
     assert ev[1].observation_text.endswith("./calc.py:1:def add(a, b):\n</output>")
     assert ev[2].observation_text.startswith("<returncode>0</returncode>\n<output>\ncalc.py")
@@ -441,7 +445,8 @@ def test_mini_parallel_tool_calls_and_missing_result() -> None:
 def test_swe_agent_1x_fixture() -> None:
     run = one(AGENTS / "swe_agent_1x.traj")
     assert kinds(run) == ["message", "tool", "check", "repair", "error"]
-    assert statuses(run) == ["none", "none", "assertion_error", "none", "other"]
+    # the harness's exit_cost step: a budget limit, timeout-like (GUIDE rule 7)
+    assert statuses(run) == ["none", "none", "assertion_error", "none", "timeout"]
     assert run.model == "claude-3-7-sonnet-20250219"  # replay_config is a JSON string here
     assert run.task_id == "demo__calc-2"
     assert (

@@ -202,7 +202,8 @@ def test_atif_openclaw_cache_beside_prompt_and_result_steps() -> None:
     run = one(F / "atif_openclaw" / "agent" / "trajectory.json")
     # the trial's result.json: task and reward (read by atif._trial_info)
     assert (run.task_id, run.success) == ("fix-build", False)
-    assert [e.kind for e in run.events] == [K.MESSAGE, K.TOOL, K.TOOL, K.REFLECT]
+    # `make` builds: a check (status.py's check commands)
+    assert [e.kind for e in run.events] == [K.MESSAGE, K.TOOL, K.CHECK, K.REFLECT]
     ls, make = run.events[1], run.events[2]
     # OpenClaw writes each tool result as an agent step of its own: joined to its call
     assert (ls.observation_text, ls.extra["exit_code"]) == ("Makefile\nsrc", 0)
@@ -348,7 +349,8 @@ def test_terminal_bench_1_trial_recording() -> None:
         True,
     )
     assert (run.harness, run.model) == ("terminus", "anthropic/claude-3-7-sonnet-latest")
-    assert [e.kind for e in run.events] == [K.MESSAGE, K.GENERATION, K.TOOL, K.TOOL, K.REFLECT]
+    # `python3 check.py` runs a check script: a check (status.py's check commands)
+    assert [e.kind for e in run.events] == [K.MESSAGE, K.GENERATION, K.TOOL, K.CHECK, K.REFLECT]
     first_screen, echo, cat, check, done = run.events
     assert (
         first_screen.observation_text == "root@c0ffee:/app# "
@@ -448,7 +450,7 @@ def test_openai_agents_input_list() -> None:
         (K.MESSAGE, None),
         (K.TOOL, "read_file"),
         (K.GENERATION, "write_file"),
-        (K.TOOL, "run_tests"),
+        (K.CHECK, "run_tests"),  # a tool named for running tests is a check
         (K.REFLECT, None),
     ]
     read_, write, test, _final = run.events[1:]

@@ -99,47 +99,26 @@ texts = st.text(
     ),
     max_size=60,
 )
-HINTS = [
-    "passed",
-    "failed",
-    "no tests ran",
-    "Ran ",
-    "error",
-    "==",
-    "Traceback (most recent call last):",
-    "command not found",
-    ": not found",
-    "SyntaxError",
-    "IndentationError",
-    "TabError",
-    "not recognized as",
-    "nvalid tool",
-    "nknown tool",
-    "tool_use_error",
-    "AssertionError",
-    "\nFAILED ",
-    "timed out",
-    "TimeoutError",
-    "can't open file",
-    "had parsing errors",
-    "Missing required",
-    "FAILED ",
-]
+
+
+def _hints() -> list[str]:
+    """status.py's hint lists (the compiled pre-filter receives the same ones)."""
+    from efc_tui.parsers import status
+
+    return [*status._SUMMARY_HINTS, *status._SUMMARY_PAIR, *status._HINTS, "FAILED "]
+
+
+HINTS = _hints()
 
 
 def _python_no_hints(text: str) -> bool:
     """The substring pre-filters of status.parse_checks and status._has_failure_hint."""
-    from efc_tui.parsers.status import _has_failure_hint
+    from efc_tui.parsers.status import _SUMMARY_HINTS, _SUMMARY_PAIR, _has_failure_hint
 
     tail = text[-8000:]
-    if (
-        "passed" in tail
-        or "failed" in tail
-        or "no tests ran" in tail
-        or ("error" in tail and "==" in tail)
-    ):
+    if any(h in tail for h in _SUMMARY_HINTS) or all(h in tail for h in _SUMMARY_PAIR):
         return False
-    return "Ran " not in tail and not _has_failure_hint(text)
+    return not _has_failure_hint(text)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -7,7 +7,8 @@ objects in order, and :meth:`RunBuilder.finish` runs the shared
 :func:`~efc_tui.parsers._drafts.finalize` and puts the events on the run.
 
 - One event per tool call + result pair, joined by call id, else to the oldest call still
-  open when the result has no id. A call whose result never arrives keeps status
+  open when the result has no id. A result the message flags as an error, or a JSON error
+  answer (``_signals.json_error``), is a failure. A call whose result never arrives keeps status
   ``none`` and ``extra["no_result"]``; a result whose call is unknown becomes its own
   event (``extra["orphan_result"]``).
 - Assistant text without tool calls is ``reflect`` (readers may choose another kind);
@@ -26,6 +27,7 @@ from efc_tui.model import EventKind, Run, Status
 from efc_tui.parsers._content import action_text_of
 from efc_tui.parsers._drafts import Draft, finalize
 from efc_tui.parsers._msg import Msg, ToolCall, Usage
+from efc_tui.parsers._signals import json_error
 
 #: message roles that are prompts, not events
 PROMPT_ROLES = frozenset({"system", "developer"})
@@ -344,7 +346,8 @@ class RunBuilder:
             return out  # system / developer prompts are not feedback events
         ts = t_end if t_end is not None else t_start
         for r in msg.results:
-            d = self.result(r.call_id, r.text, name=r.name, is_error=r.is_error, ts=ts)
+            failed = r.is_error or (True if json_error(r.text) is not None else None)
+            d = self.result(r.call_id, r.text, name=r.name, is_error=failed, ts=ts)
             if d is not None:
                 out.append(d)
         if msg.text:

@@ -9,7 +9,9 @@ turns them into Events with the same rules for all formats (docs/formats.md,
   else is a ``message``.
 - **Status**: a fixed ``status`` is kept; a tool call with a result is classified from its
   observation and hints (exit code with the command, is-error, timeout: ``status.py``)
-  and flagged ``status``; everything else has none.
+  and flagged ``status``; everything else has none. A failure the format flags whose text
+  names no kind is ``runtime_error``; exit 141 from a pipeline (its reader, ``head``,
+  stopped early under ``pipefail``) is no failure.
 - **Tokens**: a model response's usage sits on its first draft (``model_call``); its other
   drafts (``sibling``: parallel tool calls) carry no output tokens. Where a model call has
   no usage, tokens are estimated at 4 chars/token (output: all the text it generated,
@@ -34,6 +36,8 @@ from efc_tui.model import Event, EventKind, Status
 from efc_tui.parsers.status import classify_observation, infer_kind, is_failure
 
 CHARS_PER_TOKEN = 4
+#: 128 + SIGPIPE: a pipeline's producer killed because its reader exited first
+SIGPIPE_EXIT = 141
 
 
 def estimate_tokens(text: str) -> int:
@@ -183,14 +187,23 @@ def _kind_and_status(d: Draft, after_failure: bool) -> tuple[EventKind, Status, 
     status, checks = d.status, None
     if status is None:
         if d.is_call and d.has_result:
+            exit_code, is_error = d.exit_code, d.is_error
+            if exit_code == SIGPIPE_EXIT and "|" in d.action:
+                # a pipeline whose reader stopped early (`find ... | head`, under pipefail):
+                # the producer was cut off, the output is what was asked for
+                exit_code, is_error = None, None
             status, checks = classify_observation(
                 d.observation,
-                exit_code=d.exit_code,
-                is_error=d.is_error,
+                exit_code=exit_code,
+                is_error=is_error,
                 timed_out=d.timed_out,
                 is_check=kind is EventKind.CHECK,
-                command=d.action if d.exit_code is not None else None,
+                command=d.action if exit_code is not None else None,
             )
+            if status is Status.OTHER and is_error:
+                # the format says the tool ran and failed, the text names no kind of failure:
+                # a tool that answers a well-formed call with an error (docs/formats.md)
+                status = Status.RUNTIME_ERROR
             flags.append("status")
         else:
             status = Status.NONE

@@ -30,10 +30,28 @@ from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._content import result_text, text_of
 from efc_tui.parsers._drafts import Draft
 from efc_tui.parsers._msg import ToolCall, Usage
+from efc_tui.parsers._signals import (
+    claude_exit_code,
+    claude_refusal,
+    harbor_failure,
+    json_error,
+    openhands_hints,
+    refused,
+    reported_exit_code,
+)
 from efc_tui.parsers._source import guarded, load_document, stem, trim_note
 from efc_tui.parsers._time import parse_time
 from efc_tui.parsers._totals import set_source_totals, totals_from_counts
-from efc_tui.parsers._values import as_dict, as_float, as_int, as_list, id_str, opt_count, opt_str
+from efc_tui.parsers._values import (
+    as_dict,
+    as_float,
+    as_int,
+    as_list,
+    as_str,
+    id_str,
+    opt_count,
+    opt_str,
+)
 from efc_tui.parsers.base import Reader, ReadOptions
 
 NAME = "atif"
@@ -388,7 +406,7 @@ class _Steps:
             elif key is not None:
                 self._last_key, self._last_carrier = key, drafts[0]
         if calls or results:
-            _pair(b, drafts, results, ts)
+            _pair(b, drafts, results, ts, step)
         self.follow(
             [ref for r in results for ref in as_list(r.get("subagent_trajectory_ref"))],
             path,
@@ -426,18 +444,18 @@ class _Steps:
             targets.append((cid, r))
         if not any(cid is not None for cid, _ in targets) and not b.open_calls():
             return False
-        ex = as_dict(step.get("extra"))
-        code = as_int(ex.get("exec_exit_code"))
         for cid, r in targets:
-            b.result(
+            text = _result_text(r)
+            d = b.result(
                 cid,
-                _result_text(r),
+                text,
                 ts=ts,
-                exit_code=code,
                 extra={"result_step_id": step.get("step_id")}
                 if step.get("step_id") is not None
                 else None,
             )
+            if d is not None:
+                _outcome(d, step, r, text, alone=len(targets) == 1)
         return True
 
     def follow(self, refs: list[Any], path: Path, warnings: list[str], depth: int) -> None:
@@ -482,11 +500,16 @@ class _Steps:
 
 
 def _pair(
-    b: RunBuilder, drafts: list[Draft], results: list[dict[str, Any]], ts: float | None
+    b: RunBuilder,
+    drafts: list[Draft],
+    results: list[dict[str, Any]],
+    ts: float | None,
+    step: dict[str, Any],
 ) -> None:
     """Results by ``source_call_id``, else by position among the step's unanswered calls."""
     waiting = list(drafts)
     leftovers: list[str] = []
+    alone = len(results) == 1
     for r in results:
         cid = id_str(r.get("source_call_id"))
         text = _result_text(r)
@@ -494,8 +517,11 @@ def _pair(
         if cid is not None:
             target = next((d for d in waiting if d.call_id == cid), None)
             if target is None:
-                if b.result(cid, text, ts=ts) is None:
+                earlier = b.result(cid, text, ts=ts)
+                if earlier is None:
                     leftovers.append(text)
+                else:
+                    _outcome(earlier, step, r, text, alone=alone)
                 continue
         elif waiting:
             target = waiting[0]
@@ -504,12 +530,85 @@ def _pair(
             continue
         waiting.remove(target)
         b.fill(target, text, ts=ts)
+        _outcome(target, step, r, text, alone=alone)
     if leftovers and drafts:
         last = drafts[-1]
         if last.has_result:
             last.observation = "\n".join([last.observation, *leftovers]).strip("\n")
         else:
             b.fill(last, "\n".join(leftovers), ts=ts)
+            _outcome(last, step, None, last.observation, alone=False)
+
+
+#: keys of a step's or result's ``extra`` that carry a tool's outcome, whoever wrote them
+_ERROR_KEYS = ("is_error", "tool_result_is_error", "isError")
+_CODE_KEYS = ("exit_code", "exec_exit_code", "exitCode", "returncode", "return_code")
+_STATUS_KEYS = ("status", "exec_status")
+_FAILED_STATUS = frozenset({"error", "failed", "failure"})
+_TIMEOUT_STATUS = frozenset({"timeout", "timed_out", "timedout"})
+
+
+def _outcome(
+    d: Draft, step: dict[str, Any], r: dict[str, Any] | None, text: str, *, alone: bool
+) -> None:
+    """A result's outcome hints (docs/formats.md, "Verdict signals per format"): the result's
+    own ``extra``, the step's ``extra.tool_call_details[call id]`` (Harbor's Codex
+    conversion), and the step's ``extra`` (with its ``metadata`` / ``tool_result_metadata`` /
+    ``tool_metadata``) when the step holds this one result: an is-error flag (Harbor's Claude Code conversion:
+    ``tool_result_is_error``), an exit code (OpenClaw's ``exec_exit_code``), a status
+    (``exec_status: "failed"``); then the producers' conventions in the text (``_signals``):
+    Harbor's failure mark, Claude Code's ``Exit code N`` and refusals, OpenHands' ``ERROR:``
+    and exit-code lines, mini-swe-agent's ``<returncode>``, an ``exit_code=N`` line, a JSON
+    ``{"status": "error"}`` answer."""
+    ex = as_dict(step.get("extra"))
+    holders = [as_dict(as_dict(r).get("extra"))]
+    # Harbor's Codex conversion: per-call details of a bundled step, keyed by call id
+    detail = as_dict(as_dict(ex.get("tool_call_details")).get(d.call_id or ""))
+    holders += [detail, as_dict(detail.get("metadata"))]
+    if alone:
+        holders += [
+            ex,
+            as_dict(ex.get("metadata")),
+            as_dict(ex.get("tool_result_metadata")),
+            as_dict(ex.get("tool_metadata")),
+        ]
+    code: int | None = None
+    for h in holders:
+        if any(h.get(k) is True for k in _ERROR_KEYS):
+            d.is_error = True
+        for k in _CODE_KEYS:
+            if code is None and as_int(h.get(k)) is not None:
+                code = as_int(h.get(k))
+        for k in _STATUS_KEYS:
+            st = as_str(h.get(k)).lower()
+            if st in _FAILED_STATUS:
+                d.is_error = True
+            elif st in _TIMEOUT_STATUS:
+                d.timed_out = True
+    oh = openhands_hints(text)
+    for found in (claude_exit_code(text), oh.exit_code, reported_exit_code(text)):
+        if code is None:
+            code = found
+    if code is not None:
+        d.exit_code = code
+    if oh.timed_out or _poll_ran_out(d, text):
+        d.timed_out = True
+    if oh.is_error or harbor_failure(text) or json_error(text) is not None:
+        d.is_error = True
+    if d.is_error and claude_refusal(text):
+        refused(d)
+
+
+def _poll_ran_out(d: Draft, text: str) -> bool:
+    """OpenClaw's ``process`` poll that waited out its own time limit on a command still
+    running and saw nothing new: "(no new output)\n\nProcess still running." (a timeout,
+    GUIDE rule 7; a poll that shows new output is progress, no verdict)."""
+    return (
+        (d.tool or "") == "process"
+        and '"poll"' in d.action
+        and text.lstrip().startswith("(no new output)")
+        and "Process still running" in text
+    )
 
 
 READER = Reader(

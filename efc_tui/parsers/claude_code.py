@@ -13,7 +13,8 @@ Lines are routed on ``type``; unknown types (new ones keep appearing) are ignore
   test commands ``check``, the rest ``tool``).
 - ``user`` lines with ``tool_result`` blocks are joined to their call by ``tool_use_id``
   (then ``sourceToolUseID``, then the oldest open call); ``is_error`` and an ``Exit code N``
-  prefix are hints for the status classifier. Images in results or prompts are kept out of
+  prefix are hints for the status classifier; an is-error result that says the tool use
+  was not allowed (permission not granted, the user said no) is ``static_reject``. Images in results or prompts are kept out of
   the text (a placeholder with their size; ``extra["images"]`` counts them). Other ``user``
   lines are ``message`` events: the human's prompts (time spent waiting for them is not
   wall time), slash commands, ``isMeta`` injections, and compaction summaries
@@ -51,7 +52,6 @@ main thread. Task id: ``sessionId``. Success: not recorded (None).
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -68,6 +68,7 @@ from efc_tui.parsers._drafts import (
     ThoughtBuffer,
     finalize,
 )
+from efc_tui.parsers._signals import claude_exit_code, claude_refusal, refused
 from efc_tui.parsers._source import JsonlSource
 from efc_tui.parsers._time import parse_time
 from efc_tui.parsers._totals import set_source_totals, totals_from_counts
@@ -99,7 +100,6 @@ def _sealed(digests: Any, key: str) -> bool:
     return stable_digest(key) in digests
 
 
-_EXIT_CODE_RE = re.compile(r"^Exit code (-?\d+)\b")
 _SYNTHETIC = "<synthetic>"
 
 
@@ -389,9 +389,9 @@ class _Session:
                     d.is_error = b["is_error"]
                 self._structured(d, result)
                 if d.exit_code is None and (d.tool or "").lower() == "bash":
-                    m = _EXIT_CODE_RE.match(text)
-                    if m:
-                        d.exit_code = int(m.group(1))
+                    d.exit_code = claude_exit_code(text)
+                if d.is_error and claude_refusal(text):
+                    refused(d)  # not allowed to run: nothing was done
             if rest:
                 text, images = content_text(rest)
                 if text or images:

@@ -18,7 +18,9 @@ was available to check against, see FORMATS.md §4).
 - Exit codes: ``exec_command_end.exit_code`` (event), or inside the output: the older JSON
   string ``{"output", "metadata": {"exit_code", "duration_seconds"}}`` or the newer
   ``Exit code: N`` / ``Process exited with code N`` headers. ``patch_apply_end.success``
-  and MCP ``isError`` / ``Err`` results are error hints.
+  and MCP ``isError`` / ``Err`` results are error hints. A command or patch the user
+  declined ("exec command rejected by user", "patch rejected by user"), the guardian
+  refused ("rejected due to unacceptable risk") or the sandbox denied is ``static_reject``.
 - ``event_msg`` ``user_message`` / ``agent_message`` duplicate the response items: each
   one is matched against the other source and used only once. ``error`` and
   ``stream_error`` are ``error`` events with status ``api_error``. ``compacted`` lines and
@@ -50,6 +52,7 @@ from efc_tui.model import EventKind, Run, Status
 from efc_tui.parsers import sniffs
 from efc_tui.parsers._content import content_text
 from efc_tui.parsers._drafts import Draft, ThoughtBuffer, finalize
+from efc_tui.parsers._signals import codex_refusal, refused
 from efc_tui.parsers._source import JsonlSource
 from efc_tui.parsers._time import parse_time
 from efc_tui.parsers._values import (
@@ -341,6 +344,8 @@ class _Rollout:
                 target.extra["duration_s"] = dur
             if err is not None:
                 target.is_error = err
+            if codex_refusal(text):
+                refused(target)  # never ran: declined or sandbox-denied
         elif ptype in ("web_search_call", "image_generation_call"):
             act = as_dict(p.get("action"))
             q = as_str(act.get("query")) or as_str(p.get("revised_prompt")) or dumps(act or p)

@@ -6,12 +6,18 @@ sample's first scorer (``C`` / ``I``, booleans, or 1.0 / 0.0 numbers).
 
 The sample's ``events`` (``transcript.events`` in old logs) drive the run: each ``model``
 event is one model call (its usage, timestamps and output message: text or tool calls),
-each ``tool`` event the result of a call (joined by id; its ``error`` gives the status,
-``timeout`` errors become timeouts and ``parsing`` / ``approval`` errors static rejects),
+each ``tool`` event the result of a call (joined by id; its ``error``, a ``ToolCallError``,
+is a failure: ``timeout`` a timeout, ``parsing`` / ``approval`` / ``permission`` static
+rejects, ``file_not_found`` / ``is_a_directory`` runtime errors, the rest typed from the
+message),
 a ``sandbox`` exec inside a tool's window gives its exit code, new user / system / tool
 messages are picked up from the tail of each model call's input (deduplicated by message
-id; ``input_refs`` are resolved against ``message_pool``), and ``error`` events become
-``error`` events. ``attachment://`` and ``tc://`` references are resolved. Logs without
+id; ``input_refs`` are resolved against ``message_pool``), and ``error`` events (and a
+sample's ``error``) become ``error`` events: ``api_error`` when the crash is in a model
+call, else the failure the message names, else ``runtime_error`` (``_signals.crash_status``).
+A sample the harness stopped at a limit (a ``sample_limit`` event, or the sample's
+``limit``: messages, tokens, time, cost) gets a ``timeout`` error event of its own: the
+limit is no verdict on the call that reached it. ``attachment://`` and ``tc://`` references are resolved. Logs without
 model events fall back to the sample's ``messages`` (tokens then estimated and flagged).
 The final answer of a scored sample (assistant text with no tool call) is a
 ``generation``.
@@ -40,6 +46,7 @@ from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._content import result_text, text_of
 from efc_tui.parsers._drafts import Draft
 from efc_tui.parsers._msg import Usage, chat_message
+from efc_tui.parsers._signals import crash_status
 from efc_tui.parsers._source import guarded, load_document, loads_repairing, stem
 from efc_tui.parsers._time import parse_time
 from efc_tui.parsers._values import (
@@ -61,6 +68,16 @@ _LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
 _MAX_MEMBER = 4 * 1024**3
 
 # ---------------------------------------------------------------------------- reading
+#: Inspect's ``ToolCallError.type`` values that decide the status on their own (the rest,
+#: ``unknown``, ``output_limit``, ``file_not_found``, ``is_a_directory``, ..., are failures typed
+#: from their message; ``timeout`` is a timeout)
+_TOOL_ERROR_STATUS = {
+    "parsing": Status.STATIC_REJECT,
+    "approval": Status.STATIC_REJECT,
+    "permission": Status.STATIC_REJECT,
+    "file_not_found": Status.RUNTIME_ERROR,
+    "is_a_directory": Status.RUNTIME_ERROR,
+}
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
@@ -352,12 +369,19 @@ def _sample_run(header: dict[str, Any], sample: dict[str, Any], path: Path) -> R
         if events or sample.get("messages"):
             run.flags.append("inspect-ai: no model events in the sample; built from its messages")
         _from_messages(b, as_list(sample.get("messages")), refs)
+    limit = as_dict(sample.get("limit"))
+    if limit and not any(d.extra.get("harness_stop") for d in b.drafts):
+        b.error(_limit_text(limit), status=Status.TIMEOUT, extra={"harness_stop": True})
     err = sample.get("error")
     if err:
         e = as_dict(err)
         msg = opt_str(e.get("message")) or (err if isinstance(err, str) else dumps(err))
         tb = opt_str(e.get("traceback")) or ""
-        b.error(msg + ("\n" + tb if tb else ""), extra={"sample_error": True})
+        b.error(
+            msg + ("\n" + tb if tb else ""),
+            status=crash_status(msg, tb),
+            extra={"sample_error": True},
+        )
     if scores:
         _final_answer_is_generation(b.drafts)
     return b.finish()
@@ -473,7 +497,7 @@ def _from_events(b: RunBuilder, events: list[Any], sample: dict[str, Any], refs:
             if err:
                 emsg = opt_str(refs(err.get("message"))) or ""
                 text = (text + "\n" + emsg).strip() if emsg and emsg not in text else text
-            status = Status.STATIC_REJECT if etype in ("parsing", "approval") else None
+            status = _TOOL_ERROR_STATUS.get(etype or "")
             d = b.result(
                 cid,
                 text,
@@ -495,14 +519,26 @@ def _from_events(b: RunBuilder, events: list[Any], sample: dict[str, Any], refs:
                     sandbox(sub)
         elif typ == "sandbox":
             sandbox(e)
+        elif typ == "sample_limit":
+            b.error(_limit_text(e), ts=ts, status=Status.TIMEOUT, extra={"harness_stop": True})
         elif typ == "error":
             err = as_dict(e.get("error"))
             emsg = opt_str(err.get("message")) or dumps(e.get("error"))
             tb = opt_str(err.get("traceback")) or ""
-            b.error(emsg + ("\n" + tb if tb else ""), ts=ts)
+            b.error(
+                emsg + ("\n" + tb if tb else ""),
+                ts=ts,
+                status=crash_status(emsg, tb),
+            )
         elif typ in ("compaction", "context_compaction"):
             text = opt_str(e.get("summary")) or opt_str(e.get("message")) or "context compacted"
             b.message(text, role="system", ts=ts, compaction=True)
+
+
+def _limit_text(e: dict[str, Any]) -> str:
+    """What a ``sample_limit`` event (or the sample's ``limit``) says: which limit stopped it."""
+    kind = opt_str(e.get("type")) or "limit"
+    return opt_str(e.get("message")) or f"{kind} limit reached ({dumps(e.get('limit'))})"
 
 
 def _from_messages(b: RunBuilder, messages: list[Any], refs: _Refs) -> None:
@@ -518,8 +554,8 @@ def _from_messages(b: RunBuilder, messages: list[Any], refs: _Refs) -> None:
                 etype = opt_str(as_dict(err).get("type"))
                 if etype == "timeout":
                     d.timed_out = True
-                elif etype in ("parsing", "approval"):
-                    d.status = Status.STATIC_REJECT
+                elif etype in _TOOL_ERROR_STATUS:
+                    d.status = _TOOL_ERROR_STATUS[etype]
                 emsg = opt_str(as_dict(err).get("message"))
                 if emsg and emsg not in d.observation:
                     d.observation = (d.observation + "\n" + emsg).strip()

@@ -18,6 +18,9 @@ One file is one run. ``messages`` is an OpenAI-style chat:
   observation is the harness's reply. Without a reply it is a ``reflect`` event.
 - the task (first user message) and any other user message with no open action are
   ``message`` events; the system prompt is not an event.
+- a run the harness stopped at a limit (``exit_status`` ``LimitsExceeded``,
+  ``TimeExceeded``) gets an ``error`` event with status ``timeout`` of its own: the limit is
+  no verdict on the action that reached it.
 
 Tokens: ``extra.response.usage`` of each assistant message (``prompt_tokens`` includes
 cached tokens; cache reads/writes kept in ``extra``); estimated and flagged where absent.
@@ -41,6 +44,7 @@ from efc_tui.model import EventKind, Run, Status
 from efc_tui.parsers import sniffs
 from efc_tui.parsers._content import content_text
 from efc_tui.parsers._drafts import Draft, finalize
+from efc_tui.parsers._signals import reported_exit_code
 from efc_tui.parsers._source import load_document
 from efc_tui.parsers._swebench import swebench_family
 from efc_tui.parsers._time import parse_time
@@ -60,8 +64,23 @@ from efc_tui.parsers.sniffs import MINI_SUBMIT_MARKERS
 
 NAME = "mini-swe-agent"
 _ACTION_RE = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
-_RETURNCODE_RE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _TIMEOUT_RE = re.compile(r"timeout|timed out", re.IGNORECASE)
+
+
+#: ``info.exit_status`` values that mean the harness stopped the run at a limit (steps,
+#: cost, wall time): a timeout-like ``error`` event of its own, no verdict on the last action
+LIMIT_EXITS = frozenset({"LimitsExceeded", "TimeExceeded", "CostLimitExceeded"})
+
+
+def _limit_stop(stop: str, text: str, step: int, ts: float | None) -> Draft:
+    return Draft(
+        kind=EventKind.ERROR,
+        status=Status.TIMEOUT,
+        observation="\n".join(x for x in (stop, text) if x),
+        step=step,
+        t_start=ts,
+        extra={"harness_stop": stop},
+    )
 
 
 def _actions(msg: dict[str, Any]) -> list[tuple[str | None, str]]:
@@ -199,8 +218,7 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
             target.t_end = ts
             rc = as_int(extra.get("returncode"))
             if rc is None:
-                m = _RETURNCODE_RE.search(text[:400])
-                rc = int(m.group(1)) if m else None
+                rc = reported_exit_code(text)
             target.exit_code = rc
             exc_info = as_str(extra.get("exception_info"))
             if exc_info:
@@ -214,7 +232,10 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
         elif role == "exit":
             text, _ = content_text(msg.get("content"))
             target = next((d for d in queue if not d.has_result), None)
-            if target is not None:
+            stop = as_str(extra.get("exit_status"))
+            if stop in LIMIT_EXITS:
+                drafts.append(_limit_stop(stop, text, step, parse_time(extra.get("timestamp"))))
+            elif target is not None:
                 target.observation = text
                 target.has_result = True
                 target.t_end = parse_time(extra.get("timestamp"))
@@ -222,6 +243,9 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
                 drafts.append(Draft(observation=text, step=step, extra={"role": "exit"}))
         # system prompts and unknown roles are not events
 
+    stop = as_str(info.get("exit_status"))
+    if stop in LIMIT_EXITS and not any(d.extra.get("harness_stop") for d in drafts):
+        drafts.append(_limit_stop(stop, "", step, None))  # v1 writes no exit message
     for d in drafts:
         if d.extra.get("no_action"):
             d.extra.pop("no_action")

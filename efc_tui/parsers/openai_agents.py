@@ -20,6 +20,12 @@
   "model_responses": [{"usage", "output", "response_id"}], "generated_items": [{"type",
   "raw_item", "agent", ...}], "context": {"usage", ...}, "current_step", ...}``.
 
+A tool result is a failure (``is_error``, typed by the text classifier) when its function
+span has an ``error``, when it is the SDK's default tool-error answer (``An error occurred
+while running the tool. Please try again. Error: ...``) or a JSON ``{"error": ...}``
+answer; its exit code is the shell outcome's ``exit_code`` (``shell_call_output``) or an
+``exit_code=N`` line the tool printed (``_signals``), its timeout a ``timeout`` outcome.
+
 Output items between two inputs (a user message, a tool result) are one model response:
 its text and reasoning are the thought of its first tool call (or a ``reflect`` event), its
 usage on that call. Function spans follow the response span that asked for them.
@@ -39,6 +45,7 @@ from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._content import content_text, reasoning_of, result_text, text_of
 from efc_tui.parsers._drafts import Draft
 from efc_tui.parsers._msg import ToolCall, Usage, chat_message, usage_openai
+from efc_tui.parsers._signals import agents_tool_error, json_error, reported_exit_code
 from efc_tui.parsers._source import (
     JsonlSource,
     guarded,
@@ -158,14 +165,40 @@ class _Items:
         self.flush()
         if typ.endswith("_call_output"):
             out = it.get("output")
+            text = result_text(out if not isinstance(out, dict) else out.get("text", out))
+            code, timed_out = _shell_outcome(out)
             self.b.result(
                 id_str(it.get("call_id")),
-                result_text(out if not isinstance(out, dict) else out.get("text", out)),
+                text,
+                is_error=True if _failed(text) or it.get("status") == "failed" else None,
+                exit_code=code if code is not None else reported_exit_code(text),
+                timed_out=timed_out,
             )
         elif role in ("user", "system", "developer") or typ == "message":
             text, _ = content_text(it.get("content"))
             if role == "user" and text:
                 self.b.message(text, role="user")
+
+
+def _failed(text: str) -> bool:
+    """A tool answer that says the call failed: the SDK's default tool-error text, or a JSON
+    ``{"error": ...}`` / ``{"status": "error"}`` answer."""
+    return agents_tool_error(text) or json_error(text) is not None
+
+
+def _shell_outcome(out: Any) -> tuple[int | None, bool | None]:
+    """(exit code, timed out) of a shell tool's structured output: ``shell_call_output``'s
+    ``[{stdout, stderr, outcome: {type: "exit", exit_code} | {type: "timeout"}}]``."""
+    code: int | None = None
+    timed_out: bool | None = None
+    for part in as_list(out) if isinstance(out, list) else [out]:
+        outcome = as_dict(as_dict(part).get("outcome"))
+        if outcome.get("type") == "timeout":
+            timed_out = True
+        c = outcome.get("exit_code", as_dict(part).get("exit_code"))
+        if isinstance(c, int) and not isinstance(c, bool):
+            code = c if code in (None, 0) else code  # the first failing command's code
+    return code, timed_out
 
 
 def _item_call(it: dict[str, Any]) -> ToolCall:
@@ -322,10 +355,12 @@ def _trace_run(tid: str, trace: dict[str, Any], group: list[dict[str, Any]], pat
             text = out if isinstance(out, str) else ("" if out is None else dumps(out))
             if err and not text:
                 text = as_str(err.get("message")) or dumps(err)
+            failed = True if err or _failed(text) else None
+            code = reported_exit_code(text)
             extra = {"mcp_data": data["mcp_data"]} if data.get("mcp_data") else None
             if pending is None and from_generation and b.open_calls():
                 # the generation span listed its calls: this is the oldest one's result
-                b.result(None, text, name=name, ts=t1, is_error=True if err else None, extra=extra)
+                b.result(None, text, name=name, ts=t1, is_error=failed, exit_code=code, extra=extra)
                 continue
             call = ToolCall(None, name, args)
             if pending is not None:
@@ -337,7 +372,7 @@ def _trace_run(tid: str, trace: dict[str, Any], group: list[dict[str, Any]], pat
                 d = b.more_call(first, call, ts=t0)
             else:
                 d = b.call(name, args, ts=t0)
-            b.fill(d, text, ts=t1, is_error=True if err else None, extra=extra)
+            b.fill(d, text, ts=t1, is_error=failed, exit_code=code, extra=extra)
         elif typ == "handoff":
             settle()
             b.message(

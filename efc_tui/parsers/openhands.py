@@ -1,11 +1,15 @@
 """OpenHands event streams / trajectory exports (FORMATS.md §5).
 
 Reads a JSON array of events, a ``{..., "history": [events]}`` wrapper (SWE-bench
-``output.jsonl`` records; one run per line in the JSONL form) or one event object.
+``output.jsonl`` records; one run per line in the JSONL form) or one event object; and
+OpenHands completion logs (``llm_completions/``: the messages of an LLM call), read by
+``_openhands_llm``.
 
 Each tool action (``run``, ``run_ipython``, ``read``, ``edit``, ``browse*``, ``think``,
 ``finish``, ``mcp``, ...) is one event, joined to its observation by ``cause`` (the
-action's id). The tool name is ``tool_call_metadata.function_name`` (else the action), the
+action's id). An observation whose text starts ``ERROR:`` (the file editor refusing or
+failing a call), ``success: false`` or ``extras.error: true`` (the browser) is a failure,
+typed from its text. The tool name is ``tool_call_metadata.function_name`` (else the action), the
 action text the command / code / URL or the model's tool-call arguments. ``run``
 observations carry ``extras.metadata.exit_code``; ``-1`` with "no new output" / timeout
 text is a timeout, otherwise unknown. ``error`` observations are failures of their action,
@@ -34,6 +38,8 @@ from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._content import action_text_of, image_note, result_text
 from efc_tui.parsers._drafts import Draft
 from efc_tui.parsers._msg import ToolCall, Usage, usage_openai
+from efc_tui.parsers._openhands_llm import completion_run, is_completion_log
+from efc_tui.parsers._signals import openhands_hints
 from efc_tui.parsers._source import (
     JsonlSource,
     guarded,
@@ -93,6 +99,11 @@ def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
             raise InputError("no OpenHands records with a history of events", path)
         return
     doc, warnings = load_document(path)
+    if is_completion_log(doc):
+        run = completion_run(doc, path)
+        run.warnings.extend(warnings)
+        yield run
+        return
     if isinstance(doc, list):
         events, wrapper = doc, {}
     elif openhands_wrapper(doc):
@@ -263,7 +274,16 @@ def _run(events: list[Any], wrapper: dict[str, Any], path: Path, default_id: str
                 ):
                     timed_out = True
                 exit_code = None
-            is_error = True if obs == "error" or e.get("success") is False else None
+            is_error = (
+                True
+                if obs == "error" or e.get("success") is False or extras.get("error") is True
+                else None
+            )
+            hints = openhands_hints(text)
+            if hints.is_error:
+                is_error = True  # the file editor's "ERROR:" answer to a call it could not do
+            if exit_code is None and timed_out is None:
+                exit_code, timed_out = hints.exit_code, hints.timed_out
             status = Status.STATIC_REJECT if obs == "user_rejected" else None
             if target is None:
                 if obs == "error":
@@ -382,8 +402,8 @@ def _metrics_model(e: dict[str, Any]) -> str | None:
 
 READER = Reader(
     name=NAME,
-    summary="OpenHands event stream / trajectory export (JSON array of events, or history wrapper)",
-    detects_on="JSON array of {id, timestamp, source, action|observation} events",
+    summary="OpenHands event stream / trajectory export (JSON array of events, or history wrapper), or an OpenHands completion log",
+    detects_on="JSON array of {id, timestamp, source, action|observation} events; {messages, response, kwargs, ...} with OpenHands' system prompt",
     extensions=(".json", ".jsonl"),
     sniff=sniffs.openhands,
     read=read,

@@ -264,6 +264,20 @@ def openhands_wrapper(obj: Any) -> bool:
     return isinstance(hist, list) and any(openhands_event(e) for e in hist[:20])
 
 
+def openhands_completion_head(s: Sniff) -> bool:
+    """The start of an OpenHands completion log (one LLM call's request and response):
+    ``{"messages": [`` with the CodeAct agent's system prompt or its tool results in text
+    form, or a file in an ``llm_completions`` folder."""
+    text = s.text.lstrip()
+    if not re.match(r'\{\s*"messages"\s*:\s*\[', text):
+        return False
+    return (
+        "You are OpenHands agent" in text[:8000]
+        or "EXECUTION RESULT of [" in text
+        or "llm_completions" in s.path.parts
+    )
+
+
 def openhands(s: Sniff) -> float:
     text = s.text.lstrip()
     if is_jsonl(s):
@@ -276,7 +290,11 @@ def openhands(s: Sniff) -> float:
             return 0.9 if n and n >= 0.8 * len(events) else 0.0
         if openhands_wrapper(doc):
             return 0.85
+        if openhands_completion_head(s) and isinstance(doc, dict) and "messages" in doc:
+            return 0.85
         return 0.5 if openhands_event(doc) and "id" in doc and "timestamp" in doc else 0.0
+    if openhands_completion_head(s):
+        return 0.85
     head = text[:6000]
     if (
         text.startswith("[")

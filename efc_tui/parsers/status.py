@@ -1,295 +1,611 @@
 """One status classifier and kind inference shared by every reader (SPEC §2).
 
-``classify_observation`` reads an observation's text (plus any structured hints the format
-keeps: exit code, an is-error flag, a timeout flag) and returns the event's status and,
-where the text shows them, the counts of passed / failed checks.
+``classify_observation`` reads an observation's text (plus the structured hints the format
+keeps: exit code, an is-error flag, a timeout flag, the command) and returns the event's
+status and, where the text shows them, the counts of passed / failed checks. A reader sets
+those hints from its format's own fields first; this classifier is the fallback that
+types a failure from the text and finds the verdicts the text alone shows.
 
-Decisions (documented in docs/formats.md):
-- A zero exit code is a ``passed`` verdict only for check events (tests, linters, type
-  checks, verifiers); for an ordinary command it carries no verdict (``none``).
-- A non-zero exit code, an is-error flag or a traceback is a failure, its kind read from
-  the text (assertion, syntax, timeout, not-found, API/rate-limit), ``runtime_error`` or
-  ``other`` when the text says nothing more.
+``RULES`` is the one ordered table (first match wins), each rule named, with the status it
+gives and what it looks for; docs/formats.md ("How an event's verdict is set") lists it and
+tests/test_status_rules.py tests each on a real excerpt. What no rule matches falls
+through: a non-zero exit is ``runtime_error`` (``none`` for a yes/no probe such as grep
+finding nothing), an is-error flag ``other``, exit 0 of a test runner, build, linter or type
+checker ``passed``, anything else ``none``.
+
+Every rule that can fire without a failure flag names the substrings one of which its
+match holds (``keys``): ``_HINTS`` is their union, the substring pre-filter that lets most
+observations skip every regular expression. The compiled pre-filter (``_speedups.no_hints``)
+receives the same lists from here at import (``_install_hints``): they are written once.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from efc_tui import _fast
 from efc_tui._lazy_re import LazyPattern
-from efc_tui.model import Checks, EventKind, Status
+from efc_tui.model import Checks, Status
+from efc_tui.parsers._commands import (
+    _EDIT_CMD,  # noqa: F401  (re-exported: tests check its pre-filter)
+    CheckClass,
+    answers_yes_no,
+    check_class,
+    infer_kind,
+    is_check_command,
+    is_view,
+)
+from efc_tui.parsers._patterns import _Guarded, _LineGuarded, _Plain
+from efc_tui.parsers._summaries import _ANSI, _SUMMARY_HINTS, _SUMMARY_PAIR, parse_checks
 
-# Only the tail of long output is searched for summaries and exception lines, and only the
-# head for "command not found"-like rejections: bounded work on megabyte observations.
+__all__ = [
+    "RULES",
+    "Rule",
+    "classify_observation",
+    "infer_kind",
+    "is_check_command",
+    "is_failure",
+    "parse_checks",
+]
+
+# Only the head and the tail of long output are searched: bounded work on megabyte
+# observations.
 _TAIL = 8000
 _HEAD = 4000
 
 
-class _Guarded(LazyPattern[str]):
-    """A regular expression behind substring pre-filters: ``search`` answers exactly as the
-    pattern's own ``search`` does, but runs it only when the text holds one of ``keys``, one
-    of which every match contains (most observations hold none, and a case-insensitive
-    alternation tries every alternative at every position: ~0.5 ms on 1 KB of text).
-
-    A case-insensitive pattern has lower-case keys, looked for in the lower-cased text, and
-    only in ASCII text: Unicode case folding lets a few other letters (ſ, K, ı, İ) match
-    ASCII ones, so a non-ASCII text always runs the pattern.
-
-    The pattern is compiled the first time a text gets past the keys: most runs never need
-    some of them (compiling all six took ~20 M instructions at every start of the app)."""
-
-    __slots__ = ("fold", "keys")
-
-    def __init__(self, pattern: str, flags: int, keys: tuple[str, ...]) -> None:
-        super().__init__(pattern, flags)
-        self.keys = keys
-        self.fold = bool(flags & re.IGNORECASE)
-        assert not self.fold or all(k == k.lower() for k in keys)
-
-    def search(self, text: str) -> re.Match[str] | None:
-        where = text
-        if self.fold:
-            if not text.isascii():
-                return self.rx.search(text)
-            where = text.lower()
-        for k in self.keys:  # a plain loop: a generator costs more than the scans
-            if k in where:
-                return self.rx.search(text)
-        return None
-
-
-_PYTEST_SUMMARY = LazyPattern(
-    r"^=+ (?P<body>[^=\n]*?\b(?:passed|failed|error|errors|skipped|xfailed|xpassed|deselected|no tests ran)\b[^=\n]*?) in [\d.]+\s*s(?:econds)?\b.*?=*\s*$",
-    re.MULTILINE,
-)
-_PYTEST_SHORT = LazyPattern(
-    r"^(?P<body>(?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?)(?:, )?)+) in [\d.]+\s*s\b",
-    re.MULTILINE,
-)
-_COUNT = LazyPattern(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected)")
-_UNITTEST_RAN = LazyPattern(r"^Ran (\d+) tests? in [\d.]+s", re.MULTILINE)
-_UNITTEST_RESULT = LazyPattern(r"^(OK|FAILED)\b(?: \((?P<detail>[^)]*)\))?", re.MULTILINE)
-_UNITTEST_DETAIL = LazyPattern(
-    r"(failures|errors|skipped|expected failures|unexpected successes)=(\d+)"
-)
 _TRACEBACK = "Traceback (most recent call last):"
 _EXC_LINE = LazyPattern(
     r"^(?:E\s+)?(?P<name>[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure))\b(?::|$)",
     re.MULTILINE,
 )
-_TIMEOUT = _Guarded(
-    r"\b(?:timed out|TimeoutError|TimeoutExpired|deadline exceeded|Timeout after\b|timeout of \d+)",
-    re.IGNORECASE,
-    ("timed out", "timeout", "deadline exceeded"),
-)
-_STATIC = _Guarded(
-    r"(?:command not found|: not found$|is not recognized as an internal or external command"
-    r"|No such file or directory: '?[\w./-]+\.(?:py|sh)'?$|can't open file"
-    r"|^\s*SyntaxError\b|^\s*IndentationError\b|^\s*TabError\b|invalid syntax"
-    r"|Unknown (?:tool|command)|Invalid (?:tool|command|arguments|JSON)|unrecognized arguments"
-    r"|tool_use_error|not a valid tool"
-    r"|response had parsing errors|Missing required (?:fields?|parameters?|arguments?)\b"
-    r"|introduced new syntax error|\bE999 SyntaxError\b)",
-    re.IGNORECASE | re.MULTILINE,
-    (
-        "not found",
-        "not recognized",
-        "no such file",
-        "can't open file",
-        "syntax",
-        "indentationerror",
-        "taberror",
-        "unknown ",
-        "invalid ",
-        "unrecognized arguments",
-        "tool_use_error",
-        "not a valid tool",
-        "parsing errors",
-        "missing required",
-    ),
-)
-_API = _Guarded(
-    r"(?:\brate[ _-]?limit|RateLimitError|APIConnectionError|APIStatusError|\bAPI ?Error\b"
-    r"|overloaded_error|\bOverloaded\b|insufficient_quota|context_length_exceeded"
-    r"|HTTP(?: Error)? (?:429|5\d\d)\b|\b(?:429|529) Too Many Requests)",
-    re.IGNORECASE,
-    (
-        "rate",
-        "api",
-        "overloaded",
-        "insufficient_quota",
-        "context_length_exceeded",
-        "http",
-        "too many requests",
-    ),
-)
-_ASSERTION = _Guarded(
-    r"\bAssertionError\b|^FAILED |^E\s+assert\b|\bassert(?:ion)? failed\b",
-    re.MULTILINE,
-    ("AssertionError", "FAILED ", "assert"),
-)
-_STATIC_EXC = {"SyntaxError", "IndentationError", "TabError"}
-_TIMEOUT_EXC = {
-    "TimeoutError",
-    "TimeoutExpired",
-    "subprocess.TimeoutExpired",
-    "asyncio.TimeoutError",
-}
+_TIMEOUT_EXC = {"TimeoutError", "TimeoutExpired", "ReadTimeout", "ConnectTimeout"}
 
-# Commands that are checks: tests, linters, type checks, verifiers, evaluators.
-_CHECK_CMD = _Guarded(
-    r"(?:^|[\s;&|(/])(?:pytest|py\.test|tox|nox|unittest|nosetests|mypy|pyright|ruff|flake8|pylint|"
-    r"black --check|isort --check|eslint|tsc|jest|vitest|mocha|cargo (?:test|check|clippy)|"
-    r"go (?:test|vet)|npm (?:run )?test|yarn test|pnpm test|make (?:test|check)|ctest|"
-    r"mvn (?:test|verify)|gradle test|rspec|phpunit|shellcheck|verify|validate)\b",
-    re.IGNORECASE,
-    (
-        "test",
-        "tox",
-        "nox",
-        "mypy",
-        "pyright",
-        "ruff",
-        "flake8",
-        "pylint",
-        "--check",
-        "eslint",
-        "tsc",
-        "jest",
-        "mocha",
-        "cargo ",
-        "go ",
-        "npm ",
-        "make ",
-        "mvn ",
-        "rspec",
-        "phpunit",
-        "shellcheck",
-        "verify",
-        "validate",
-    ),
-)
-_EDIT_TOOLS = {
-    "edit",
-    "write",
-    "multiedit",
-    "notebookedit",
-    "str_replace_editor",
-    "str_replace_based_edit_tool",
-    "apply_patch",
-    "edit_file",
-    "write_file",
-    "create_file",
-    "str_replace",
-    "insert",
-    "create",
-    "replace",
-    "patch",
-    "file_editor",
-}
-_SUBMIT_TOOLS = {
-    "submit",
-    "finish",
-    "final_answer",
-    "answer",
-    "exit",
-    "task_complete",
-    "mark_task_complete",
-}
-_MEMORY_TOOLS = {
-    "todowrite",
-    "memory",
-    "scratchpad",
-    "save_memory",
-    "update_memory",
-    "notes",
-    "todo",
-    "write_todos",
-    "todo_write",
-    "task_tracker",
-}
-_PLAN_TOOLS = {"update_plan", "plan", "exitplanmode", "enterplanmode", "write_plan"}
-_REFLECT_TOOLS = {"think", "reflect", "thinking", "reasoning"}
-_EDIT_CMD = _Guarded(
-    r"(?:\bsed\s+-i\b|\bcat\s*>|\btee\s|\bapply_patch\b|\bgit apply\b|\bpatch\s+-p|>\s*[\w./-]+\.\w+\s*(?:<<|$)|<<\s*'?EOF)",
+
+class _Obs:
+    """One observation as the rules see it: its text (head and tail), its hints, and what
+    its command is (a check, a file view)."""
+
+    __slots__ = (
+        "_checks",
+        "_exc",
+        "check",
+        "cls",
+        "command",
+        "exit_code",
+        "flagged",
+        "head",
+        "is_error",
+        "parts",
+        "text",
+        "timed_out",
+        "traceback",
+        "view",
+    )
+
+    def __init__(
+        self,
+        text: str,
+        exit_code: int | None,
+        is_error: bool | None,
+        timed_out: bool | None,
+        is_check: bool,
+        command: str | None,
+    ) -> None:
+        if "\x1b" in text[:_HEAD] or "\x1b" in text[-_TAIL:]:
+            text = _ANSI.rx.sub("", text)
+        if "\r" in text:  # terminal recordings end lines with \r\n; the rules read lines
+            text = text.replace("\r\n", "\n")
+        self.text = text
+        self.head = text[:_HEAD]
+        self.parts = (text,) if len(text) <= _HEAD + _TAIL else (self.head, text[-_TAIL:])
+        self.exit_code = exit_code
+        self.is_error = bool(is_error)
+        self.timed_out = bool(timed_out)
+        self.flagged = self.is_error or (exit_code is not None and exit_code != 0)
+        self.check = is_check
+        self.command = command or ""
+        self.cls = check_class(self.command) if command and is_check else None
+        self.view = bool(command) and not is_check and is_view(self.command)
+        self.traceback = _TRACEBACK in text
+        self._checks: Checks | bool | None = False  # False: not read yet
+        self._exc: Status | bool | None = False
+
+    def checks(self) -> Checks | None:
+        """The test counts of the text (None for a file view's text)."""
+        if self._checks is False:
+            self._checks = None if self.view and not self.flagged else parse_checks(self.text)
+        return self._checks  # type: ignore[return-value]
+
+    def exception_status(self) -> Status | None:
+        if self._exc is False:
+            self._exc = _exception_status(self)
+        return self._exc  # type: ignore[return-value]
+
+    @property
+    def tail(self) -> str:
+        return self.parts[-1][-_TAIL:]
+
+    def last_exception(self) -> str | None:
+        name = None
+        for m in _EXC_LINE.rx.finditer(self.tail):
+            name = m.group("name")
+        return name
+
+    def finds(self, pattern: _Guarded | _Plain) -> bool:
+        return any(pattern.search(part) for part in self.parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One row of the classifier's table: ``status`` when ``test`` holds of an observation.
+
+    ``keys``: for a rule that can fire without a failure flag (a non-zero exit, is-error,
+    timed-out), the substrings one of which the text must hold for it to fire (the
+    pre-filter's hints); empty for a rule that needs a flag."""
+
+    name: str
+    status: Status
+    says: str
+    test: Callable[[_Obs], bool]
+    keys: tuple[str, ...] = ()
+
+
+def _text_rule(
+    name: str,
+    status: Status,
+    says: str,
+    pattern: str,
+    keys: tuple[str, ...],
+    *,
+    views: bool = False,
+    when: Callable[[_Obs], bool] | None = None,
+) -> Rule:
+    """A rule that looks for ``pattern`` (case-sensitive, multi-line) in the head and the
+    tail of the text. ``views``: it also reads the output of a file view (cat, grep, ls...),
+    whose text is otherwise no verdict; ``when``: a further condition."""
+    rx = _LineGuarded(pattern, re.MULTILINE, keys) if keys else _Plain(pattern, re.MULTILINE)
+
+    def test(o: _Obs) -> bool:
+        if o.view and not views and not o.flagged:
+            return False
+        if status is Status.PASSED and o.flagged:
+            return False
+        if when is not None and not when(o):
+            return False
+        return o.finds(rx)
+
+    test.pattern = rx  # type: ignore[attr-defined]  # for tests and the docs
+    return Rule(name, status, says, test, keys)
+
+
+def _no_traceback(o: _Obs) -> bool:
+    return not o.traceback
+
+
+def _is_check(o: _Obs) -> bool:
+    return o.check
+
+
+def _api(o: _Obs) -> bool:
+    if not (o.flagged or o.traceback):
+        return False
+    if o.finds(_API_CLASS):
+        return True
+    return o.finds(_API_WORDS) and o.finds(_LLM_CLIENT)
+
+
+_API_CLASS = _Guarded(
+    r"\b(?:RateLimitError|APIConnectionError|APIStatusError|APITimeoutError|APIError|"
+    r"InternalServerError|ServiceUnavailableError|BadGatewayError|ContextWindowExceededError|"
+    r"AuthenticationError)\b|overloaded_error|insufficient_quota|context_length_exceeded",
     0,
-    ("sed", "tee", "patch", "git apply", ">", "<<"),
+    ("Error", "overloaded_error", "insufficient_quota", "context_length_exceeded"),
+)
+_API_WORDS = _Plain(
+    r"(?i:rate[ _-]?limit|too many requests|overloaded|maximum context length|"
+    r"connection (?:aborted|reset|refused|error)|ConnectionResetError|ServiceResponseError|"
+    r"RemoteDisconnected|\b(?:429|500|502|503|529)\b)",
+)
+#: a model provider's client in the text: the failure was in the call to the model
+_LLM_CLIENT = _Plain(
+    r"\b(?:litellm|openai|anthropic|azure\.(?:ai|core)|google\.genai|vertexai|bedrock|"
+    r"mistralai|groq|cohere|XaiException)\b|\bcompletion\(|/chat/completions|messages\.create",
 )
 
 
-def parse_checks(text: str) -> Checks | None:
-    """Counts of passed / failed checks from a pytest or unittest summary, if present."""
-    tail = text[-_TAIL:]
-    body = None
-    # cheap substring tests first: most observations are not test output
-    if (
-        "passed" in tail
-        or "failed" in tail
-        or "no tests ran" in tail
-        or ("error" in tail and "==" in tail)
-    ):
-        for m in _PYTEST_SUMMARY.rx.finditer(tail):
-            body = m.group("body")
-        if body is None:
-            for m in _PYTEST_SHORT.rx.finditer(tail):
-                body = m.group("body")
-    if body is not None:
-        passed = failed = 0
-        for n, what in _COUNT.rx.findall(body):
-            if what == "passed" or what == "xfailed":
-                passed += int(n)
-            elif what in ("failed", "error", "errors", "xpassed"):
-                failed += int(n)
-        return Checks(passed=passed, failed=failed, total=passed + failed)
-    if "Ran " not in tail:
+def _exception_status(o: _Obs) -> Status | None:
+    if not o.flagged and (not o.traceback or o.view):
         return None
-    ran = None
-    for m in _UNITTEST_RAN.rx.finditer(tail):
-        ran = int(m.group(1))
-    if ran is not None:
-        failed = 0
-        for m in _UNITTEST_RESULT.rx.finditer(tail):
-            failed = 0
-            if m.group("detail"):
-                for what, n in _UNITTEST_DETAIL.rx.findall(m.group("detail")):
-                    if what in ("failures", "errors", "unexpected successes"):
-                        failed += int(n)
-        return Checks(passed=max(0, ran - failed), failed=failed, total=ran)
-    return None
-
-
-def _last_exception(text: str) -> str | None:
-    tail = text[-_TAIL:]
-    name = None
-    for m in _EXC_LINE.rx.finditer(tail):
-        name = m.group("name")
-    return name
-
-
-def _failure_from_text(text: str) -> Status | None:
-    """The most specific failure the text shows, or None when it shows none."""
-    head, tail = text[:_HEAD], text[-_TAIL:]
-    if _API.search(head):
-        return Status.API_ERROR
-    exc = _last_exception(text) if _TRACEBACK in text or "Error" in tail else None
-    if exc is not None:
-        short = exc.rsplit(".", 1)[-1]
-        if short in _STATIC_EXC:
-            return Status.STATIC_REJECT
-        if short in _TIMEOUT_EXC or exc in _TIMEOUT_EXC:
-            return Status.TIMEOUT
-        if short == "AssertionError":
-            return Status.ASSERTION_ERROR
-    if _TIMEOUT.search(tail):
+    exc = o.last_exception()
+    if exc is None:
+        return Status.RUNTIME_ERROR if o.traceback else None
+    short = exc.rsplit(".", 1)[-1]
+    if short in _TIMEOUT_EXC:
         return Status.TIMEOUT
-    if _STATIC.search(head) or _STATIC.search(tail):
-        return Status.STATIC_REJECT
-    if _ASSERTION.search(tail):
+    if short == "AssertionError":
         return Status.ASSERTION_ERROR
-    if exc is not None or _TRACEBACK in text:
+    return Status.RUNTIME_ERROR
+
+
+def _exception_rule(status: Status) -> Callable[[_Obs], bool]:
+    return lambda o: o.exception_status() is status
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "timed-out flag",
+        Status.TIMEOUT,
+        "the format says the action timed out",
+        lambda o: o.timed_out,
+    ),
+    Rule(
+        "killed (exit 137)",
+        Status.TIMEOUT,
+        "exit code 137 (SIGKILL: out of time or memory)",
+        lambda o: o.exit_code in (137, -9),
+    ),
+    _text_rule(
+        "killed or hung",
+        Status.TIMEOUT,
+        "`Killed`, killed by SIGKILL / signal 9, a poll that hit its limit with `(no new output)`",
+        r"^[ \t]*Killed\b|\b(?:[Kk]illed|[Tt]erminated) by (?:signal )?(?:SIGKILL|signal 9|9)\b"
+        r"|\bsignal: killed\b|\bOOM[- ]?[Kk]illed\b|\(no new output\)",
+        ("Killed", "killed", "erminated by", "no new output"),
+    ),
+    _text_rule(
+        "test runner could not start",
+        Status.RUNTIME_ERROR,
+        "a check's runner could not start or selected no tests (import or configuration "
+        "error, bad path or option, exit 5)",
+        r"^=* ?no tests ran\b|^Interrupted: \d+ errors? during collection|^ERROR collecting "
+        r"|^ERROR: (?:file or directory not found|not found): |^collected 0 items[ \t]*$"
+        r"|unrecognized arguments|^UsageError: ",
+        (
+            "no tests ran",
+            "during collection",
+            "ERROR collecting",
+            "ERROR: ",
+            "collected 0 items",
+            "unrecognized arguments",
+            "UsageError: ",
+        ),
+        when=_is_check,
+    ),
+    Rule(
+        "test summary",
+        Status.PASSED,
+        "a test runner's summary with no failed or errored test (pytest, unittest, cargo, "
+        "jest, Maven); with one, the next rule",
+        lambda o: (c := o.checks()) is not None and c.ran > 0 and c.failed == 0,
+        _SUMMARY_HINTS,
+    ),
+    Rule(
+        "test summary with failures",
+        Status.ASSERTION_ERROR,
+        "a test runner's summary with failed or errored tests",
+        lambda o: (c := o.checks()) is not None and c.ran > 0 and c.failed > 0,
+        _SUMMARY_HINTS,
+    ),
+    Rule(
+        "exit 126 / 127",
+        Status.STATIC_REJECT,
+        "the shell could not run the command (not executable, not found)",
+        lambda o: o.exit_code in (126, 127),
+    ),
+    _text_rule(
+        "command not found",
+        Status.STATIC_REJECT,
+        "`X: command not found`, `sh: 1: X: not found`, not recognized as a command",
+        r"command not found|^(?:[\w/.-]*sh|/bin/\w+): (?:\d+: |line \d+: )?[^\s:]+: not found$"
+        r"|is not recognized as an internal or external command",
+        ("command not found", ": not found", "not recognized as"),
+        views=True,
+    ),
+    _text_rule(
+        "executable or runner missing",
+        Status.STATIC_REJECT,
+        "the program run is missing: `…/bin/javac: No such file or directory` from the "
+        "shell, `/usr/bin/env: …`, `JAVA_HOME is not defined correctly`, `python: No module "
+        "named pytest`, `can't open file`, `Could not find or load main class`",
+        r"^(?:[\w/.-]*/)?(?:ba|z|da|k)?sh: (?:line \d+: |\d+: )?[^\s:]+: No such file or directory$"
+        r"|^/usr/bin/env: .*No such file or directory|JAVA_HOME (?:is not defined correctly"
+        r"|is not set|environment variable is not (?:defined|set))"
+        r"|^\S*python[\d.]*: No module named [\w.]+[ \t]*$"
+        r"|No module named '?(?:pytest|nose|mypy|pylint|flake8|ruff|tox|black)'?$"
+        r"|can't open file|Could not find or load main class",
+        (
+            "No such file or directory",
+            "JAVA_HOME",
+            "No module named",
+            "can't open file",
+            "Could not find or load main class",
+        ),
+        views=True,
+    ),
+    _text_rule(
+        "permission denied",
+        Status.STATIC_REJECT,
+        "permission denied (shell, PermissionError errno 13, EACCES), or a tool use the "
+        "user or the permission mode did not allow",
+        r"Permission denied|PermissionError: \[Errno 13\]|Operation not permitted|\bEACCES\b"
+        r"|requested permissions to|haven't granted it|The user doesn't want to (?:proceed|take)"
+        r"|Permission to use \S+ (?:has been|was) denied",
+        (
+            "Permission denied",
+            "PermissionError",
+            "Operation not permitted",
+            "EACCES",
+            "requested permissions to",
+            "haven't granted",
+            "doesn't want to",
+            "Permission to use",
+        ),
+    ),
+    _text_rule(
+        "syntax error in the command",
+        Status.STATIC_REJECT,
+        "the shell or the interpreter could not parse the command or script itself (bash "
+        "`syntax error near unexpected token`, a SyntaxError with no traceback, an edit the "
+        "harness's lint refused); a SyntaxError raised by an import is an error",
+        r"syntax error near unexpected token|syntax error: unexpected end of file"
+        r"|unexpected EOF while looking for matching|^[ \t]*(?:SyntaxError|IndentationError|TabError)\b"
+        r"|introduced new syntax error|\bE999 SyntaxError\b",
+        ("syntax error", "unexpected EOF", "SyntaxError", "IndentationError", "TabError"),
+        when=_no_traceback,
+    ),
+    _text_rule(
+        "bad tool arguments",
+        Status.STATIC_REJECT,
+        "the harness or tool refused the call's arguments: validation errors, a missing or "
+        "invalid parameter, an unknown tool, an unexpected keyword argument, a line number out "
+        "of range, an action the harness could not parse",
+        r"\bInvalid (?:tool|command|arguments?|JSON|input|parameters?|value for)\b"
+        r"|\bInvalid `\w+` parameter|\bParameter `\w+` is required|\bMissing required "
+        r"(?:fields?|parameters?|arguments?|property)\b|\bvalidation errors? for \w+"
+        r"|\bField required\b|unrecognized arguments|\bUnknown (?:tool|command|action)\b"
+        r"|not a valid tool|InputValidationError|^Error: <?\w+>? must be "
+        r"(?:less than|greater than|between|at least|at most)"
+        r"|^Error: [\w.]+\(\) (?:got an unexpected keyword argument|missing \d+ required)"
+        r"|response had parsing errors|EXACTLY ONE|did not contain a (?:valid )?(?:command|action)",
+        (
+            "nvalid ",
+            "Parameter `",
+            "Missing required",
+            "validation error",
+            "Field required",
+            "unrecognized arguments",
+            "Unknown ",
+            "not a valid tool",
+            "InputValidationError",
+            "Error: ",
+            "parsing errors",
+            "EXACTLY ONE",
+            "did not contain",
+        ),
+        when=_no_traceback,
+    ),
+    _text_rule(
+        "harness or policy refusal",
+        Status.STATIC_REJECT,
+        "a harness, sandbox or policy refused to run the action (`exec preflight … refusing "
+        "to run`, `Cannot execute multiple commands at once`, `Blocked:`, a guardrail, pip's "
+        "externally-managed-environment, Claude Code's "
+        "`File has not been read yet`)",
+        r"refusing to run|Cannot execute multiple commands at once|^Blocked: "
+        r"|\bguardrail\b[^\n]*\btripped\b|externally-managed-environment"
+        r"|not allowed to (?:run|execute|use)\b|File has not been read yet|(?:denied|blocked) by (?:the )?(?:policy|sandbox)",
+        (
+            "refusing to run",
+            "Cannot execute multiple",
+            "Blocked: ",
+            "guardrail",
+            "externally-managed",
+            "not allowed to ",
+            "has not been read yet",
+            "denied by ",
+            "blocked by ",
+        ),
+    ),
+    Rule(
+        "model or provider call failed",
+        Status.API_ERROR,
+        "a failure flagged or with a traceback that names a provider error (RateLimitError, "
+        "overloaded, context length, APIError) or a connection failure inside a model "
+        "client's call; a tool's own network error is an error",
+        _api,
+    ),
+    Rule(
+        "timeout exception",
+        Status.TIMEOUT,
+        "a traceback (or a flagged failure) ending in TimeoutError / TimeoutExpired",
+        _exception_rule(Status.TIMEOUT),
+        (_TRACEBACK,),
+    ),
+    Rule(
+        "assertion exception",
+        Status.ASSERTION_ERROR,
+        "a traceback (or a flagged failure) ending in AssertionError",
+        _exception_rule(Status.ASSERTION_ERROR),
+        (_TRACEBACK,),
+    ),
+    _text_rule(
+        "timed out",
+        Status.TIMEOUT,
+        "the text says the action timed out",
+        r"^[ \t]*(?:Error: )?(?:The )?(?:[Cc]ommand |[Pp]rocess |[Rr]equest |[Oo]peration )?[Tt]imed out\b"
+        r"|\b(?:[Cc]ommand|[Pp]rocess|[Oo]peration|[Rr]equest|[Cc]onnection|[Rr]ead|[Ee]xecution|"
+        r"[Tt]ask|[Jj]ob|[Tt]ests?|[Cc]all|[Ss]cript|[Ss]ession)s? (?:has |have |was |had )?timed out"
+        r"|\btimed out (?:after\b|and (?:has been |was )?(?:killed|terminated|stopped))"
+        r"|\bTimeoutError\b|\bTimeoutExpired\b|[Dd]eadline exceeded"
+        r"|\bTimeout after\b|\b[Tt]imeout of \d+",
+        (
+            "imed out",
+            "TimeoutError",
+            "TimeoutExpired",
+            "eadline exceeded",
+            "Timeout after",
+            "imeout of ",
+        ),
+    ),
+    _text_rule(
+        "assertion failed",
+        Status.ASSERTION_ERROR,
+        "an assertion failed: AssertionError, pytest's `FAILED ` / `E   assert` lines",
+        r"\bAssertionError\b|^FAILED |^E       assert\b|\b[Aa]ssert(?:ion)? failed\b",
+        ("AssertionError", "FAILED ", "E       assert", "ssert failed", "ssertion failed"),
+    ),
+    Rule(
+        "traceback",
+        Status.RUNTIME_ERROR,
+        "any other traceback, or a flagged failure that ends in an exception",
+        _exception_rule(Status.RUNTIME_ERROR),
+        (_TRACEBACK,),
+    ),
+    _text_rule(
+        "build or compile error",
+        Status.RUNTIME_ERROR,
+        "a compiler's or build tool's error (`X.java:5: error:`, `gcc: error:`, `go: errors "
+        "parsing`, `error[E0425]`, `error "
+        "TS2304`, BUILD FAILURE, `make: ***`, `npm ERR!`, `[ERROR]`, go's `[build failed]`, "
+        "git's `error:`)",
+        r"^[^\s:]+:\d+(?::\d+)?: (?:fatal )?error\b|^[\w.+-]+: (?:fatal )?error: "
+        r"|^[\w.+-]+: errors? [a-z]+ing\b|^error(?:\[E\d+\])?: |\berror TS\d+:"
+        r"|BUILD FAILURE|BUILD FAILED|COMPILATION ERROR|^make(?:\[\d+\])?: \*\*\*|npm ERR!"
+        r"|^\[ERROR\] |Compilation failed|could not compile|\[(?:build|setup) failed\]",
+        (
+            ": error",
+            ": fatal error",
+            "error: ",
+            "error[E",
+            "error TS",
+            "BUILD FAIL",
+            "COMPILATION ERROR",
+            "make: ***",
+            "make[",
+            "npm ERR!",
+            "[ERROR] ",
+            "Compilation failed",
+            "could not compile",
+            "build failed]",
+            "setup failed]",
+        ),
+    ),
+    _text_rule(
+        "check printed FAIL",
+        Status.ASSERTION_ERROR,
+        "a check (test or reproduction script, runner) printed its own FAIL / FAILURE / "
+        "FAILED / BAD verdict (go test's `--- FAIL`)",
+        r"(?<![\w-])(?:FAIL|FAILED|FAILURE)(?![\w-])|(?<=[ (\[\t])BAD(?![\w-])|^BAD:",
+        ("FAIL", " BAD", "(BAD", "[BAD", "\tBAD", "BAD:"),
+        when=_is_check,
+    ),
+    _text_rule(
+        "error line",
+        Status.RUNTIME_ERROR,
+        "a line that reports a failure: `Error: …` (a tool's answer, a caught exception), "
+        "`An error occurred`, `Failed to …`, `fatal: …`, `No replacement was performed`, a "
+        "Claude Code `<tool_use_error>` that is no argument error",
+        r"^(?:[ \t]*[✗✘❌•*-][ \t]*)?(?:(?:Error|ERROR): (?!pip's dependency resolver)\S"
+        r"|An error occurred\b|Failed to \w)|^<tool_use_error>(?!InputValidationError)"
+        r"|^fatal: |No replacement was performed|did not appear verbatim",
+        (
+            "Error: ",
+            "ERROR: ",
+            "An error occurred",
+            "Failed to ",
+            "fatal: ",
+            "No replacement was performed",
+            "did not appear verbatim",
+            "<tool_use_error>",
+        ),
+    ),
+    _text_rule(
+        "check printed a cross",
+        Status.ASSERTION_ERROR,
+        "a check printed a line starting ✗ / ✘ / ❌",
+        r"^[ \t]*[✗✘❌]",
+        ("✗", "✘", "❌"),
+        when=_is_check,
+    ),
+    _text_rule(
+        "file argument missing",
+        Status.RUNTIME_ERROR,
+        "a program's own message that a path it was given does not exist (`cd: x: No such "
+        "file or directory`, `ls: cannot access`, `find: 'x'`, SWE-agent `File x not found`)",
+        r"^(?:[^\s:]+: )+(?:line \d+: )?(?:[^\s:]+: )*(?:cannot access |cannot open |can't cd to )?"
+        r"['‘\"]?[^\n]*?['’\"]?: No such file or directory$|^(?:Error: )?File (?:name )?\S+ not found",
+        ("No such file or directory", "not found"),
+        views=True,
+    ),
+    _text_rule(
+        "check printed an exception",
+        Status.RUNTIME_ERROR,
+        "a check (or a flagged failure) printed an exception without a traceback "
+        "(`ValueError: …` at the start of a line: caught and printed)",
+        r"^(?:[A-Z][a-z]+)+(?:Error|Exception): \S",
+        ("rror: ", "xception: "),
+        when=lambda o: o.check or o.flagged,
+    ),
+    _text_rule(
+        "check printed success",
+        Status.PASSED,
+        "a check printed its own success: SUCCESS / PASS / OK lines, `All tests passed`, "
+        "BUILD SUCCESS, cargo's `Finished`, `succeeded`, an expected exception caught",
+        r"^[ \t]*[^\w\n]{0,3}[ \t]*(?:SUCCESS|Success|PASS|PASSED)\b|\bAll (?:\w+ )*(?:tests?|checks?|"
+        r"assertions?|cases?) (?:passed|succeeded|OK)|\bBUILD SUCCESS|\bsucceeded\b"
+        r"|\b[Cc]aught expected\b|(?<!not )(?<!n't )\bas expected\b|^[ \t]*Finished\b|[Cc]ompiled successfully"
+        r"|\bwithout errors\b|^[ \t]*(?:Valid|VALID)\b|\bworks correctly\b",
+        (
+            "SUCCESS",
+            "Success",
+            "PASS",
+            "All ",
+            "succeeded",
+            "aught expected",
+            "as expected",
+            "Finished",
+            "ompiled successfully",
+            "without errors",
+            "Valid",
+            "VALID",
+            "works correctly",
+        ),
+        when=_is_check,
+    ),
+    _text_rule(
+        "check printed a tick",
+        Status.PASSED,
+        "a check printed lines starting ✓ / ✔ / ✅ (and no cross)",
+        r"^[ \t]*[✓✔✅]",
+        ("✓", "✔", "✅"),
+        when=_is_check,
+    ),
+    _text_rule(
+        "installed",
+        Status.PASSED,
+        "an install finished: `Successfully installed …`",
+        r"^Successfully installed ",
+        ("Successfully installed",),
+    ),
+)
+#: the substrings that let an observation with no failure flag skip every rule (see Rule.keys)
+_HINTS: tuple[str, ...] = tuple(dict.fromkeys(k for r in RULES for k in r.keys))
+
+
+def _fallthrough(o: _Obs) -> Status:
+    """The status of an observation no rule matched (module docstring)."""
+    if o.exit_code is not None and o.exit_code != 0:
+        if o.exit_code == 1 and o.command and not o.check and answers_yes_no(o.command):
+            return Status.NONE
         return Status.RUNTIME_ERROR
-    return None
+    if o.is_error:
+        return Status.OTHER
+    if o.exit_code == 0 and o.check and o.cls is not CheckClass.SCRIPT:
+        return Status.PASSED
+    return Status.NONE
 
 
 def classify_observation(
@@ -301,157 +617,63 @@ def classify_observation(
     is_check: bool = False,
     command: str | None = None,
 ) -> tuple[Status, Checks | None]:
-    """Status and check counts of an observation (SPEC §2).
+    """Status and check counts of an observation (SPEC §2): the first rule of ``RULES``
+    that matches, else the fall-through (module docstring).
 
-    Rules, first match wins: a timeout flag; a test summary (all passed -> passed, else
-    assertion_error); exit code 126/127 (static_reject); exit code 1 from a command whose
-    last stage only answers yes/no (grep finding nothing, diff finding differences, test)
-    when the text shows no failure (none: no verdict); a failure flagged by the format
-    (non-zero exit, is_error), typed from the text; a zero exit code (passed for checks,
-    none otherwise, unless a traceback shows through a pipe); with no structured hint, an
-    unmistakable failure in the text (API errors only when flagged).
-
-    ``command`` is the shell command that produced the output, when the format keeps it.
+    ``command`` is the shell command (or tool call) that produced the output, when the
+    format keeps it: it tells a test runner (exit 0 passes) from a check script (its
+    printed verdict counts), and a file view (its text is no verdict) from the rest.
     """
     text = text or ""
+    hinted = False
     if not timed_out and not is_error and (exit_code is None or exit_code == 0):
-        # No failure flagged: a text where none of the substring pre-filters of
-        # parse_checks and _has_failure_hint can hit needs no regular expression (the
-        # compiled scan; the rules below give the same answer on such a text).
+        # No failure flagged: a text where no rule's keys and no summary hint are found
+        # needs no regular expression (the compiled scan; the rules give the same answer).
         fast = _fast.speedups()
-        if fast is not None and type(text) is str and fast.no_hints(text):
-            return (Status.PASSED if exit_code == 0 and is_check else Status.NONE), None
-    checks = parse_checks(text)
-    if timed_out:
-        return Status.TIMEOUT, checks
-    if checks is not None and checks.ran > 0:
-        return (Status.PASSED if checks.failed == 0 else Status.ASSERTION_ERROR), checks
-    if exit_code in (126, 127):
-        return Status.STATIC_REJECT, checks
-    if exit_code == 1 and command and not is_check and _answers_yes_no(command):
-        failure = _failure_from_text(text) if _has_failure_hint(text) else None
-        if failure is None or failure is Status.API_ERROR:
-            return Status.NONE, checks
-    if is_error or (exit_code is not None and exit_code != 0):
-        failure = _failure_from_text(text)
-        if failure is not None:
-            return failure, checks
-        return (Status.RUNTIME_ERROR if exit_code not in (None, 0) else Status.OTHER), checks
-    # No failure flagged: only an unmistakable failure in the text counts (never an API
-    # error: tool output may mention rate limits). Substring tests keep this cheap.
-    failure = _failure_from_text(text) if _has_failure_hint(text) else None
-    if failure is Status.API_ERROR:
-        failure = None
-    if exit_code == 0:
-        if failure is not None and _TRACEBACK in text:
-            return failure, checks
-        return (Status.PASSED if is_check else Status.NONE), checks
-    if failure is not None:
-        return failure, checks
-    return Status.NONE, checks
+        script = bool(command and is_check and check_class(command) is CheckClass.SCRIPT)
+        if fast is not None and type(text) is str and not script:
+            if fast.no_hints(text):
+                return (Status.PASSED if exit_code == 0 and is_check else Status.NONE), None
+            hinted = True  # the compiled scan found a hint: no need to look again
+    o = _Obs(text, exit_code, is_error, timed_out, is_check, command)
+    checks = o.checks()
+    quiet = not o.flagged and not o.timed_out and checks is None
+    if quiet and o.cls is not CheckClass.SCRIPT and not (hinted or _has_failure_hint(o.text)):
+        return _fallthrough(o), None
+    return first_rule(o), checks
 
 
-_HINTS = (
-    _TRACEBACK,
-    "command not found",
-    ": not found",
-    "SyntaxError",
-    "IndentationError",
-    "TabError",
-    "not recognized as",
-    "nvalid tool",
-    "nknown tool",
-    "tool_use_error",
-    "AssertionError",
-    "\nFAILED ",
-    "timed out",
-    "TimeoutError",
-    "can't open file",
-    "had parsing errors",
-    "Missing required",
-)
-# The same hints grouped by a substring they share: a group's hints are searched only when
-# the text contains its key, so most texts take 9 substring scans instead of 17.
-_HINT_GROUPS = (
-    ("Error", ("SyntaxError", "IndentationError", "TabError", "AssertionError", "TimeoutError")),
-    ("not ", ("command not found", ": not found", "not recognized as")),
-    ("tool", ("nvalid tool", "nknown tool", "tool_use_error")),
-)
-_HINTS_UNGROUPED = tuple(h for h in _HINTS if not any(h in hints for _, hints in _HINT_GROUPS))
-assert all(key in h for key, hints in _HINT_GROUPS for h in hints)
+def first_rule(o: _Obs) -> Status:
+    """The status of the first rule of ``RULES`` that holds of ``o``, else the
+    fall-through: what ``classify_observation`` answers without its pre-filters."""
+    for rule in RULES:
+        if rule.test(o):
+            return rule.status
+    return _fallthrough(o)
 
 
 def _has_failure_hint(text: str) -> bool:
-    """True when the head or tail of a text contains one of ``_HINTS`` (or it starts with FAILED)."""
+    """True when the head or tail of a text contains one of ``_HINTS`` (or it starts with
+    FAILED): the pure-Python twin of the compiled ``no_hints``' failure part."""
     if len(text) <= _HEAD + _TAIL:
         parts: tuple[str, ...] = (text,)
     else:
         parts = (text[:_HEAD], text[-_TAIL:])
     for part in parts:
-        for h in _HINTS_UNGROUPED:
+        for h in _HINTS:
             if h in part:
                 return True
-        for key, hints in _HINT_GROUPS:
-            if key in part:
-                for h in hints:
-                    if h in part:
-                        return True
     return text.startswith("FAILED ")
 
 
-# The last stage of a shell command (after the last pipe, ;, && or ||) when it is a command
-# whose exit status 1 means "no" rather than "failed": grep/rg finding nothing, diff/cmp
-# finding differences, test/[ being false.
-_YES_NO_LAST = LazyPattern(
-    r"(?:^|[|;&]\s*|\(\s*)(?:[\w./-]*/)?(?:grep|egrep|fgrep|zgrep|rg|ag|ack|diff|cmp|test|\[\[?)\s[^|;&]*$"
-)
-
-_DUP_FD = LazyPattern(r"\d*>&\d+|&>")
+def _install_hints() -> None:
+    """Give the compiled pre-filter its needle lists (module docstring)."""
+    fast = _fast._MODULE
+    if fast is not None and hasattr(fast, "set_hints"):
+        fast.set_hints(_SUMMARY_HINTS, _SUMMARY_PAIR, _HINTS)
 
 
-def _answers_yes_no(command: str) -> bool:
-    last = _DUP_FD.rx.sub(" ", command.strip()[-2000:])
-    return bool(_YES_NO_LAST.rx.search(last))
-
-
-def is_check_command(command: str) -> bool:
-    """True when a shell command or tool name runs tests, linters, type checks or verifiers."""
-    return bool(_CHECK_CMD.search(command[:2000]))
-
-
-def infer_kind(tool: str | None, command: str = "", *, after_failure: bool = False) -> EventKind:
-    """The event kind of a tool call from its tool name and command text (SPEC §2).
-
-    ``after_failure`` says the previous status-bearing event failed, which turns a write
-    into a ``repair``.
-    """
-    name = (tool or "").strip().lower()
-    base = name.rsplit("__", 1)[-1].rsplit(".", 1)[-1]
-    if base in _MEMORY_TOOLS:
-        return EventKind.MEMORY
-    if base in _PLAN_TOOLS:
-        return EventKind.PLAN
-    if base in _REFLECT_TOOLS:
-        return EventKind.REFLECT
-    if base in _SUBMIT_TOOLS:
-        return EventKind.GENERATION
-    cmd = command[:2000]
-    is_edit = base in _EDIT_TOOLS or (
-        base in {"str_replace_editor", "file_editor"} and "view" not in cmd[:40]
-    )
-    if base in {"str_replace_editor", "file_editor", "str_replace_based_edit_tool"} and re.search(
-        r"\bview\b", cmd[:200]
-    ):
-        is_edit = False
-    if not is_edit and cmd and _EDIT_CMD.search(cmd):
-        is_edit = True
-    if is_edit:
-        return EventKind.REPAIR if after_failure else EventKind.GENERATION
-    if is_check_command(cmd) or is_check_command(name):
-        return EventKind.CHECK
-    if cmd.strip().lower().startswith("submit"):
-        return EventKind.GENERATION
-    return EventKind.TOOL
+_install_hints()
 
 
 def is_failure(status: Status) -> bool:

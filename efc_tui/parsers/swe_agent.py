@@ -8,9 +8,19 @@ that, the command's first word when it is a SWE-agent command (``open``, ``edit`
 ``find_file``, ``submit``, ...), else ``bash``. The kind is inferred from tool and command
 (edits are ``generation`` / ``repair``, tests ``check``, ``submit`` a ``generation``); the
 status is read from the observation text (SWE-agent records no exit codes; a rejected
-edit, "Your proposed edit has introduced new syntax error(s)", is ``static_reject``).
+edit, "Your proposed edit has introduced new syntax error(s)", is ``static_reject``). SWE-agent's
+own commands answer a bad call in a fixed form: a usage line alone, or an argument named in
+angle brackets (``Error: <line> must be ...``), is ``static_reject``; an ``Error: ...`` line
+or ``File X not found`` / ``Directory X not found`` after a well-formed call is a failure
+typed from the text. The
+harness's own answers in place of an output: "The command '...' was cancelled because it
+took more than N seconds" (0.x "EXECUTION TIMED OUT") is a timeout; "Your bash command
+contained syntax errors and was NOT executed" is ``static_reject``.
 ``thought`` is kept in the event's ``extra``. ``exit_cost`` / ``exit_context`` / ... steps
-(the harness stopping the agent) are ``error`` events.
+(the harness stopping the agent) are ``error`` events of their own, so the limit is no
+verdict on the step that reached it: ``exit_cost`` is ``timeout`` (a budget limit),
+``exit_context`` and ``exit_api`` ``api_error``, ``exit_format`` ``static_reject``,
+``exit_error`` ``runtime_error``, ``exit_forfeit`` none.
 
 The task is the first non-demonstration user message of ``history`` (a ``message``
 event); demonstrations (``is_demo``) and the system prompt are not events. The huge
@@ -74,13 +84,16 @@ _COMMANDS = {
     "windowed_edit_linting",
     "edit_linting",
 }
+#: the harness's exit steps: a limit reached (cost) is a timeout-like stop, the context
+#: window exceeded a failed model call (GUIDE.md: api_error), a format the harness could not
+#: parse a rejection; the agent forfeiting carries no verdict
 _EXIT_STATUS = {
-    "exit_cost": Status.OTHER,
-    "exit_context": Status.OTHER,
+    "exit_cost": Status.TIMEOUT,
+    "exit_context": Status.API_ERROR,
     "exit_format": Status.STATIC_REJECT,
     "exit_api": Status.API_ERROR,
     "exit_error": Status.RUNTIME_ERROR,
-    "exit_forfeit": Status.OTHER,
+    "exit_forfeit": Status.NONE,
 }
 _DIR_MODEL_RE = re.compile(r"^(?P<model>[^_][^/]*?)__[^/]+__[^/]+__t-[\d.]+__p-[\d.]+__c-[\d.]+")
 _ARGS_MODEL_RE = re.compile(r"^\s*model_name:\s*['\"]?(?P<model>[^'\"\s#]+)", re.MULTILINE)
@@ -196,6 +209,53 @@ def _model_from_files(path: Path) -> tuple[str | None, str | None]:
     return None, None
 
 
+#: a SWE-agent command's answer that shows its arguments were wrong: its usage line, or an
+#: argument named in angle brackets ("Error: <line> must be less than or equal to 1048")
+_USAGE = re.compile(r"^Usage: \S+")
+_BAD_ARG = re.compile(r"^Error: <\w+> ", re.MULTILINE)
+#: ... or that it ran and could not do it ("Error: File name X not found", "File X not found",
+#: "Directory X not found",
+#: "Error: File 'X' already exists."; 1.x's str_replace_editor: "No replacement was performed",
+#: "Invalid `view_range` parameter", "The path X does not exist", ...)
+_COMMAND_ERROR = re.compile(
+    r"^(?:Error: |(?:File|Directory) \S.* not found\s*$|No replacement was performed"
+    r"|Invalid `\w+` parameter"
+    r"|Parameter `\w+` is required|The path \S+ does not exist|File already exists at: )",
+    re.MULTILINE,
+)
+
+
+#: SWE-agent's own messages in place of a command's output (its ``templates`` config): the
+#: command hung (``command_cancelled_timeout_template``; 0.x "EXECUTION TIMED OUT"), or was
+#: not run at all (``shell_check_error_template``: ``bash -n`` refused its syntax)
+_CANCELLED = re.compile(
+    r"was cancelled because it took more than \d+ seconds|^EXECUTION TIMED OUT", re.MULTILINE
+)
+_NOT_EXECUTED = "Your bash command contained syntax errors and was NOT executed"
+
+
+def _harness_outcome(d: Draft, obs: str) -> None:
+    """The harness's answer instead of a command's output (``_CANCELLED``, ``_NOT_EXECUTED``)."""
+    head = obs.lstrip()[:400]
+    if head.startswith(_NOT_EXECUTED):
+        d.status = Status.STATIC_REJECT
+    elif _CANCELLED.search(head):
+        d.timed_out = True
+
+
+def _command_outcome(d: Draft, obs: str) -> None:
+    """The outcome of one of SWE-agent's own commands (``open``, ``goto``, ``edit``,
+    ``search_file``, ``create``, ...), which answer a bad call with their usage line and an
+    ``Error: ...`` line: arguments it refused are ``static_reject``; a well-formed call it
+    could not carry out is a failure typed by the text classifier."""
+    head = obs.lstrip()[:600]
+    failed = _COMMAND_ERROR.search(head)
+    if _BAD_ARG.search(head) or (_USAGE.match(head) and not failed):
+        d.status = Status.STATIC_REJECT
+    elif failed:
+        d.is_error = True
+
+
 def _tool_name(action: str) -> str:
     word = action.strip().split(None, 1)[0] if action.strip() else ""
     return word if word in _COMMANDS else "bash"
@@ -265,6 +325,9 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
             d.tool = tool_names[i] if use_names else _tool_name(action)
             d.is_call = True
             d.has_result = True
+            _harness_outcome(d, obs)
+            if first in _COMMANDS and d.status is None:
+                _command_outcome(d, obs)
         state = _json_field(st.get("state"))
         if state:
             d.extra["state"] = state

@@ -7,7 +7,15 @@ agent's message list in OpenAI Chat Completions form (the tool-calling and few-s
 ``Action: {"name", "arguments"}`` answered by a user message ``API output: ...``). ``info``
 holds the task (``user_id``, ground-truth ``actions``, ``instruction``), the simulated user's
 cost (``user_cost``), the reward breakdown (``reward_info``), or, when the run crashed,
-``error`` and ``traceback`` (then ``traj`` is empty).
+``error`` and ``traceback`` (then ``traj`` is empty): an ``error`` event, ``api_error`` when
+the crash is in a model call (litellm / provider client frames or exceptions), else the
+failure its message names (a validation error of the agent's action: ``static_reject``),
+else ``runtime_error`` (the agent's own code, e.g. a KeyError while reading a reply).
+
+A tool answer is a failure (``is_error``, typed by the text classifier) when it is the
+environment's ``Error: <exception>`` (tau-bench catches a tool's exception and answers so;
+argument validation errors included) or a JSON ``{"error": ...}`` answer; ``Unknown action
+X`` (a tool the environment does not have) is ``static_reject``.
 
 One run per entry: ``run_id`` = ``<file stem>/<task_id>#<trial>``, ``task_id`` the task
 index, ``reward`` the entry's reward, ``success`` = reward >= 1 (tau-bench's own threshold,
@@ -35,10 +43,12 @@ from typing import Any
 import orjson
 
 from efc_tui.errors import InputError
-from efc_tui.model import Run
+from efc_tui.model import Run, Status
 from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
+from efc_tui.parsers._drafts import Draft
 from efc_tui.parsers._msg import ToolCall, chat_message
+from efc_tui.parsers._signals import crash_status, json_error
 from efc_tui.parsers._source import guarded, load_document, stem
 from efc_tui.parsers._values import as_dict, as_float, as_list, as_str, dumps, id_str, opt_str
 from efc_tui.parsers.base import Reader, ReadOptions
@@ -62,6 +72,8 @@ _STRATEGIES = ("orchestrated-tool-calling", "tool-calling", "few-shot", "react",
 _ACTION = re.compile(r"Action:\s*(\{.*\})\s*$", re.DOTALL)
 _API_OUTPUT = "API output: "
 _ERROR = "Error: "
+#: the environment's answer to a tool it does not have (``Env.step``)
+_UNKNOWN = "Unknown action "
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
@@ -174,7 +186,11 @@ def _entry_run(entry: dict[str, Any], path: Path, meta: dict[str, str]) -> Run:
     if info.get("error"):
         err = as_str(info.get("error")) or dumps(info.get("error"))
         tb = as_str(info.get("traceback"))
-        b.error(err + ("\n" + tb if tb else ""), extra={"harness_error": True})
+        b.error(
+            err + ("\n" + tb if tb else ""),
+            status=crash_status(err, tb),
+            extra={"harness_error": True},
+        )
         run.flags.append("the task run crashed (info.error): its reward is the harness's 0")
     return b.finish()
 
@@ -235,14 +251,32 @@ def _feed(b: RunBuilder, traj: list[Any]) -> bool:
                 continue
         if role == "user" and open_react and msg.text.startswith(_API_OUTPUT):
             out = msg.text[len(_API_OUTPUT) :]
-            b.result(None, out, is_error=True if out.startswith(_ERROR) else None)
+            d = b.result(None, out)
+            if d is not None:
+                _answer(d)
             open_react = False
             continue
         open_react = False
         for d in b.feed(msg):
-            if d.is_call and d.observation.startswith(_ERROR):
-                d.is_error = True  # tau-bench's env answers a failed tool call "Error: <exception>"
+            if d.is_call:
+                _answer(d)
     return react
+
+
+def _answer(d: Draft) -> None:
+    """The outcome of a tool answer: a tool the environment does not have ("Unknown action
+    X") was rejected; ``Error: ...`` / a JSON error is a failure (``failed_answer``)."""
+    if d.observation.startswith(_UNKNOWN):
+        d.status = Status.STATIC_REJECT
+    elif failed_answer(d.observation):
+        d.is_error = True
+
+
+def failed_answer(text: str) -> bool:
+    """A tool answer that reports a failed call: the environment catches the tool's exception
+    and answers ``Error: <exception>`` (argument validation errors included); some tools and
+    forks answer a JSON ``{"error": ...}``."""
+    return text.startswith(_ERROR) or json_error(text) is not None
 
 
 READER = Reader(
