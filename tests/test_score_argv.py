@@ -56,6 +56,8 @@ LINES: list[list[str]] = [
     [SAMPLE, "--scheduler", "tcp://x:1"], [SAMPLE, "--dask-workers", "2"], [], ["--jsonl"],
     [SAMPLE, "--nope"], [SAMPLE, "--jso"], [SAMPLE, "--format", "-q"], [SAMPLE, "--version"],
     [SAMPLE, "--min-eta", "-1"], [SAMPLE, "--min-eta=-1"], ["-1"], [SAMPLE, "--no-quiet"],
+    [SAMPLE, "--max-tokens", "5000", "--max-usd", "1"], [SAMPLE, "--max-tokens=-1"],
+    [SAMPLE, "--max-tokens", "2.5"],
 ]
 # fmt: on
 
