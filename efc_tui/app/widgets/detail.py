@@ -174,7 +174,7 @@ class DetailPane(VerticalScroll):
         diff = edit_diff(ev)
         if diff:
             action = self._body(diff, "diff", is_action=True, lexer="diff")
-            title = "Action: an edit, as a diff (a: the call as logged)"
+            title = "Action: an edit, as a diff (a: whole, with the call as logged)"
         else:
             readable = readable_action(ev)
             action = self._body(readable or ev.action_text, ev.tool, is_action=True)
