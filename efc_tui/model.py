@@ -7,6 +7,7 @@ edges (app, tables), never in the data model.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -112,6 +113,35 @@ class Event:
     @property
     def tokens(self) -> int:
         return self.tokens_in + self.tokens_out
+
+
+@dataclass(frozen=True, slots=True)
+class TokenTotals:
+    """Tokens a run's events used: input (cached reads included), cached reads, cache
+    writes, output; the dollars its events log (None when none does). The app's cost line
+    and the score row (``output.run_row``) show these."""
+
+    tokens_in: int
+    cache_read: int
+    cache_write: int
+    tokens_out: int
+    usd: float | None
+
+    @classmethod
+    def of(cls, events: Iterable[Event]) -> TokenTotals:
+        tin = tout = cr = cw = 0
+        usd: float | None = None
+        for e in events:
+            tin += e.tokens_in
+            tout += e.tokens_out
+            x = e.extra
+            if x:
+                cr += int(x.get("cache_read_tokens") or 0)
+                cw += int(x.get("cache_write_tokens") or 0)
+                c = x.get("cost_usd")
+                if isinstance(c, int | float):
+                    usd = (usd or 0.0) + c
+        return cls(tin, cr, cw, tout, usd)
 
 
 @dataclass(slots=True)

@@ -40,10 +40,11 @@ SCORE_SCHEMA = "efc-score/1"
 NAME_LIMIT = 120
 NAME_BYTES = 200
 
-#: the per-run row: run metadata, then figures (``RunFigures`` names)
+#: the per-run row: run metadata, the run's tokens (``TOKEN_COLUMNS``), then figures
+#: (``RunFigures`` names)
 RUN_COLUMNS: tuple[str, ...] = (
     "run_id", "source_format", "source_path", "task_id", "harness", "model", "events", "success",
-    "reward", "success_from", "exit_status", "cost_usd",
+    "reward", "success_from", "exit_status", "cost_usd", "tokens_in", "tokens_cached", "tokens_out",
     "efc", "est_efc", "nrs_efc", "oracle_efc", "c_raw", "eta", "eta_nrs", "d_task", "x", "x_nrs",
 )  # fmt: skip
 _META = (
@@ -222,10 +223,14 @@ def open_ledgers(output: str | Path, inputs: Iterable[Path] = ()) -> LedgerSink:
 
 def run_row(scored: ScoredRun | Ledger) -> dict[str, Any]:
     """The row of one scored run: metadata, then figures, keyed by RUN_COLUMNS."""
+    from efc_tui.model import TokenTotals
     from efc_tui.scoring.ledger import Ledger
 
     ledger = scored if isinstance(scored, Ledger) else scored.ledger
     run, figures = ledger.run, ledger.figures.as_dict()
+    tok = TokenTotals.of(run.events)
+    # as the app's cost line: input with its cached reads included, cached reads, output
+    figures.update(tokens_in=tok.tokens_in, tokens_cached=tok.cache_read, tokens_out=tok.tokens_out)
     return {k: getattr(run, k) if k in _META else figures[k] for k in RUN_COLUMNS}
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from textual.app import App
 from textual.pilot import Pilot
+from textual.widgets import Input
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from efc_tui.app.screens.compare import CompareScreen
@@ -58,3 +59,25 @@ async def settle(pilot: Pilot[Any], timeout: float = 120.0) -> None:
         if time.monotonic() > deadline:
             raise TimeoutError("the app did not finish loading in time")
         await asyncio.sleep(0.01)
+
+
+async def steady(pilot: Pilot[Any]) -> None:
+    """Settle, then take out of the picture what a clock decides: a notice (its toast goes
+    after a timeout, so under load it is on a snapshot or not) and a text box's blinking
+    cursor (shown or hidden by a 0.5 s timer). Snapshots take their picture after this;
+    a notice is asserted through the pilot (``tests.test_app_ux.Notes``), not on an SVG.
+    The ledger's scroll is set from its state too: scrolled as little as shows the selected
+    row at the ledger's final height. (How far it had scrolled depends on the heights it had
+    on the way, the read-progress bar's and the footer's, which come and go with the load.)"""
+    from efc_tui.app.widgets.ledger import LedgerView
+
+    await settle(pilot)
+    app = pilot.app
+    for screen in app.screen_stack:
+        for box in screen.query(Input):
+            box.cursor_blink = False  # the cursor stays shown
+        for ledger in screen.query(LedgerView):
+            ledger.scroll_to(y=0, animate=False, immediate=True)
+            ledger._keep_visible_now()
+    app.clear_notifications()
+    await pilot.pause()

@@ -16,7 +16,8 @@ from efc_tui.app.app import EfcApp
 from efc_tui.app.fitview import load_fit_view
 from efc_tui.app.screens.picker import PickerScreen
 from efc_tui.scoring import load_estimator
-from tests.pilot import settle
+from tests.pilot import steady
+from tests.test_app_ux import Notes
 
 #: pytest-textual-snapshot's fixture: snap_compare(app, terminal_size=..., run_before=...)
 SnapCompare = Callable[..., bool]
@@ -38,18 +39,23 @@ def test_replay_screen(snap_compare: SnapCompare) -> None:
     app = EfcApp(
         [APP / "small.jsonl"], fit=load_fit_view(APP / "fit.json"), estimator=EST, select=9
     )
-    assert snap_compare(app, terminal_size=SIZE, run_before=settle)
+    assert snap_compare(app, terminal_size=SIZE, run_before=steady)
 
 
 def test_replay_screen_after_the_stop(snap_compare: SnapCompare) -> None:
-    """Rows after the adapter's stop are set apart; the fit panel on its next predictor."""
+    """Rows after the adapter's stop are set apart; the fit panel on its next predictor.
+    `p`'s notice is asserted here and cleared: its toast times out, so whether a snapshot
+    caught it would depend on the machine's load."""
     app = EfcApp(
         [APP / "small.jsonl"], fit=load_fit_view(APP / "fit.json"), estimator=EST, select=19
     )
 
     async def run_before(pilot: Pilot[object]) -> None:
-        await settle(pilot)
+        await steady(pilot)
+        notes = Notes(app)
         await pilot.press("p")
+        await steady(pilot)
+        assert notes.messages == ["fit predictor: NRS-EFC"]
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
@@ -59,7 +65,7 @@ def test_hostile_text(snap_compare: SnapCompare) -> None:
     app = EfcApp([APP / "hostile.jsonl"], fit=load_fit_view(APP / "fit.json"), estimator=EST)
 
     async def run_before(pilot: Pilot[object]) -> None:
-        await settle(pilot)
+        await steady(pilot)
         pilot.app.screen.query_one("#detail").scroll_end(animate=False, immediate=True)
         await pilot.pause()
 
@@ -71,7 +77,7 @@ def test_picker(snap_compare: SnapCompare) -> None:
     app = EfcApp([APP / "corpus"], fit=load_fit_view(APP / "fit.json"), estimator=EST)
 
     async def run_before(pilot: Pilot[object]) -> None:
-        await settle(pilot)
+        await steady(pilot)
         picker = pilot.app.screen
         assert isinstance(picker, PickerScreen)
         picker.sort_by("nrs_efc", reverse=True)
@@ -86,7 +92,7 @@ def test_replay_screen_at_80x24(snap_compare: SnapCompare) -> None:
     app = EfcApp(
         [APP / "small.jsonl"], fit=load_fit_view(APP / "fit.json"), estimator=EST, select=4
     )
-    assert snap_compare(app, terminal_size=(80, 24), run_before=settle)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=steady)
 
 
 def test_compare_view(snap_compare: SnapCompare) -> None:
@@ -97,7 +103,7 @@ def test_compare_view(snap_compare: SnapCompare) -> None:
         fit=load_fit_view(APP / "fit.json"),
         estimator=EST,
     )
-    assert snap_compare(app, terminal_size=(120, 30), run_before=settle)
+    assert snap_compare(app, terminal_size=(120, 30), run_before=steady)
 
 
 # -- issue 30: every screen at 80x24 and 200x50 on real fixtures ---------------------------
@@ -116,7 +122,7 @@ SIZES = {"80x24": (80, 24), "200x50": (200, 50)}
 def test_replay_on_real_logs(snap_compare: SnapCompare, log: str, size: str) -> None:
     """Replay: action and outcome on every row, cost line, the event's detail, fit panel."""
     app = EfcApp([REAL[log]], fit=load_fit_view(APP / "fit.json"), estimator=EST, select=2)
-    assert snap_compare(app, terminal_size=SIZES[size], run_before=settle)
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=steady)
 
 
 @pytest.mark.parametrize("size", list(SIZES))
@@ -125,7 +131,7 @@ def test_detail_verdict_and_internals(snap_compare: SnapCompare, size: str) -> N
     app = EfcApp([REAL["swe_agent"]], fit=load_fit_view(APP / "fit.json"), estimator=EST, select=3)
 
     async def run_before(pilot: Pilot[object]) -> None:
-        await settle(pilot)
+        await steady(pilot)
         pilot.app.screen.query_one("#detail").scroll_end(animate=False, immediate=True)
         await pilot.pause()
 
@@ -137,7 +143,7 @@ def test_picker_on_real_logs(snap_compare: SnapCompare, size: str) -> None:
     app = EfcApp(list(REAL.values()), fit=load_fit_view(APP / "fit.json"), estimator=EST)
 
     async def run_before(pilot: Pilot[object]) -> None:
-        await settle(pilot)
+        await steady(pilot)
         picker = pilot.app.screen
         assert isinstance(picker, PickerScreen)
         picker.sort_by("title")
@@ -151,7 +157,7 @@ def test_help_on_a_real_log(snap_compare: SnapCompare, size: str) -> None:
     app = EfcApp([REAL["harbor"]], fit=load_fit_view(APP / "fit.json"), estimator=EST)
 
     async def run_before(pilot: Pilot[object]) -> None:
-        await settle(pilot)
+        await steady(pilot)
         await pilot.press("question_mark")
         await pilot.pause()
 
@@ -166,4 +172,4 @@ def test_compare_on_real_logs(snap_compare: SnapCompare, size: str) -> None:
         fit=load_fit_view(APP / "fit.json"),
         estimator=EST,
     )
-    assert snap_compare(app, terminal_size=SIZES[size], run_before=settle)
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=steady)

@@ -215,10 +215,15 @@ def test_finalize_siblings_share_one_estimate() -> None:
         tool="bash", action="y", is_call=True, has_result=True, observation="d" * 80, sibling=True
     )
     fin = finalize([first, sib, other, sib2])
-    # first: out = len("think\nls\ncat f") = 14 -> 3; in = 40 // 4 = 10
-    # sibling of the estimated call: no output (it is in the first's), input 20 // 4 = 5
-    # sibling of a call with usage: 0 / 0, not flagged
-    assert [(e.tokens_in, e.tokens_out) for e in fin.events] == [(10, 3), (5, 0), (500, 9), (0, 0)]
+    # the estimated response's output, len("think\nls\ncat f") = 14 -> 3, shared evenly
+    # (2 + 1); each call's input its own observation: 40 // 4 = 10, 20 // 4 = 5
+    # the response with usage (500 / 9): shared evenly, not flagged
+    assert [(e.tokens_in, e.tokens_out) for e in fin.events] == [
+        (10, 2),
+        (5, 1),
+        (250, 5),
+        (250, 4),
+    ]
     assert ["tokens" in e.flags for e in fin.events] == [True, True, False, False]
     assert (fin.tokens_in, fin.tokens_out) == (515, 12)
     assert fin.flags == [
@@ -331,8 +336,11 @@ def test_builder_pairs_results_and_uses_the_command_hint() -> None:
     # grep exiting 1 found nothing: no verdict, not a failure (the shared classifier's
     # command rule, which the message-list readers did not apply before)
     assert grep.status is S.NONE and grep.extra["exit_code"] == 1 and "status" in grep.flags
-    assert (grep.tokens_in, grep.tokens_out, grep.extra["cache_read_tokens"]) == (120, 30, 100)
-    assert (cat.tokens_in, cat.tokens_out) == (0, 0) and grep.extra["thought"] == "look first"
+    # the response's usage shared evenly by its two calls
+    assert (grep.tokens_in, grep.tokens_out, grep.extra["cache_read_tokens"]) == (60, 15, 50)
+    assert (cat.tokens_in, cat.tokens_out, cat.extra["cache_read_tokens"]) == (60, 15, 50)
+    assert grep.extra["cost_usd"] == cat.extra["cost_usd"] == 0.005
+    assert grep.extra["thought"] == "look first"
     assert stray.extra["orphan_result"] is True and (stray.tokens_in, stray.tokens_out) == (0, 0)
     # wall: from the latest end before each event's end: grep 1.0 -> 5.0; cat ended at 4.0,
     # inside grep's span (0); the stray result 5.0 -> 6.0

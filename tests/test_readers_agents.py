@@ -178,8 +178,9 @@ def test_claude_code_dedupes_usage_by_message_id(real_fixtures: Path) -> None:
     assert sum(e.tokens_in for e in run.events) == 116010
     assert sum(e.tokens_out for e in run.events) == 953
     assert run.events[2].tokens_in == 3 + 10816 + 4734 and run.events[2].tokens_out == 322
-    # the message with one Bash and four Globs carries its usage once, on its first event
-    assert [e.tokens_out for e in run.events[3:8]] == [285, 0, 0, 0, 0]
+    # the message with one Bash and four Globs: its usage shared evenly over the five
+    assert [e.tokens_out for e in run.events[3:8]] == [57] * 5
+    assert len({e.tokens_in for e in run.events[3:8]}) == 1
     # Write refused for lack of permission (is_error + Claude Code's refusal text): rejected
     write = run.events[12]
     assert write.tool == "Write" and write.status is Status.STATIC_REJECT
@@ -188,6 +189,38 @@ def test_claude_code_dedupes_usage_by_message_id(real_fixtures: Path) -> None:
         run.model == "claude-sonnet-4-20250514"
         and run.task_id == "1af7fc5e-8455-4414-9ccd-011d40f70b2a"
     )
+
+
+def test_a_batch_of_parallel_calls_shares_its_response_evenly(real_fixtures: Path) -> None:
+    """Two parallel Globs of one response (`**/*.md` in ./.claude and ~/.claude: the session
+    of issue 30, where they cost ΔC 17.25 and 0.39) take equal shares of its tokens; the run's token and C_raw
+    totals are those of the rule that put the whole response on the first call."""
+    from unittest import mock
+
+    from efc_tui.parsers import _drafts
+    from efc_tui.scoring.raw_cost import raw_cost
+
+    path = (
+        real_fixtures / "claude-code" / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.first107lines.jsonl"
+    )
+    run = one(path)
+    with mock.patch.object(_drafts, "batch_shares", lambda drafts: {}):  # all on the first
+        first_only = one(path)
+    globs = [e for e in run.events if e.tool == "Glob" and e.step == run.events[2].step]
+    assert [e.index for e in globs] == [2, 3]
+    for name in ("tokens_in", "tokens_out"):
+        assert getattr(globs[0], name) == getattr(globs[1], name) > 0
+        assert getattr(first_only.events[3], name) == 0  # the old rule, for contrast
+    assert globs[0].extra["cache_read_tokens"] == globs[1].extra["cache_read_tokens"]
+    for name in ("tokens_in", "tokens_out"):
+        assert sum(getattr(e, name) for e in run.events) == sum(
+            getattr(e, name) for e in first_only.events
+        )
+    c_new, c_old = float(raw_cost(run).delta.sum()), float(raw_cost(first_only).delta.sum())
+    assert c_new == pytest.approx(c_old, rel=1e-12, abs=0)
+    # the two calls now differ only by their own tool call, time and operation
+    cost = raw_cost(run)
+    assert cost.parts(2)["tokens"] == cost.parts(3)["tokens"]
 
 
 def test_claude_code_inline_sidechains(real_fixtures: Path) -> None:
@@ -242,10 +275,13 @@ def test_codex_semisynthetic(real_fixtures: Path) -> None:
     )
     assert run.task_id == "019fc8be-3658-7ca3-9e29-000000000000"
     assert run.model == "gpt-5.6-luna"
-    # token_count: input 16341 (3584 cached), output 81, on the first call of the response
+    # token_count: input 16341 (3584 cached), output 81, shared evenly over the response's
+    # four calls (the first calls take the remainders)
     first = run.events[1]
-    assert (first.tool, first.tokens_in, first.tokens_out) == ("shell", 16341, 81)
-    assert first.extra["cache_read_tokens"] == 3584
+    assert (first.tool, first.tokens_in, first.tokens_out) == ("shell", 4086, 21)
+    assert [e.tokens_in for e in run.events[1:5]] == [4086, 4085, 4085, 4085]
+    assert sum(e.tokens_out for e in run.events[1:5]) == 81
+    assert sum(e.extra["cache_read_tokens"] for e in run.events[1:5]) == 3584
     # user_message (event) and the user message item are one event
     assert [e.observation_text for e in run.events].count("List the files") == 1
 
@@ -286,12 +322,12 @@ def test_claude_interrupted_session() -> None:
     ev = run.events
     assert ev[1].checks is not None and (ev[1].checks.passed, ev[1].checks.failed) == (1, 1)
     assert ev[1].extra["thought"] == "I'll run the tests first."
-    # parallel calls of one message: usage once, on the first
+    # parallel calls of one message: its usage (1110 in, 40 out) shared evenly
     assert (ev[1].tokens_in, ev[1].tokens_out, ev[2].tokens_in, ev[2].tokens_out) == (
-        1110,
-        40,
-        0,
-        0,
+        555,
+        20,
+        555,
+        20,
     )
     assert sum(e.tokens_in for e in ev) == 5341 and sum(e.tokens_out for e in ev) == 255
     assert ev[5].extra["images"] == 1 and "[image: image/png" in ev[5].observation_text
@@ -384,10 +420,11 @@ def test_codex_session() -> None:
     assert ev[9].extra["compaction"] and ev[9].observation_text.startswith("Summary:")
     assert ev[11].extra["no_result"] is True
     # token_count deltas: 5000, 6000, 6500, 6700, 6800, 7000 in; the repeated count skipped
-    assert [e.tokens_in for e in ev if e.tokens_in] == [5000, 6000, 6500, 6700, 6800, 7000]
+    # (the first response's 5000 shared by its two parallel calls)
+    assert [e.tokens_in for e in ev if e.tokens_in] == [2500, 2500, 6000, 6500, 6700, 6800, 7000]
     assert sum(e.tokens_in for e in ev) == 38000 and sum(e.tokens_out for e in ev) == 450
-    assert ev[2].extra["cache_read_tokens"] == 1000
-    assert (ev[3].tokens_in, ev[3].tokens_out) == (0, 0)  # a parallel call of the same response
+    assert ev[2].extra["cache_read_tokens"] == ev[3].extra["cache_read_tokens"] == 500
+    assert (ev[3].tokens_in, ev[3].tokens_out) == (ev[2].tokens_in, ev[2].tokens_out)
     assert run.model == "gpt-5-codex" and run.extra["models"] == ["gpt-5-codex", "gpt-5"]
     assert [round(e.wall_s, 3) for e in ev] == [0.001, 0, 4, 0, 2, 2.5, 2.5, 1, 2, 45, 0, 3]
     assert run.extra["turns_aborted"] == 1
@@ -436,7 +473,8 @@ def test_mini_parallel_tool_calls_and_missing_result() -> None:
     # results arrive in the other order and are joined by tool_call_id
     assert ev[1].observation_text.endswith("./calc.py:1:def add(a, b):\n</output>")
     assert ev[2].observation_text.startswith("<returncode>0</returncode>\n<output>\ncalc.py")
-    assert (ev[1].tokens_in, ev[2].tokens_in, ev[3].tokens_in) == (800, 0, 900)
+    # the first response's 800 shared by its two parallel calls
+    assert (ev[1].tokens_in, ev[2].tokens_in, ev[3].tokens_in) == (400, 400, 900)
     assert ev[3].extra["no_result"] is True and ev[3].status is Status.NONE
     assert any("no result" in f for f in run.flags)
     assert run.success is None and run.extra["exit_status"] == "LimitsExceeded"

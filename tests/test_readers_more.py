@@ -173,8 +173,9 @@ def test_inspect_events_statuses_and_parallel_calls() -> None:
         S.NONE,
     ]
     pytest_ev, timeout_ev = first.events[1], first.events[2]
-    # two parallel calls from one model call: usage on the first, the second carries 0
-    assert (pytest_ev.tokens_in, pytest_ev.tokens_out, timeout_ev.tokens_in) == (1050 - 50, 50, 0)
+    # two parallel calls from one model call (1050 - 50 in, 50 out): shared evenly
+    assert (pytest_ev.tokens_in, pytest_ev.tokens_out) == (500, 25)
+    assert (timeout_ev.tokens_in, timeout_ev.tokens_out) == (500, 25)
     assert pytest_ev.step == timeout_ev.step
     assert pytest_ev.checks is not None
     assert (pytest_ev.checks.passed, pytest_ev.checks.failed) == (2, 1)
@@ -404,8 +405,9 @@ def test_atif_harbor_trial_parallel_calls() -> None:
     assert run.events[4].extra["no_result"] is True and run.events[4].status is S.NONE
     assert any("1 tool call(s) have no result" in f for f in run.flags)
     assert [e.wall_s for e in run.events] == [0.0, 5.0, 0.0, 4.0, 0.0, 3.0]
-    assert (run.events[1].tokens_in, run.events[2].tokens_in) == (500, 0)
-    assert run.events[1].extra["cost_usd"] == 0.01
+    # the step's 500 tokens and $0.01 shared evenly by its two calls
+    assert (run.events[1].tokens_in, run.events[2].tokens_in) == (250, 250)
+    assert run.events[1].extra["cost_usd"] == run.events[2].extra["cost_usd"] == 0.005
     # the last step has no metrics, and final_metrics (1100 / 70) are exactly the other steps':
     # it made no model call of its own (no tokens, nothing estimated)
     last = run.events[5]
@@ -521,7 +523,7 @@ def test_openai_real_files(real_fixtures: Path) -> None:
         '{"location":"San Francisco"}',
         '{"location":"Boston"}',
     ]
-    assert [(e.tokens_in, e.tokens_out) for e in par.events] == [(70, 46), (0, 0)]
+    assert [(e.tokens_in, e.tokens_out) for e in par.events] == [(35, 23), (35, 23)]
     assert all(e.extra["no_result"] for e in par.events)
 
     assert kinds(one(d / "test_open_ai_function_calls_tools_parallel.request.json")) == [K.MESSAGE]
@@ -544,7 +546,8 @@ def test_openai_jsonl_parallel_memory_and_missing_result() -> None:
         ('{"city":"Oslo"}', "Oslo: snow"),
     ]
     assert run.events[0].observation_text == "Check both cities.\n[image: image/png, 100 bytes]"
-    assert (run.events[1].tokens_in, run.events[1].extra["cache_read_tokens"]) == (120, 64)
+    # the response's 120 in (64 cached) shared by its two calls
+    assert [(e.tokens_in, e.extra["cache_read_tokens"]) for e in run.events[1:3]] == [(60, 32)] * 2
     assert run.events[3].memory_write == '{"todos":["report weather"]}'
     assert run.events[4].extra["no_result"] is True and run.events[4].status is S.NONE
 
@@ -731,8 +734,16 @@ def test_gemini_jsonl_tools_rewind_and_rewrites() -> None:
         S.API_ERROR,
     ]
     check = run.events[1]
-    # input 1000 + tool 5; output 20 + thoughts 30; the first (empty) version was rewritten
-    assert (check.tokens_in, check.tokens_out, check.extra["cache_read_tokens"]) == (1005, 50, 600)
+    # input 1000 + tool 5; output 20 + thoughts 30; the first (empty) version was rewritten;
+    # shared evenly by the response's four calls (the first calls take the remainders)
+    batch = run.events[1:5]
+    assert [(e.tokens_in, e.tokens_out) for e in batch] == [
+        (252, 13),
+        (251, 13),
+        (251, 12),
+        (251, 12),
+    ]
+    assert [e.extra["cache_read_tokens"] for e in batch] == [150] * 4
     assert check.extra["reasoning"] == "Plan: run pytest"
     assert run.events[4].memory_write == '{"fact":"tests use pytest"}'
     assert run.extra["summary"] == "ran tests"  # from a $set record

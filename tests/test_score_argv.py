@@ -58,6 +58,8 @@ LINES: list[list[str]] = [
     [SAMPLE, "--min-eta", "-1"], [SAMPLE, "--min-eta=-1"], ["-1"], [SAMPLE, "--no-quiet"],
     [SAMPLE, "--jobs", "2"], [SAMPLE, "--jobs=1"], [SAMPLE, "--jobs", "0"], [SAMPLE, "--jobs"],
     [SAMPLE, "--jobs", "1.5"], [SAMPLE, "--jobs", "2", "--dask"],
+    [SAMPLE, "--max-tokens", "5000", "--max-usd", "1"], [SAMPLE, "--max-tokens=-1"],
+    [SAMPLE, "--max-tokens", "2.5"],
 ]
 # fmt: on
 

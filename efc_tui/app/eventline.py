@@ -286,3 +286,23 @@ def edit_diff(ev: Event) -> str | None:
     if isinstance(content, str):  # Write / create: the whole file is new
         return _udiff(path, "", content) or None
     return None
+
+
+#: SGR colours of a diff's lines in the full-text view (added, removed, hunk header)
+_DIFF_SGR = (("+++", ""), ("---", ""), ("+", "\x1b[32m"), ("-", "\x1b[31m"), ("@@", "\x1b[36m"))
+
+
+def full_action(ev: Event) -> tuple[str, str]:
+    """What ``a`` shows for ``ev``, with its title: an edit as a unified diff (added lines
+    green, removed red), then the call as logged below it; any other action as logged. A
+    patch (``apply_patch``) is its own diff: shown once."""
+    text = ev.action_text
+    diff = edit_diff(ev)
+    if not diff or text.startswith(diff):
+        return text, f"action ({len(text):,} chars)"
+    lines = []
+    for line in diff.split("\n"):
+        sgr = next((c for p, c in _DIFF_SGR if line.startswith(p)), "")
+        lines.append(f"{sgr}{line}\x1b[0m" if sgr else line)
+    shown = "\n".join(lines) + "\n\n── the call as logged ──\n" + text
+    return shown, f"action: the edit as a diff, then the call as logged ({len(text):,} chars)"

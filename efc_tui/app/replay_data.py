@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from efc_tui.app.lazy import lazy_module
-from efc_tui.model import Event, EventKind, Run, Status
+from efc_tui.model import Event, EventKind, Run, Status, TokenTotals
 from efc_tui.scoring.columns import LEDGER_COLUMNS
 
 if TYPE_CHECKING:
@@ -70,34 +70,6 @@ class RowFilter:
 
     def describe(self) -> str:
         return f"{self.field} = {self.value}"
-
-
-@dataclass(frozen=True, slots=True)
-class TokenTotals:
-    """Tokens a run's events used: input (cached reads included), cached reads, cache
-    writes, output; the dollars its events log (None when none does)."""
-
-    tokens_in: int
-    cache_read: int
-    cache_write: int
-    tokens_out: int
-    usd: float | None
-
-    @classmethod
-    def of(cls, events: list[Event]) -> TokenTotals:
-        tin = tout = cr = cw = 0
-        usd: float | None = None
-        for e in events:
-            tin += e.tokens_in
-            tout += e.tokens_out
-            x = e.extra
-            if x:
-                cr += int(x.get("cache_read_tokens") or 0)
-                cw += int(x.get("cache_write_tokens") or 0)
-                c = x.get("cost_usd")
-                if isinstance(c, int | float):
-                    usd = (usd or 0.0) + c
-        return cls(tin, cr, cw, tout, usd)
 
 
 _WINDOW = re.compile(r"window ratio (\S+) (<|≥) ε (\S+)")

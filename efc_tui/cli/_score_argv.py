@@ -84,6 +84,7 @@ VALUED: dict[str, tuple[str, Callable[[str], Any]]] = {
     "--min-x": ("min_x", _to_float),
     "--min-nrs": ("min_nrs", _to_float),
     "--max-usd": ("max_usd", _at_least(_to_float, 0.0)),
+    "--max-tokens": ("max_tokens", _at_least(_to_int, 0)),
     "--max-steps": ("max_steps", _at_least(_to_int, 0)),
     "--estimator": ("estimator", _text),
     "--labels": ("labels", _path),

@@ -89,6 +89,8 @@ class Thresholds:
     max_usd: float | None = None
     max_steps: int | None = None
     fail_on_limit: bool = False
+    #: tokens in + out (cached input included), as the row and the app count them
+    max_tokens: int | None = None
 
     def misses(self, row: dict[str, Any]) -> list[str]:
         """The thresholds a run's row of figures (``run_row``) misses."""
@@ -104,6 +106,9 @@ class Thresholds:
         usd = row.get("cost_usd")
         if self.max_usd is not None and isinstance(usd, int | float) and usd > self.max_usd:
             out.append(f"${usd:.4g} spent > max-usd {self.max_usd:g}")
+        tokens = (row.get("tokens_in") or 0) + (row.get("tokens_out") or 0)
+        if self.max_tokens is not None and tokens > self.max_tokens:
+            out.append(f"{tokens:,} tokens > max-tokens {self.max_tokens:,}")
         events = row.get("events")
         if self.max_steps is not None and isinstance(events, int) and events > self.max_steps:
             out.append(f"{events} events > max-steps {self.max_steps}")
@@ -214,6 +219,7 @@ def run(
     max_usd: float | None = None,
     max_steps: int | None = None,
     fail_on_limit: bool = False,
+    max_tokens: int | None = None,
     estimator: str | None = None,
     lenient: bool = False,
     quiet: bool = False,
@@ -289,7 +295,7 @@ def run(
     local = files if files is not None else (planned.files if planned is not None else None)
     base = common_folder(list(local)) if local else None
     summaries = []
-    limits = Thresholds(min_eta, min_x, min_nrs, max_usd, max_steps, fail_on_limit)
+    limits = Thresholds(min_eta, min_x, min_nrs, max_usd, max_steps, fail_on_limit, max_tokens)
     formats_seen: set[str] = set()
     rows: list[dict[str, str]] = []
     #: each run's raw row, for the corpus line under the table
@@ -450,6 +456,7 @@ def _ci_reports(
                 ("--min-x", limits.min_x),
                 ("--min-nrs", limits.min_nrs),
                 ("--max-usd", limits.max_usd),
+                ("--max-tokens", limits.max_tokens),
                 ("--max-steps", limits.max_steps),
                 ("--max-waste", max_waste),
             )

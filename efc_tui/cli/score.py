@@ -50,6 +50,13 @@ def score(
     max_usd: float | None = typer.Option(
         None, "--max-usd", min=0.0, help="Exit 1 if any run's logged dollars exceed this."
     ),
+    max_tokens: int | None = typer.Option(
+        None,
+        "--max-tokens",
+        min=0,
+        help="Exit 1 if any run used more tokens than this (in + out, cached input "
+        "included: the row's tokens_in + tokens_out).",
+    ),
     max_steps: int | None = typer.Option(
         None, "--max-steps", min=0, help="Exit 1 if any run has more events than this."
     ),
@@ -153,6 +160,7 @@ def score(
         min_x=min_x,
         min_nrs=min_nrs,
         max_usd=max_usd,
+        max_tokens=max_tokens,
         max_steps=max_steps,
         fail_on_limit=fail_on_limit,
         estimator=estimator,

@@ -211,6 +211,7 @@ class RunBuilder:
             step=first.step,
             t_start=ts,
             sibling=True,
+            batch_of=first,
         )
         if call.id is not None:
             d.extra["tool_call_id"] = call.id

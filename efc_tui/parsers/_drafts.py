@@ -12,11 +12,14 @@ turns them into Events with the same rules for all formats (docs/formats.md,
   and flagged ``status``; everything else has none. A failure the format flags whose text
   names no kind is ``runtime_error``; exit 141 from a pipeline (its reader, ``head``,
   stopped early under ``pipefail``) is no failure.
-- **Tokens**: a model response's usage sits on its first draft (``model_call``); its other
-  drafts (``sibling``: parallel tool calls) carry no output tokens. Where a model call has
-  no usage, tokens are estimated at 4 chars/token (output: all the text it generated,
-  ``gen_text``; input: the observation) and flagged ``tokens``; its siblings then
-  estimate their observation as input. Drafts that are not the model's (messages, errors,
+- **Tokens**: a model response's usage is given to its first draft (``model_call``); when
+  the response made several drafts (a batch: its ``sibling`` drafts, parallel tool calls),
+  its tokens (in, out, cached reads and writes, reasoning) and its dollars are split evenly
+  over the batch's events (:func:`batch_shares`; integers by largest remainder, earlier
+  events first), so the run's totals do not change. Where a model call has no usage, its
+  output is estimated at 4 chars/token from all the text it generated (``gen_text``) and
+  split the same way, and each event of the batch estimates its own observation as input;
+  these are flagged ``tokens``. Drafts that are not the model's (messages, errors,
   harness calls) carry 0 when the run records any usage, else are estimated too.
 - **Wall time**: a running maximum of end times: each event counts the time from the
   latest end seen before it to its own end (overlapping work counts once, time spent
@@ -70,6 +73,8 @@ class Draft:
     model_call: bool = False
     #: another event of the model response whose first draft carries the usage
     sibling: bool = False
+    #: that first draft, when the reader knows it (else: the nearest model call before)
+    batch_of: Draft | None = None
     #: the tokens of this draft are counted on another draft (cumulative usage logs)
     usage_elsewhere: bool = False
     #: its usage is a share of run totals (:func:`share_totals`), flagged ``tokens``
@@ -229,6 +234,7 @@ def finalize(
     tin_sum = tout_sum = cr_sum = cw_sum = 0
     cost: float | None = None
     last = len(drafts) - 1
+    shares = batch_shares(drafts)
     for i, d in enumerate(drafts):
         kind, status, checks, flags = _kind_and_status(d, prev_failed)
         extra = dict(d.extra)
@@ -244,9 +250,25 @@ def finalize(
             memory_write = d.action or d.observation
         if kind is EventKind.PLAN and plan is None:
             plan = d.action or d.observation
-        # tokens
+        # tokens (a batch's share, when the draft is one of a batch: batch_shares)
+        share = shares.get(i)
+        cache_read, cache_write, reasoning, usd = (
+            d.cache_read,
+            d.cache_write,
+            d.reasoning_tokens,
+            d.cost_usd,
+        )
+        if share is not None and (d.has_usage or d.model_call or d.sibling):
+            cache_read, cache_write, reasoning, usd = (
+                share.cache_read,
+                share.cache_write,
+                share.reasoning,
+                share.cost_usd,
+            )
         if d.has_usage:
             tin, tout = d.tokens_in or 0, d.tokens_out or 0
+            if share is not None:
+                tin, tout = share.tokens_in, share.tokens_out
             if d.model_call:
                 response_estimated = False
             if d.shared_usage:
@@ -254,15 +276,20 @@ def finalize(
         elif d.usage_elsewhere:
             tin = tout = 0
         elif d.model_call:
-            tout = estimate_tokens(d.gen_text or d.action)
+            tout = (
+                share.tokens_out if share is not None else estimate_tokens(d.gen_text or d.action)
+            )
             tin = estimate_tokens(d.observation)
             flags.append("tokens")
             est_calls += 1
             response_estimated = True
         elif d.sibling:
-            tout = 0
-            tin = estimate_tokens(d.observation) if response_estimated or not any_usage else 0
+            tout = share.tokens_out if share is not None else 0
+            tin = share.tokens_in if share is not None else 0
             if response_estimated or not any_usage:
+                tin += estimate_tokens(d.observation)
+                flags.append("tokens")
+            elif share is not None and share.estimated:
                 flags.append("tokens")
         elif not any_usage:
             tout = estimate_tokens(d.gen_text or d.action)
@@ -272,19 +299,20 @@ def finalize(
         else:
             tin = tout = 0
         for key, value in (
-            ("cache_read_tokens", d.cache_read),
-            ("cache_write_tokens", d.cache_write),
-            ("reasoning_tokens", d.reasoning_tokens),
+            ("cache_read_tokens", cache_read),
+            ("cache_write_tokens", cache_write),
+            ("reasoning_tokens", reasoning),
         ):
             if value:
                 extra[key] = value
-        if d.cost_usd is not None:
-            extra["cost_usd"] = d.cost_usd
+        if usd is not None:
+            extra["cost_usd"] = usd
+        if d.cost_usd is not None:  # the run's total from the whole response, not its shares
             cost = (cost or 0.0) + d.cost_usd
         tin_sum += tin
         tout_sum += tout
-        cr_sum += d.cache_read
-        cw_sum += d.cache_write
+        cr_sum += cache_read
+        cw_sum += cache_write
         # wall time
         end = d.t_end if d.t_end is not None else d.t_start
         wall = 0.0
@@ -359,6 +387,60 @@ def finalize(
         base + len(drafts), prev_failed, prev_end, response_estimated, any_usage, any_ts, any_dur
     )
     return Finalized(events, run_flags, tin_sum, tout_sum, cr_sum, cw_sum, cost, after)
+
+
+@dataclass(slots=True, frozen=True)
+class Share:
+    """One event's even share of its model response's usage (:func:`batch_shares`)."""
+
+    tokens_in: int
+    tokens_out: int
+    cache_read: int
+    cache_write: int
+    reasoning: int
+    cost_usd: float | None
+    #: the response's usage is an estimate or a share of run totals (flag ``tokens``)
+    estimated: bool = False
+
+
+def batch_shares(drafts: list[Draft]) -> dict[int, Share]:
+    """Each event of a batch (a model response's first draft and its ``sibling`` drafts:
+    parallel tool calls) with its even share of the response's usage, by draft index.
+    Integer counts are split exactly (:func:`apportion`, equal weights: the first events
+    take the remainder); dollars are split as cost / n. Without recorded usage, the
+    response's estimated output is split. Drafts outside a batch are not in the result."""
+    members: dict[int, list[int]] = {}
+    position = {id(d): i for i, d in enumerate(drafts)}
+    current: int | None = None
+    for i, d in enumerate(drafts):
+        if d.model_call:
+            # a response whose usage another draft counts has nothing here to share
+            current = None if d.usage_elsewhere and not d.has_usage else i
+        elif d.sibling and not d.has_usage and not d.usage_elsewhere:
+            first = position.get(id(d.batch_of)) if d.batch_of is not None else current
+            if first is not None:
+                members.setdefault(first, [first]).append(i)
+    out: dict[int, Share] = {}
+    for first, idx in members.items():
+        d, n = drafts[first], len(idx)
+        equal = [1.0] * n
+        if d.has_usage:
+            tin, tout = d.tokens_in or 0, d.tokens_out or 0
+        else:
+            tin, tout = 0, estimate_tokens(d.gen_text or d.action)
+        usd = None if d.cost_usd is None else d.cost_usd / n
+        for k, parts in enumerate(
+            zip(
+                apportion(tin, equal),
+                apportion(tout, equal),
+                apportion(d.cache_read, equal),
+                apportion(d.cache_write, equal),
+                apportion(d.reasoning_tokens, equal),
+                strict=True,
+            )
+        ):
+            out[idx[k]] = Share(*parts, cost_usd=usd, estimated=d.shared_usage or not d.has_usage)
+    return out
 
 
 def share_totals(

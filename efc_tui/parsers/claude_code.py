@@ -179,6 +179,7 @@ class _Session:
             # another event of the same API message: its output is the carrier's
             carrier = self.carriers[key]
             d.sibling = True
+            d.batch_of = carrier
             carrier.gen_text = f"{carrier.gen_text}\n{d.gen_text or d.action}".strip("\n")
         if self.orphan_keys:
             for k in self.orphan_keys:

@@ -223,6 +223,7 @@ class _Rollout:
             else:  # another output of the same model response: its tokens are the first's
                 first = self.since_count[0]
                 d.sibling = True
+                d.batch_of = first
                 first.gen_text = f"{first.gen_text}\n{d.gen_text or d.action}".strip("\n")
             d.step = self.step
             self.since_count.append(d)

@@ -30,6 +30,7 @@ from textual.timer import Timer
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from efc_tui.app.eventline import full_action
 from efc_tui.app.loading import (
     FIRST_PAINT_WAIT,
     FIRST_ROWS_WAIT,
@@ -743,8 +744,11 @@ class ReplayScreen(Screen[None]):
         if ev is None:
             return
         e = self.data.events[ev]
-        text = e.observation_text if which == "observation" else e.action_text
-        self.app.push_screen(TextViewScreen(text, f"event {ev} {which} ({len(text):,} chars)"))
+        if which == "action":  # an edit as a diff, the call as logged below it
+            text, what = full_action(e)
+        else:
+            text, what = e.observation_text, f"{which} ({len(e.observation_text):,} chars)"
+        self.app.push_screen(TextViewScreen(text, f"event {ev} {what}"))
 
     def action_copy(self, which: str = "observation") -> None:
         """Send the selected event's observation or action text to the clipboard. The

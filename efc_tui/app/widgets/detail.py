@@ -174,7 +174,7 @@ class DetailPane(VerticalScroll):
         diff = edit_diff(ev)
         if diff:
             action = self._body(diff, "diff", is_action=True, lexer="diff")
-            title = "Action: an edit, as a diff (a: the call as logged)"
+            title = "Action: an edit, as a diff (a: whole, with the call as logged)"
         else:
             readable = readable_action(ev)
             action = self._body(readable or ev.action_text, ev.tool, is_action=True)
@@ -231,8 +231,9 @@ class DetailPane(VerticalScroll):
         return t
 
     def _batch_note(self, i: int) -> str | None:
-        """For a tool call made with others in one model response (one step), where that
-        response's tokens are counted, and each call's even share of them."""
+        """For a tool call made with others in one model response (one step): that the
+        response's tokens are shared evenly over its calls (the readers' rule,
+        ``efc_tui.parsers._drafts``), and how many that makes."""
         events = self.data.events
         ev = events[i]
         if not ev.tool:
@@ -247,13 +248,11 @@ class DetailPane(VerticalScroll):
             return None
         batch = events[lo : hi + 1]
         total = sum(e.tokens_in + e.tokens_out for e in batch)
-        carrier = next((e.index for e in batch if e.tokens_in + e.tokens_out), None)
-        if carrier is None:
+        if not total:
             return None
         return (
             f"one of {len(batch)} parallel calls of one model response (step {ev.step}): "
-            f"its {_tokens(total)} tokens are counted on event {carrier}, "
-            f"{_tokens(total // len(batch))} each if shared evenly"
+            f"its {_tokens(total)} tokens are shared evenly, this call {_tokens(ev.tokens_in + ev.tokens_out)}"
         )
 
     def _credit(self, i: int) -> Text:

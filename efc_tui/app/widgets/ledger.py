@@ -64,7 +64,7 @@ OUTCOME_COLUMN = LedgerColumn(
 TOKENS_COLUMN = LedgerColumn(
     "tokens",
     "tokens the event's model call used, in + out (cached input included; k = thousand); "
-    "0 for a parallel call whose response's tokens sit on its first call",
+    "a parallel call's even share of its response's tokens",
     title="tokens",
     width=6,
 )

@@ -204,3 +204,31 @@ def test_the_adapters_rule_reads_in_words() -> None:
     assert said is not None and "fell under the floor ε 0.001" in said
     assert "dried up" in said
     assert window_words("window not full (1 of 10 events)") is None
+
+
+@pilot_test
+async def test_a_on_an_edit_shows_the_diff_then_the_call_as_logged() -> None:
+    """Item 1 (edits as diffs): `a` on a SWE-agent edit opens its diff, the call as the log
+    has it below; `a` on a command opens the command as logged, nothing added."""
+    from efc_tui.app.screens.text_view import TextView, TextViewScreen
+
+    app = make_app(SWE, select=3)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        logged = replay(app).data.events[3].action_text
+        await pilot.press("a")
+        await settle(pilot)
+        assert isinstance(app.screen, TextViewScreen)
+        assert "the edit as a diff" in app.screen.title_text
+        lines = [ln.replace("\x1b[0m", "") for ln in app.screen.query_one(TextView).lines]
+        rule = lines.index("── the call as logged ──")
+        diff = "\n".join(lines[:rule])
+        assert "\x1b[31m-return a - b" in diff and "\x1b[32m+return a + b" in diff
+        assert "\n".join(lines[rule + 1 :]) == logged
+    app = make_app(SWE, select=2)  # `python -m pytest -q`: not an edit
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        assert isinstance(app.screen, TextViewScreen)
+        assert app.screen.query_one(TextView).lines == ["python -m pytest -q"]
