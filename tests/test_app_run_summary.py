@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 from efc_tui import api
 from efc_tui.app.replay_data import ReplayData
@@ -96,7 +97,7 @@ def test_a_corpus_reads_in_one_line() -> None:
     from efc_tui.cli import app
     from efc_tui.display import corpus_line
 
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"success": True, "exit_status": "submitted", "cost_usd": 0.5},
         {"success": False, "exit_status": "exit_cost", "cost_usd": 1.25},
         {"success": False, "exit_status": "exit_cost", "cost_usd": None},

@@ -51,7 +51,13 @@ def corpus(seed: int = 0) -> Rows:
                 events.append(float(rng.integers(5, 40)))
                 y.append(float(rng.random() < p))
     return Rows(
-        *(lab[k] for k in ("run_id", "task", "benchmark", "harness", "model", "source", "family")),
+        run_id=lab["run_id"],
+        task=lab["task"],
+        benchmark=lab["benchmark"],
+        harness=lab["harness"],
+        model=lab["model"],
+        source=lab["source"],
+        family=lab["family"],
         y=np.asarray(y),
         cols={"nrs_efc": np.asarray(nrs), "events": np.asarray(events)},
     )

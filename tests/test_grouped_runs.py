@@ -115,12 +115,12 @@ def test_fit_groups_the_grouped_corpus_by_benchmark_harness_and_model() -> None:
     assert default_group_by(table) == BENCHMARK_GROUP_BY
     fit = fit_corpus(table, predictors=["tool_calls"], cv_folds=0)
     assert fit.grouping.by == BENCHMARK_GROUP_BY
-    sizes = Counter()
+    sizes: Counter[tuple[str, str, str]] = Counter()
     for g, n in enumerate(np.bincount(fit.grouping.codes)):
         key = fit.grouping.key_dict(g)
         # the SWE-bench group's model is spelt "@google/..." in 3 of its 80 trajectories
         sizes[(key["benchmark"], key["harness"], key["model"].lstrip("@"))] += int(n)
-    want = Counter()
+    want: Counter[tuple[str, str, str]] = Counter()
     for row in label_rows():
         if row["source"].startswith("swebench"):
             bench, harness, model = "SWE-bench", "mini-swe-agent", "google/" + row["model"]

@@ -16,7 +16,7 @@ from efc_tui.parsers._patterns import _Guarded
 
 GUARDED = {
     **{
-        r.name: r.test.pattern
+        r.name: r.test.pattern  # type: ignore[attr-defined]  # set by status._text_rule
         for r in status.RULES
         if isinstance(getattr(r.test, "pattern", None), _Guarded)
     },

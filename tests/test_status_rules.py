@@ -393,15 +393,15 @@ CASES: list[tuple[str, Status, str, dict[str, object]]] = [
 
 @pytest.mark.parametrize(("rule", "want", "text", "hints"), CASES)
 def test_rule_on_a_real_excerpt(rule: str, want: Status, text: str, hints: dict) -> None:
-    got = classify_observation(text, **hints)[0]  # type: ignore[arg-type]
+    got = classify_observation(text, **hints)[0]
     assert got is want
     obs = status._Obs(
         text,
-        hints.get("exit_code"),  # type: ignore[arg-type]
-        hints.get("is_error"),  # type: ignore[arg-type]
-        hints.get("timed_out"),  # type: ignore[arg-type]
+        hints.get("exit_code"),
+        hints.get("is_error"),
+        hints.get("timed_out"),
         bool(hints.get("is_check")),
-        hints.get("command"),  # type: ignore[arg-type]
+        hints.get("command"),
     )
     first = next(r for r in status.RULES if r.test(obs))
     assert first.name == rule and first.status is want
@@ -459,7 +459,7 @@ NO_VERDICT: list[tuple[str, dict[str, object]]] = [
 
 @pytest.mark.parametrize(("text", "hints"), NO_VERDICT)
 def test_no_false_alarm(text: str, hints: dict) -> None:
-    assert classify_observation(text, **hints)[0] is S.NONE  # type: ignore[arg-type]
+    assert classify_observation(text, **hints)[0] is S.NONE
 
 
 def test_terminal_line_endings() -> None:

@@ -347,9 +347,9 @@ def held_out(
         for c in coords:
             if c.demand and c.demand not in d:
                 continue
-            arr = d.get(c.demand) if c.demand else None
-            d_of = None if arr is None else (lambda i, a=arr: float(a[i]))
-            keep = train if arr is None else train[np.isfinite(arr[train])]
+            dem = d.get(c.demand) if c.demand else None
+            d_of = None if dem is None else (lambda i, a=dem: float(a[i]))
+            keep = train if dem is None else train[np.isfinite(dem[train])]
             _predict_split(rows, c, keep, test, d_of, out[c.name])
     return out
 
