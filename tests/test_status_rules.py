@@ -23,6 +23,20 @@ CASES: list[tuple[str, Status, str, dict[str, object]]] = [
     ("killed (exit 137)", S.TIMEOUT, "", {"exit_code": 137}),
     # OpenClaw's poll that waited out its limit (harbor_openclaw_sample, GUIDE rule 7)
     ("killed or hung", S.TIMEOUT, "(no new output)\n\nProcess still running.", {}),
+    # e0158 (Claude Code): `npx create-next-app` stopped at its second question
+    (
+        "unanswered interactive prompt",
+        S.RUNTIME_ERROR,
+        "\x1b[?25l\x1b[2K\x1b[1G\x1b[36m?\x1b[39m \x1b[1mWould you like to use Turbopack? "
+        "(recommended)\x1b[22m \x1b[90m›\x1b[39m No / Yes\x1b[2K\x1b[1G\x1b[32m✔\x1b[39m "
+        "\x1b[1mWould you like to use Turbopack? (recommended)\x1b[22m … No / Yes\n"
+        "\x1b[?25h\x1b[?25l\x1b[36m?\x1b[39m \x1b[1mWould you like to customize the import "
+        "alias (`@/*` by default)?\x1b[22m \x1b[90m›\x1b[39m No / Yes\nnpm warn Unknown env "
+        'config "store-dir".',
+        {"command": "npx create-next-app@latest todo-app --typescript"},
+    ),
+    # apt / a script asking for confirmation with nobody to answer
+    ("unanswered interactive prompt", S.RUNTIME_ERROR, "Do you want to continue? [Y/n] ", {}),
     (
         "test runner could not start",
         S.RUNTIME_ERROR,
@@ -413,6 +427,12 @@ def test_every_rule_has_a_real_excerpt() -> None:
 
 # (text, hints): no verdict, though a rule's words are there
 NO_VERDICT: list[tuple[str, dict[str, object]]] = [
+    # every question of the scaffolder answered (✔): it went on
+    (
+        "\x1b[?25l? Would you like to use ESLint? › No / Yes\x1b[2K\x1b[1G✔ Would you like to "
+        "use ESLint? … Yes\n\x1b[?25hCreating a new Next.js app in /app/todo.",
+        {"command": "npx create-next-app@latest todo --yes"},
+    ),
     # e0766: a probe printing an error message of its own wording
     (
         "<returncode>0</returncode>\n<output>\nError getting pk: RelatedModel has no field named"

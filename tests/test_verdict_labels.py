@@ -122,15 +122,12 @@ def test_validate_verdicts_cli(tmp_path: Path) -> None:
 
 
 # The goal (issue 28): failure recall >= 0.9 at precision >= 0.9, macro-F1 >= 0.8 over the
-# seven verdicts, is_check agreement >= 0.9, no format below 0.75 failure recall. Where a
-# figure is short of it, the reached value is the floor (named below, with the gap).
+# seven verdicts, is_check agreement >= 0.9, no format below 0.75 failure recall. Every
+# figure reaches it on these labels (Claude Code's second failure, a scaffolder stopped at
+# an interactive prompt, is read by the rule "unanswered interactive prompt").
 GOAL_RECALL = GOAL_PRECISION = GOAL_CHECKS = 0.9
 GOAL_MACRO_F1 = 0.8
 GOAL_FORMAT_RECALL = 0.75
-#: formats short of GOAL_FORMAT_RECALL, and the recall reached: Claude Code has 2 labelled
-#: failures; the one missed is a scaffolder that stopped at an interactive prompt
-#: (e0158), which no rule reads as a failure
-FORMAT_FLOORS = {"claude-code": 0.5}
 
 
 @pytest.fixture(scope="module")
@@ -160,8 +157,7 @@ def test_no_format_below_the_failure_recall_goal(shared_eval) -> None:
     low = {
         source: f.failure_recall
         for source, f in shared_eval.by_source.items()
-        if f.failure_recall is not None
-        and f.failure_recall < FORMAT_FLOORS.get(source, GOAL_FORMAT_RECALL)
+        if f.failure_recall is not None and f.failure_recall < GOAL_FORMAT_RECALL
     }
     assert not low, low
     assert "tau-bench" in shared_eval.by_source

@@ -234,6 +234,24 @@ def _exception_rule(status: Status) -> Callable[[_Obs], bool]:
     return lambda o: o.exception_status() is status
 
 
+#: an interactive question as prompt libraries draw it (inquirer, prompts, clack): the
+#: question, then ``›`` before the choices; once answered it is redrawn with ``✔``
+_PROMPT_ASKED = LazyPattern(r"\?\s+([^\n?›…]{3,200}\?)[^\n›]*›")
+_PROMPT_ANSWERED = LazyPattern(r"✔\s+([^\n?›…]{3,200}\?)")
+_YES_NO_AT_END = LazyPattern(r"[(\[][yY]/[nN][)\]]\s*[:?]?\s*$")
+
+
+def _unanswered_prompt(tail: str) -> bool:
+    """True when the text asks an interactive question it never shows answered."""
+    if _YES_NO_AT_END.rx.search(tail):
+        return True
+    if "›" not in tail:
+        return False
+    asked = {q.strip() for q in _PROMPT_ASKED.rx.findall(tail)}
+    answered = {q.strip() for q in _PROMPT_ANSWERED.rx.findall(tail)}
+    return bool(asked - answered)
+
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "timed-out flag",
@@ -254,6 +272,17 @@ RULES: tuple[Rule, ...] = (
         r"^[ \t]*Killed\b|\b(?:[Kk]illed|[Tt]erminated) by (?:signal )?(?:SIGKILL|signal 9|9)\b"
         r"|\bsignal: killed\b|\bOOM[- ]?[Kk]illed\b|\(no new output\)",
         ("Killed", "killed", "erminated by", "no new output"),
+    ),
+    Rule(
+        "unanswered interactive prompt",
+        Status.RUNTIME_ERROR,
+        "the command stopped at an interactive question nobody answered (a scaffolder's "
+        "`? Question › No / Yes` with no `✔ Question` answer after it, or output ending in "
+        "`(y/N)` / `[Y/n]`): it could not finish without input",
+        lambda o: not o.view and _unanswered_prompt(o.tail),
+        # the pre-filter's keys are ASCII: prompt libraries hide the cursor (ESC[?25l)
+        # while a question waits; a plain-text log keeps its (y/N)
+        ("?25l", "(y/N", "[y/N", "(Y/n", "[Y/n"),
     ),
     _text_rule(
         "test runner could not start",
