@@ -45,7 +45,8 @@ def test_harbor_trial_parallel_checks() -> None:
     lines = _lines(HARBOR)
     assert lines[0] == ("user: Fix the build.", "")
     assert lines[1] == ("$ pytest -q", "1 failed, 2 passed")
-    assert lines[2] == ("$ ruff check .", "All checks passed!")
+    # ruff is a linter: its clean exit is a passed check (issue 28), said before its line
+    assert lines[2] == ("$ ruff check .", "passed · All checks passed!")
     assert lines[4] == ("$ pytest -q", "no result")
 
 
