@@ -14,7 +14,7 @@ OpenHands, Inspect AI, Harbor ATIF, at --files files of --steps steps) and by
 bench/score_bench.py (native efc-trace/1), then ../shared/real-runs* (each source alone,
 and all of them together, the issue's measurement) when present.
 
-Run it alone on the machine (`flock /work/team/bench.lock ...` here): a contended
+Run it alone on the machine (no other benchmark beside it): a contended
 measurement is worthless, and the load is printed beside each figure to show it.
 
     .venv/bin/python bench/folder_bench.py [--files 40] [--steps 150] [--repeat 3]

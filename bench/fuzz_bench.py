@@ -9,7 +9,7 @@ it briefly. Each job is a process of its own with its own random seed, so a sani
 (run it under ``make sanitize``'s build: EFC_TUI_SPEEDUPS, LD_PRELOAD of libasan) ends one
 job, is reported with its output and counts as a crash. Every finding's input is written to
 ``--out`` (default: a temporary folder, named at the end). Exit 1 on any finding.
-Long: run it under ``flock /work/team/bench.lock``.
+Long: run it alone on the machine.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ the reader's checkpoint and the adapter's state), a call that finds no new line 
 PreToolUse right after), and the whole process (`python -m efc_tui hook claude-code`,
 interpreter start-up and imports included, bytecode cached as in an installed package).
 
-    flock /work/team/bench.lock .venv/bin/python bench/hook_bench.py [--sizes 100 2000 20000]
+    .venv/bin/python bench/hook_bench.py [--sizes 100 2000 20000]
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ training runs only; in sample each run's D_task comes from the other groups' run
 task). Per predictor: grouped R² with the groups' noise ceiling, per-run AUC pooled,
 within task and within group, Brier against the training base rate. SAS comes from the
 fit's own held-out machinery (``fit_corpus``; no within-task AUC). Prints the table and the
-issue's targets. Not a test: it reads ../shared and takes a few minutes (run it under
-``flock /work/team/bench.lock``).
+issue's targets. Not a test: it reads ../shared and takes a few minutes (run it alone on the
+machine).
 """
 
 from __future__ import annotations
