@@ -135,7 +135,9 @@ def gate_warnings(limits: Thresholds, formats: set[str]) -> list[str]:
                 predictive = _load_cached(DEFAULT_FIT_REAL).predictive_names()
             except EfcError:
                 predictive = []
-        if not any(n in predictive for n in ("nrs_efc", "x_nrs", "eta_nrs")):
+        # the gate compares NRS-EFC itself: NRS-EFC/D_task or η_NRS being predictive says
+        # nothing about a threshold on the raw sum
+        if "nrs_efc" not in predictive:
             out.append(
                 f"--min-nrs: NRS-EFC is not shown to predict success on real agent logs "
                 f"({', '.join(sorted(real))}): on held-out real runs it does no better than "
