@@ -51,15 +51,16 @@ sanitize: $(VENV)/.dev
 	echo "sanitize: $$so (ASan + UBSan) in use"; \
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(SAN_TESTS) $(SAN_PYTEST_ARGS)
 
-## lint: ruff's rules, ruff's formatting (checked, never rewritten) and mypy (~15 s)
+## lint: ruff's rules, ruff's formatting of every Python file and Markdown code block
+## (checked, never rewritten) and mypy (~15 s)
 lint: $(VENV)/.dev
 	$(BIN)/ruff check $(LINTED)
-	$(BIN)/ruff format --check $(LINTED)
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 ## format: apply ruff's formatting and its safe fixes
 format: $(VENV)/.dev
-	$(BIN)/ruff format $(LINTED)
+	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix $(LINTED)
 
 ## golden: rewrite every golden output (tests/golden/) from the current code; review the diff
