@@ -30,8 +30,8 @@ from efc_tui.adapter.config import D_PRIOR
 from efc_tui.adapter.gating import DISCARD, PROMOTE, SCRATCH, gate_memory
 from efc_tui.adapter.summary import budget_key, stop_index, success_at_risk, waste_split
 from efc_tui.errors import InputError
-from efc_tui.export import ledger_document
 from efc_tui.model import TaskDemand
+from efc_tui.report.export import ledger_document
 from efc_tui.scoring import Ledger, load_estimator, score_run
 from tests.conftest import FIXTURES
 from tests.helpers import ev, make_run

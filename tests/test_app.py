@@ -24,7 +24,7 @@ from efc_tui.app.screens.text_view import TextView, TextViewScreen
 from efc_tui.app.widgets.charts import FitPanel
 from efc_tui.app.widgets.ledger import LedgerView
 from efc_tui.cli import app as cli
-from efc_tui.export import ledger_document
+from efc_tui.report.export import ledger_document
 from efc_tui.scoring import load_estimator
 from tests.pilot import pilot_test, settle
 
@@ -629,7 +629,7 @@ def test_core_never_imports_textual() -> None:
     import sys
 
     code = (
-        "import sys, efc_tui, efc_tui.api, efc_tui.cli, efc_tui.export, efc_tui.output,"
+        "import sys, efc_tui, efc_tui.api, efc_tui.cli, efc_tui.report.export, efc_tui.report.output,"
         " efc_tui.app.tail, efc_tui.app.loading, efc_tui.app.replay_data;"
         "print('textual' in sys.modules)"
     )

@@ -12,7 +12,7 @@ from efc_tui.app.fitview import load_fit_view
 from efc_tui.app.screens.compare import CompareScreen
 from efc_tui.app.screens.replay import ReplayScreen
 from efc_tui.cli import app as cli
-from efc_tui.compare import compare
+from efc_tui.report.compare import compare
 from efc_tui.scoring import load_estimator
 from tests.conftest import FIXTURES, SAMPLES
 from tests.pilot import pilot_test, settle

@@ -80,7 +80,7 @@ def test_delta_c_parts_add_up() -> None:
 def test_run_titles_tell_runs_apart() -> None:
     """Item 7: a Claude Code session by its first prompt and start time (UTC), a Harbor
     trial by its task first, then its random suffix."""
-    from efc_tui.display import run_title
+    from efc_tui.report.display import run_title
 
     claude = api.load(CLAUDE)
     assert run_title(claude) == "The tests in calc.py fail, please fix them. · 2025-09-03 10:00"
@@ -95,7 +95,7 @@ def test_a_corpus_reads_in_one_line() -> None:
     from typer.testing import CliRunner
 
     from efc_tui.cli import app
-    from efc_tui.display import corpus_line
+    from efc_tui.report.display import corpus_line
 
     rows: list[dict[str, Any]] = [
         {"success": True, "exit_status": "submitted", "cost_usd": 0.5},

@@ -14,10 +14,9 @@ import efc_tui
 CORE = (
     "model",
     "errors",
-    "text",
     "io",
     "api",
-    "export",
+    "report",
     "parsers",
     "scoring",
     "fitting",

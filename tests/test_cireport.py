@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from efc_tui.cireport import RunCheck, github_annotations, junit_xml, workflow_command
 from efc_tui.cli import app
+from efc_tui.report.cireport import RunCheck, github_annotations, junit_xml, workflow_command
 from tests.conftest import SAMPLES
 
 runner = CliRunner()

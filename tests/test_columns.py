@@ -9,7 +9,7 @@ import pytest
 
 import efc_tui
 from efc_tui.app.widgets.ledger import BY_VIEW_KEY, ORDER, VIEW, layout
-from efc_tui.export import ledger_document
+from efc_tui.report.export import ledger_document
 from efc_tui.scoring import load_estimator, score_run
 from efc_tui.scoring.columns import BY_KEY, GROUPS, LEDGER_COLUMNS
 from tests.conftest import FIXTURES, REPO, SAMPLES

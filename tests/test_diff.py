@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from efc_tui import api
 from efc_tui.cli import app
-from efc_tui.compare import action_key, align, compare
+from efc_tui.report.compare import action_key, align, compare
 from tests.conftest import FIXTURES, SAMPLES, SHARED
 
 runner = CliRunner()
@@ -149,7 +149,7 @@ def test_diff_warns_on_different_tasks_and_names_the_outcome_before_the_saving()
     import dataclasses
 
     from efc_tui import api
-    from efc_tui.compare import compare
+    from efc_tui.report.compare import compare
 
     runs = [api.score(api.load(SAMPLES / n)) for n in ("repair_loop.jsonl", "clean_pass.jsonl")]
     d = compare(*runs)

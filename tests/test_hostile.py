@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from efc_tui.cli import app
 from efc_tui.parsers import load
-from efc_tui.text import csv_safe, sanitize_for_terminal, sanitize_label
+from efc_tui.report.text import csv_safe, sanitize_for_terminal, sanitize_label
 
 HOSTILE = (
     "[bold red]pwned[/] [link=https://evil.example]click[/link] [@click=app.quit]quit[/]\n"

@@ -64,7 +64,7 @@ def cli_modules(*args: str) -> set[str]:
 
 
 @pytest.mark.parametrize(
-    "module", ["efc_tui", "efc_tui.errors", "efc_tui.model", "efc_tui.text", "efc_tui.io"]
+    "module", ["efc_tui", "efc_tui.errors", "efc_tui.model", "efc_tui.report.text", "efc_tui.io"]
 )
 def test_package_root_and_light_modules_import_nothing_heavy(module: str) -> None:
     mods = imported(f"import {module}")
@@ -118,7 +118,7 @@ def test_building_every_command_imports_no_core() -> None:
             "efc_tui.fitting",
             "efc_tui.app",
             "efc_tui.api",
-            "efc_tui.export",
+            "efc_tui.report.export",
         )
         == []
     )

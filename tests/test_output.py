@@ -1,4 +1,4 @@
-"""The one output policy (``efc_tui.output``): file names, folder targets, never overwriting
+"""The one output policy (``efc_tui.report.output``): file names, folder targets, never overwriting
 an input, streamed and atomic writes, for the CLI and the app alike."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from efc_tui.cli import app
 from efc_tui.errors import InputError
-from efc_tui.output import (
+from efc_tui.report.output import (
     FileSink,
     FolderSink,
     ScoreDocuments,

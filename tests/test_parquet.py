@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from efc_tui import parquet
 from efc_tui.cli import app
+from efc_tui.report import parquet
 from tests.conftest import FIXTURES, SAMPLES
 
 runner = CliRunner()

@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 from efc_tui.cli import app
 from efc_tui.cli._col import Col
 from efc_tui.cli._tables import HARD_MIN, fitted_table
-from efc_tui.display import at_risk_label, ended_label, middle_ellipsis, start_ellipsis
 from efc_tui.model import Run
+from efc_tui.report.display import at_risk_label, ended_label, middle_ellipsis, start_ellipsis
 from tests.conftest import FIXTURES, SAMPLES
 
 runner = CliRunner()

@@ -8,7 +8,7 @@ line, else the first line of the observation. ``edit_diff``: an edit as a unifie
 (Claude Code Edit / MultiEdit / Write, ``str_replace_editor``, ``apply_patch``).
 
 Everything here is bounded (only the first ``SCAN`` characters of a text are looked at)
-and returns plain strings: callers sanitize (``efc_tui.text``) before anything is drawn.
+and returns plain strings: callers sanitize (``efc_tui.report.text``) before anything is drawn.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from textual.message import Message
 if TYPE_CHECKING:
     from efc_tui.adapter import ScoredRun
     from efc_tui.app.loading import Update
-    from efc_tui.compare import RunDiff
+    from efc_tui.report.compare import RunDiff
 
 # -- workers to their screen ----------------------------------------------------------------
 

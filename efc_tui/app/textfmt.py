@@ -16,7 +16,7 @@ from rich.style import Style
 from rich.text import Text
 
 from efc_tui._lazy_re import LazyPattern
-from efc_tui.text import sanitize_for_terminal
+from efc_tui.report.text import sanitize_for_terminal
 
 #: characters of action/observation text the detail pane shows before "… N more"
 DETAIL_LIMIT = 20_000

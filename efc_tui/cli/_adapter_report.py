@@ -59,7 +59,7 @@ def runs_table(summaries: Sequence[AdapterSummary], width: int) -> Table:
     """One row per run: stop event, cost saved, success at risk, roll-back, waste split,
     fitted to ``width`` cells (numbers are never cut; see ``efc_tui.cli._tables``)."""
     from efc_tui.cli._tables import fitted_table
-    from efc_tui.display import at_risk_label, common_folder, short_path, success_label
+    from efc_tui.report.display import at_risk_label, common_folder, short_path, success_label
 
     base = common_folder([Path(s.source_path) for s in summaries if s.source_path])
     rows = []

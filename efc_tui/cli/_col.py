@@ -1,7 +1,7 @@
 """A column of a CLI table: what ``efc_tui.cli._tables`` fits to the terminal.
 
 Its own module, without Rich: the score command declares its tables when it starts and
-imports Rich only when it prints one (and the app, which shares ``efc_tui.display``, never
+imports Rich only when it prints one (and the app, which shares ``efc_tui.report.display``, never
 builds this class).
 """
 

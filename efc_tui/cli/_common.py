@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from efc_tui.cli._exits import EXIT_INPUT, exit_now
 from efc_tui.errors import EfcError, UnrecognizedFormat
-from efc_tui.text import sanitize_for_terminal, sanitize_label
+from efc_tui.report.text import sanitize_for_terminal, sanitize_label
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -28,17 +28,17 @@ from efc_tui.cli._common import (
     warn,
 )
 from efc_tui.cli._exits import EXIT_THRESHOLD, exit_now
-from efc_tui.display import common_folder
 from efc_tui.errors import EfcError
+from efc_tui.report.display import common_folder
 
 if TYPE_CHECKING:  # the scoring core, the adapter and rich load when the command runs
     from collections.abc import Iterator
 
     from efc_tui.adapter import AdapterConfig
-    from efc_tui.cireport import RunCheck
     from efc_tui.cli._common import TraceFiles
     from efc_tui.cli._dask import DaskSetting
     from efc_tui.cluster.work import Job, ScoredItem
+    from efc_tui.report.cireport import RunCheck
 
 
 def is_url(arg: str) -> bool:
@@ -72,7 +72,7 @@ LIMIT_STATUS = re.compile(
 
 def run_outcome(row: dict[str, Any]) -> str:
     """How a run ended, for a gate's message: "failed, ended submitted (exit_cost)"."""
-    from efc_tui.display import ended_text
+    from efc_tui.report.display import ended_text
 
     s = row.get("success")
     said = "succeeded" if s else ("failed" if s is False else "outcome unknown")
@@ -184,7 +184,7 @@ FIT_TABLE: tuple[Col, ...] = (
 
 def table_row(row: dict[str, Any], base: Path | None) -> dict[str, str]:
     """A run's row (``run_row``) as the score table shows it (display strings)."""
-    from efc_tui.display import ended_text, short_path, success_label
+    from efc_tui.report.display import ended_text, short_path, success_label
 
     shown = {k: fmt_value(v) for k, v in row.items()}
     shown["success"] = success_label(row["success"])
@@ -246,8 +246,8 @@ def run(
     ``_score_argv.py`` reads plain ones without it): what the command does, start to end."""
     from efc_tui.adapter import AdapterConfig
     from efc_tui.cluster.work import Job
-    from efc_tui.export import dumps
-    from efc_tui.output import RUN_COLUMNS, CsvRows, ScoreDocuments
+    from efc_tui.report.export import dumps
+    from efc_tui.report.output import RUN_COLUMNS, CsvRows, ScoreDocuments
     from efc_tui.scoring import load_estimator
 
     if sum((json_out, jsonl_out, csv_out)) > 1:
@@ -261,7 +261,7 @@ def run(
             "(--junit FILE writes a report beside them)"
         )
     if parquet_out is not None:
-        from efc_tui import parquet
+        from efc_tui.report import parquet
 
         try:
             parquet.require()
@@ -326,7 +326,7 @@ def run(
     streaming = jsonl_out or csv_out
     checks: list[RunCheck] | None = [] if junit is not None or github else None
     if checks is not None:  # the CI reports (and rich's tables for --adapter, below) load
-        from efc_tui.cireport import RunCheck  # only when they are asked for
+        from efc_tui.report.cireport import RunCheck  # only when they are asked for
     if max_waste is not None:
         from efc_tui.cli import _adapter_report as adapter_report
     parquet_rows: list[dict[str, Any]] | None = [] if parquet_out is not None else None
@@ -398,7 +398,7 @@ def run(
         if len(outcomes_seen) > 1:
             from rich.text import Text
 
-            from efc_tui.display import corpus_line
+            from efc_tui.report.display import corpus_line
 
             stdout_console().print(Text(corpus_line(outcomes_seen)))
     if checks is not None:
@@ -446,9 +446,9 @@ def _ci_reports(
     max_waste: float | None,
 ) -> None:
     """``--junit FILE`` (written atomically, never over an input) and ``--github``."""
-    from efc_tui.cireport import github_annotations, junit_xml
     from efc_tui.io import write_atomic
-    from efc_tui.output import refuse_input
+    from efc_tui.report.cireport import github_annotations, junit_xml
+    from efc_tui.report.output import refuse_input
 
     if junit is not None:
         given = " ".join(
@@ -481,8 +481,8 @@ def _write_parquet(
 ) -> None:
     """``--parquet FILE``: one row per run (written atomically, never over an input)."""
     from efc_tui.io import write_atomic
-    from efc_tui.output import refuse_input
-    from efc_tui.parquet import table_bytes
+    from efc_tui.report.output import refuse_input
+    from efc_tui.report.parquet import table_bytes
 
     try:
         refuse_input(target, [Path(p) for p in inputs])
@@ -498,7 +498,7 @@ def _print_adapter(
     from efc_tui.adapter import corpus_summary, sweep
     from efc_tui.adapter.config import SWEEP_EPSILONS
     from efc_tui.cli import _adapter_report as adapter_report
-    from efc_tui.export import dumps
+    from efc_tui.report.export import dumps
 
     corpus = corpus_summary(summaries)
     points = sweep(summaries, (*SWEEP_EPSILONS, cfg.epsilon)) if adapter_sweep else []

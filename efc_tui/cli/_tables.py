@@ -3,7 +3,7 @@
 A table is declared as :class:`Col` s (title, row key, kind, rank). When its natural
 width is more than the terminal's:
 
-1. names (run ids, budgets: their head and tail kept, ``efc_tui.display.middle_ellipsis``)
+1. names (run ids, budgets: their head and tail kept, ``efc_tui.report.display.middle_ellipsis``)
    and paths (their tail kept) shrink first, down to their ``min_width``;
 2. then whole columns go, least important first (highest ``rank``; rank 0 stays), and the
    caption says which were left out and how to see them;
@@ -26,8 +26,8 @@ from rich.table import Table
 from rich.text import Text
 
 from efc_tui.cli._col import Col
-from efc_tui.display import middle_ellipsis, start_ellipsis
-from efc_tui.text import sanitize_label
+from efc_tui.report.display import middle_ellipsis, start_ellipsis
+from efc_tui.report.text import sanitize_label
 
 #: names and paths are never shortened below this many cells
 HARD_MIN = 8

@@ -22,9 +22,9 @@ from efc_tui.cli._common import (
 from efc_tui.errors import EfcError
 
 if TYPE_CHECKING:
-    from efc_tui.compare import RunDiff, Side
     from efc_tui.model import Run
     from efc_tui.parsers import Outcomes
+    from efc_tui.report.compare import RunDiff, Side
 
 
 def _one_run(
@@ -85,8 +85,8 @@ def diff(
     between matches, A / B an event of one run only. Exit 0, or 2 on bad input.
     """
     from efc_tui.adapter import score_and_decide
-    from efc_tui.compare import compare
-    from efc_tui.export import dumps
+    from efc_tui.report.compare import compare
+    from efc_tui.report.export import dumps
     from efc_tui.scoring import load_estimator
 
     outcomes = outcomes_from(labels, success_threshold)
@@ -140,9 +140,9 @@ def _print_tables(d: RunDiff, changes_only: bool) -> None:
 
     from efc_tui.cli._common import fmt_value
     from efc_tui.cli._tables import print_fitted
-    from efc_tui.compare import MATCH_SHOWN, VERDICT_SHOWN
-    from efc_tui.display import success_label
-    from efc_tui.text import sanitize_label
+    from efc_tui.report.compare import MATCH_SHOWN, VERDICT_SHOWN
+    from efc_tui.report.display import success_label
+    from efc_tui.report.text import sanitize_label
 
     def opt(v: object) -> str:
         return "–" if v is None else str(v)

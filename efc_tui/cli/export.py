@@ -56,8 +56,8 @@ def export(
     gates, EFC variants, raw cost and adapter decision. Writes are atomic; inputs are
     never modified."""
     from efc_tui.adapter import score_and_decide
-    from efc_tui.export import check_export_suffix, dumps, ledger_document
-    from efc_tui.output import is_folder_target, open_ledgers
+    from efc_tui.report.export import check_export_suffix, dumps, ledger_document
+    from efc_tui.report.output import is_folder_target, open_ledgers
     from efc_tui.scoring import load_estimator
 
     if not is_folder_target(output):
@@ -69,7 +69,7 @@ def export(
         except OSError as exc:
             fail(f"{output}: {exc}")
     outcomes = outcomes_from(labels, success_threshold)
-    from efc_tui import parquet
+    from efc_tui.report import parquet
 
     if parquet.is_parquet_target(output):
         try:
@@ -109,10 +109,10 @@ def _export_parquet(
     import orjson
 
     from efc_tui.adapter import score_and_decide
-    from efc_tui.export import dumps, ledger_document
     from efc_tui.io import write_atomic
-    from efc_tui.output import refuse_input
-    from efc_tui.parquet import event_rows, table_bytes
+    from efc_tui.report.export import dumps, ledger_document
+    from efc_tui.report.output import refuse_input
+    from efc_tui.report.parquet import event_rows, table_bytes
     from efc_tui.scoring import load_estimator
 
     rows: list[dict[str, Any]] = []

@@ -28,7 +28,7 @@ from efc_tui.cli._common import (
 from efc_tui.cli._dask import DASK_HELP, SCHEDULER_HELP, WORKERS_HELP, dask_setting
 from efc_tui.errors import EfcError, InputError
 from efc_tui.io import write_atomic
-from efc_tui.text import sanitize_label
+from efc_tui.report.text import sanitize_label
 
 if TYPE_CHECKING:  # rich loads when a table is built
     from rich.table import Table
@@ -737,8 +737,8 @@ def _evaluate(
 ) -> None:
     from rich.text import Text
 
-    from efc_tui.export import dumps
     from efc_tui.fitting.evaluate import evaluate_fit, evaluation_document
+    from efc_tui.report.export import dumps
 
     try:
         ev = evaluate_fit(ff, table)

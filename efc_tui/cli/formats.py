@@ -10,7 +10,7 @@ import typer
 from efc_tui.cli._app import EXIT_INPUT, app
 from efc_tui.cli._common import collect_paths, fail, fail_line, fmt_value, note, stdout_console
 from efc_tui.errors import EfcError, UnrecognizedFormat
-from efc_tui.text import sanitize_label
+from efc_tui.report.text import sanitize_label
 
 
 @app.command()
@@ -148,7 +148,7 @@ def _verdicts_report(labels: Path, root: Path | None, json_out: bool, top: int) 
     except EfcError as exc:
         fail(exc)
     if json_out:
-        from efc_tui.export import dumps
+        from efc_tui.report.export import dumps
 
         sys.stdout.write(dumps(ev.to_dict(limit=top)).decode() + "\n")
         return

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from efc_tui.parsers import Outcomes
     from efc_tui.scoring import Estimator
 
-#: what a worker returns per run: the ``score`` row (efc_tui.output.run_row, with the fit
+#: what a worker returns per run: the ``score`` row (efc_tui.report.output.run_row, with the fit
 #: columns when asked) or the ``fit`` run-table row (efc_tui.fitting.table.run_row)
 Mode = Literal["score", "fit"]
 
@@ -176,7 +176,7 @@ def score_item(run: Run, job: Job) -> ScoredItem:
             ),
         )
     from efc_tui.adapter import score_and_decide
-    from efc_tui.output import run_row
+    from efc_tui.report.output import run_row
 
     # lazy: the decisions are built only if the ledger document below reads them
     scored = score_and_decide(
@@ -189,7 +189,7 @@ def score_item(run: Run, job: Job) -> ScoredItem:
         row.update(placed.columns)
     document = None
     if job.documents:
-        from efc_tui.export import dumps, ledger_document
+        from efc_tui.report.export import dumps, ledger_document
 
         doc = ledger_document(scored)
         if placed is not None and job.fits is not None:

@@ -248,7 +248,7 @@ def _first_pass(events: list[Event]) -> int | None:
 def _run_side(scored: ScoredRun, c_cum: np.ndarray) -> RunSide:
     led, run, summ = scored.ledger, scored.ledger.run, scored.summary
     fp = _first_pass(run.events)
-    from efc_tui.display import run_title
+    from efc_tui.report.display import run_title
 
     return RunSide(
         run_id=run.run_id,

@@ -253,7 +253,7 @@ class ScoreDocuments:
 
 class CsvRows:
     """``score --csv``: a header, then one row per run as it is scored. Cells that a
-    spreadsheet would run as a formula are escaped (``efc_tui.text.csv_safe``)."""
+    spreadsheet would run as a formula are escaped (``efc_tui.report.text.csv_safe``)."""
 
     def __init__(self, write: Callable[[str], object], columns: Iterable[str]) -> None:
         self._write = write
@@ -272,7 +272,7 @@ class CsvRows:
         self._write(buf.getvalue())
 
     def add(self, row: dict[str, Any]) -> None:
-        from efc_tui.text import csv_safe
+        from efc_tui.report.text import csv_safe
 
         self._emit({k: csv_safe(v) for k, v in row.items()})
 

@@ -12,7 +12,7 @@ shows it:
   None for columns the ledger does not show);
 - ``meaning``: one line for the app's glossary and the docs.
 
-``Ledger.columns()``, ``efc_tui.export.ledger_document``, the schema test and the app's
+``Ledger.columns()``, ``efc_tui.report.export.ledger_document``, the schema test and the app's
 ``LedgerView`` all read this list, so a column is added, renamed or re-titled here only.
 """
 

@@ -1,6 +1,6 @@
 """The compare view (``efc-tui open A --compare B``): two runs aligned step by step.
 
-The same comparison as ``efc-tui diff A B`` (``efc_tui.compare``): both runs are read and
+The same comparison as ``efc-tui diff A B`` (``efc_tui.report.compare``): both runs are read and
 scored in a worker with the app's functions, then aligned on their actions. The screen
 shows the two runs' figures and the summary in words above a table of aligned steps;
 ``n`` / ``N`` jump between the steps where the runs differ (actions or feedback), and
@@ -23,10 +23,10 @@ from textual.widgets import DataTable, Footer, Static
 
 from efc_tui.adapter import ScoredRun
 from efc_tui.app.messages import CompareReady, LoadFailed, OpenEvent, ScreenReady
-from efc_tui.compare import MATCH_SHOWN, VERDICT_SHOWN, RunDiff, RunSide, Side, Step, compare
 from efc_tui.errors import EfcError
 from efc_tui.model import Run
-from efc_tui.text import sanitize_label
+from efc_tui.report.compare import MATCH_SHOWN, VERDICT_SHOWN, RunDiff, RunSide, Side, Step, compare
+from efc_tui.report.text import sanitize_label
 
 #: (title, width) of the steps table's columns; widths are fixed so nothing collapses
 COLUMNS: tuple[tuple[str, int], ...] = (

@@ -4,7 +4,7 @@ The box starts with the default target: ``<export dir>/<run id>.ledger.json``, w
 export dir is ``--export-dir`` or else the folder of the trace (never the current folder,
 which after ``make run`` is the repository). Enter writes there; the path can be edited
 (a folder, or a path ending in ``/``, gets the usual ``<run id>.ledger.json`` inside);
-esc cancels. File names follow the one output policy (``efc_tui.output``).
+esc cancels. File names follow the one output policy (``efc_tui.report.output``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
-from efc_tui.output import is_folder_target, ledger_filename
+from efc_tui.report.output import is_folder_target, ledger_filename
 
 
 def default_target(run_id: str, trace: Path | None, export_dir: Path | None) -> Path:

@@ -26,7 +26,9 @@ from textual.worker import get_current_worker
 from efc_tui.app.messages import OpenRun, PickerDone, PickerRow, ScreenReady
 from efc_tui.app.widgets.ledger import fmt_num
 from efc_tui.app.widgets.runs_table import RunsTable
-from efc_tui.display import (
+from efc_tui.errors import EfcError
+from efc_tui.model import Run
+from efc_tui.report.display import (
     common_folder,
     corpus_line,
     ended_label,
@@ -36,9 +38,7 @@ from efc_tui.display import (
     start_ellipsis,
     success_label,
 )
-from efc_tui.errors import EfcError
-from efc_tui.model import Run
-from efc_tui.text import sanitize_label
+from efc_tui.report.text import sanitize_label
 
 if TYPE_CHECKING:
     from efc_tui.adapter import ScoredRun
@@ -79,7 +79,7 @@ def picker_row(
 ) -> dict[str, Any]:
     """The picker's figures for one scored run (``saves``: the raw cost the adapter's stop
     would have saved)."""
-    from efc_tui.output import run_row
+    from efc_tui.report.output import run_row
 
     run, summary = scored.run, scored.summary
     return {

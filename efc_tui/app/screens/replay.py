@@ -62,7 +62,7 @@ from efc_tui.app.widgets.ledger import LedgerView
 from efc_tui.app.widgets.summary import ReadProgress, RunSummary
 from efc_tui.errors import EfcError
 from efc_tui.model import Run
-from efc_tui.text import sanitize_label
+from efc_tui.report.text import sanitize_label
 
 if TYPE_CHECKING:
     from efc_tui.adapter import ScoredRun
@@ -688,9 +688,9 @@ class ReplayScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False, description="export")
     def _export(self, ledger: ScoredRun, target: Path) -> None:
-        from efc_tui.export import check_export_suffix, dumps, ledger_document
         from efc_tui.io import write_atomic
-        from efc_tui.output import refuse_input
+        from efc_tui.report.export import check_export_suffix, dumps, ledger_document
+        from efc_tui.report.output import refuse_input
 
         try:
             check_export_suffix(target, parquet=False)

@@ -25,7 +25,7 @@ from efc_tui.app.replay_data import ReplayData, decision_reasons
 from efc_tui.app.textfmt import more_marker, show_text
 from efc_tui.app.widgets.ledger import fmt_num
 from efc_tui.model import Status
-from efc_tui.text import sanitize_label
+from efc_tui.report.text import sanitize_label
 
 if TYPE_CHECKING:
     from efc_tui.model import Event

@@ -29,8 +29,8 @@ from efc_tui.app.eventline import action_line, outcome_line
 from efc_tui.app.replay_data import ReplayData
 from efc_tui.app.textfmt import solid_style
 from efc_tui.model import Event, Status
+from efc_tui.report.text import sanitize_label
 from efc_tui.scoring.columns import BY_KEY, LedgerColumn
-from efc_tui.text import sanitize_label
 
 #: the ledger's scored and event columns, from the one column spec (efc_tui.scoring.columns):
 #: title, width, alignment and style live there

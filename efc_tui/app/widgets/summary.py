@@ -21,8 +21,8 @@ from textual.widgets import Static
 
 from efc_tui.app.replay_data import ReplayData, no_stop_reason
 from efc_tui.app.widgets.ledger import CHANGED, fmt_num
-from efc_tui.display import at_risk_label, ended_label, run_title
-from efc_tui.text import sanitize_label
+from efc_tui.report.display import at_risk_label, ended_label, run_title
+from efc_tui.report.text import sanitize_label
 
 #: the figures line: (label, RunFigures name, cells); change the headline here
 #: η and X of the NRS variant head it: the strict EFC is 0 on most real traces (no verdict
