@@ -208,9 +208,10 @@ def test_runs_of_a_large_file_spread_over_workers_keep_their_order(
     """A file of more runs than a batch is read once and scored on every worker."""
     from distributed import Client
 
-    from efc_tui.cluster.client import run_sources
-    from efc_tui.cluster.work import Job, Source, read_source
+    from efc_tui.cluster.source import Source
+    from efc_tui.cluster.tasks import read_source, run_sources
     from efc_tui.parsers import Outcomes
+    from efc_tui.pipeline.score import Job
     from efc_tui.scoring import load_estimator
 
     sources = [Source(i, str(p)) for i, p in enumerate(sorted(corpus.glob("*.jsonl")))]
@@ -241,8 +242,10 @@ def test_url_sources_get_the_local_paths_runs_and_outcomes() -> None:
     outcomes the local discovery gives (no cluster: the sources are read in this process)."""
     pytest.importorskip("fsspec")
     from efc_tui.cluster.remote import plan_url
-    from efc_tui.cluster.work import Job, Source, read_source
+    from efc_tui.cluster.source import Source
+    from efc_tui.cluster.tasks import read_source
     from efc_tui.parsers import Outcomes, discover
+    from efc_tui.pipeline.score import Job
     from efc_tui.scoring import load_estimator
 
     job = Job("score", load_estimator(None), outcomes=Outcomes(), token="test")
@@ -267,7 +270,9 @@ def test_an_unexpected_failure_names_its_file_and_spares_the_rest(
     corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import efc_tui.parsers
-    from efc_tui.cluster.work import Job, Source, read_source
+    from efc_tui.cluster.source import Source
+    from efc_tui.cluster.tasks import read_source
+    from efc_tui.pipeline.score import Job
     from efc_tui.scoring import load_estimator
 
     real = efc_tui.parsers.load
@@ -482,9 +487,11 @@ def test_run_sources_sends_lost_sources_again_and_keeps_their_order(corpus: Path
     """Sources whose results are lost or broken in transit are read again and come back in
     input order, identical to reading them here; one that fails on the cluster or is never
     answered gets a "lost" error line, and every other source is still read."""
-    from efc_tui.cluster.client import ATTEMPTS, run_sources
-    from efc_tui.cluster.work import Job, Source, read_source
+    from efc_tui.cluster.client import ATTEMPTS
+    from efc_tui.cluster.source import Source
+    from efc_tui.cluster.tasks import read_source, run_sources
     from efc_tui.parsers import Outcomes
+    from efc_tui.pipeline.score import Job
     from efc_tui.scoring import load_estimator
 
     sources = [Source(i, str(p)) for i, p in enumerate(sorted(corpus.glob("*.jsonl")))]
@@ -520,9 +527,11 @@ def test_runs_spread_from_a_large_file_are_waited_for_boundedly(
     not a worker waiting forever (such a batch is not sent again: its runs are not kept)."""
     import distributed
 
-    from efc_tui.cluster import work
-    from efc_tui.cluster.work import Job, Source, read_source
+    from efc_tui.cluster import tasks as work
+    from efc_tui.cluster.source import Source
+    from efc_tui.cluster.tasks import read_source
     from efc_tui.parsers import Outcomes
+    from efc_tui.pipeline.score import Job
     from efc_tui.scoring import load_estimator
 
     monkeypatch.setattr(distributed, "secede", lambda: None)
@@ -558,9 +567,11 @@ def test_run_sources_drives_its_own_client_not_the_process_default(
     import distributed.client as dclient
     from distributed import Client
 
-    from efc_tui.cluster.client import bootstrap_map, connect, run_sources
-    from efc_tui.cluster.work import Job, Source, read_source
+    from efc_tui.cluster.client import bootstrap_map, connect
+    from efc_tui.cluster.source import Source
+    from efc_tui.cluster.tasks import read_source, run_sources
     from efc_tui.parsers import Outcomes
+    from efc_tui.pipeline.score import Job
     from efc_tui.scoring import load_estimator
 
     def no_default(*_: object, **__: object) -> Any:
@@ -584,14 +595,14 @@ def test_run_sources_drives_its_own_client_not_the_process_default(
 def test_a_cluster_that_stops_answering_is_one_error_line(
     scheduler: str, corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from efc_tui.cluster import client
+    from efc_tui.cluster import tasks
     from efc_tui.cluster.client import ClusterError
 
     def gone(*_: object, **__: object) -> Any:
         raise ClusterError("Dask: the cluster stopped answering (CommClosedError: in test)")
         yield
 
-    monkeypatch.setattr(client, "run_sources", gone)
+    monkeypatch.setattr(tasks, "run_sources", gone)
     r = invoke("score", corpus, "--jsonl", "--scheduler", scheduler)
     assert r.exit_code == 2 and r.stdout == ""
     assert (

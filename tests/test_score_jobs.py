@@ -13,8 +13,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from efc_tui.cluster.pool import read_files
-from efc_tui.cluster.work import Job, read_file
+from efc_tui.pipeline.pool import read_files
+from efc_tui.pipeline.score import Job, read_file
 from tests.conftest import REAL, SAMPLES
 
 
@@ -119,7 +119,7 @@ def test_the_pool_gives_each_files_result_in_input_order() -> None:
 
 KILLER = """
 import os, signal, sys
-import efc_tui.cluster.pool as pool
+import efc_tui.pipeline.pool as pool
 read = pool.read_file
 def read_file(index, path, job):
     if index == 1:

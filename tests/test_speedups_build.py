@@ -120,8 +120,8 @@ def test_pure_python_scores_like_the_reference_when_nothing_is_built(tmp_path: P
 def test_gc_quiet_freezes_each_run_while_it_is_scored_and_restores_the_collector() -> None:
     import gc
 
-    from efc_tui.cluster.work import gc_quiet
     from efc_tui.model import Run
+    from efc_tui.pipeline.score import gc_quiet
 
     def reader():
         for i in range(3):

@@ -22,9 +22,9 @@ if TYPE_CHECKING:
     from rich.progress import Progress
     from rich.text import Text
 
-    from efc_tui.cluster.work import Job, ScoredItem
     from efc_tui.model import Run
     from efc_tui.parsers import Discovery, Outcomes
+    from efc_tui.pipeline.score import Job, ScoredItem
 
 
 @cache
@@ -178,8 +178,8 @@ def iter_runs(
     quiet. A file met while walking a folder that no reader recognizes is skipped with a
     warning; when it looks like an agent log (by name or shape) it is also counted, and
     named again in a closing summary. Reading no run at all exits 2."""
-    from efc_tui.cluster.work import gc_quiet
     from efc_tui.parsers import load
+    from efc_tui.pipeline.score import gc_quiet
 
     reading = _Reading(files, fmt, quiet, outcomes)
     for path in files:
@@ -199,11 +199,11 @@ def iter_scored(
     files: list[Path], job: Job, jobs: int, *, quiet: bool = False
 ) -> Iterator[ScoredItem]:
     """The scored runs of every file, read and scored on ``jobs`` worker processes
-    (``cluster.pool``), yielded in input order with the same warnings, errors and exit
+    (``pipeline.pool``), yielded in input order with the same warnings, errors and exit
     codes as ``iter_runs`` followed by ``score_item``: the output is the same byte for
     byte, only sooner. A file that cannot be read exits 2 where ``iter_runs`` would, after
     the runs read before it."""
-    from efc_tui.cluster.pool import read_files
+    from efc_tui.pipeline.pool import read_files
 
     reading = _Reading(files, job.fmt, quiet, job.outcomes)
     labels = job.outcomes.labels if job.outcomes is not None else None
@@ -260,13 +260,13 @@ class _Reading:
     def unrecognized(
         self, path: Path, exc: UnrecognizedFormat | str, looks: str | None = None
     ) -> None:
-        """No reader recognizes ``path`` (``looks``: what ``cluster.work.looks_like`` says
+        """No reader recognizes ``path`` (``looks``: what ``pipeline.score.looks_like`` says
         of it, asked here when None): an error for a file named on the command line or a
         forced format, else skipped."""
         if path in self.named or self.fmt:
             fail(exc)
         if looks is None:
-            from efc_tui.cluster.work import looks_like
+            from efc_tui.pipeline.score import looks_like
 
             looks = looks_like(path)
         kind = looks

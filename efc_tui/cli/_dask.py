@@ -35,7 +35,8 @@ from efc_tui.errors import EfcError
 if TYPE_CHECKING:
     from distributed import Client
 
-    from efc_tui.cluster.work import Job, ScoredItem, Source, SourceResult
+    from efc_tui.cluster.source import Source, SourceResult
+    from efc_tui.pipeline.score import Job, ScoredItem
 
 DASK_HELP = (
     "Read and score on Dask: a local cluster of worker processes on this machine's cores, "
@@ -118,7 +119,7 @@ def plan_sources(paths: list[str]) -> Planned:
     """The local paths as the local path discovers them (one per trial), then each URL's
     sources. Bad paths exit 2."""
     from efc_tui.cluster.remote import is_url, plan_url
-    from efc_tui.cluster.work import Source
+    from efc_tui.cluster.source import Source
 
     local = [p for p in paths if not is_url(p)]
     files = collect_paths(local) if local else None
@@ -164,7 +165,8 @@ class DaskReading:
         self.runs = 0
 
     def items(self) -> Iterator[ScoredItem]:
-        from efc_tui.cluster.client import ClusterError, run_sources
+        from efc_tui.cluster.client import ClusterError
+        from efc_tui.cluster.tasks import run_sources
 
         job, quiet = self.job, self.quiet
         unreadable: list[str] = []

@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # the scoring core, the adapter and rich load when the comman
     from efc_tui.adapter import AdapterConfig
     from efc_tui.cli._common import TraceFiles
     from efc_tui.cli._dask import DaskSetting
-    from efc_tui.cluster.work import Job, ScoredItem
+    from efc_tui.pipeline.score import Job, ScoredItem
     from efc_tui.report.cireport import RunCheck
 
 
@@ -245,7 +245,7 @@ def run(
     """``efc-tui score`` with its options as parsed (``score.py`` declares them for Typer,
     ``_score_argv.py`` reads plain ones without it): what the command does, start to end."""
     from efc_tui.adapter import AdapterConfig
-    from efc_tui.cluster.work import Job
+    from efc_tui.pipeline.score import Job
     from efc_tui.report.export import dumps
     from efc_tui.report.output import RUN_COLUMNS, CsvRows, ScoreDocuments
     from efc_tui.scoring import load_estimator
@@ -424,7 +424,7 @@ def _local_items(
     are files to share (by default this machine's cores, once the files hold enough to
     repay starting them), else in this process (``--jobs 1``), the same runs, warnings and
     errors either way."""
-    from efc_tui.cluster.work import default_jobs, score_item, worth_a_pool
+    from efc_tui.pipeline.score import default_jobs, score_item, worth_a_pool
 
     n = jobs if jobs is not None else default_jobs()
     if n > 1 and len(files) > 1 and (jobs is not None or worth_a_pool(files)):

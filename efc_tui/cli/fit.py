@@ -468,11 +468,11 @@ def fit(
     """
     from rich.text import Text
 
-    from efc_tui.cluster.work import Job, score_item
     from efc_tui.fitting.corpus import fit_corpus, split_names
     from efc_tui.fitting.fitfile import dumps_fit, fit_document
     from efc_tui.fitting.svg import render_svg
     from efc_tui.fitting.table import RunTable
+    from efc_tui.pipeline.score import Job, score_item
     from efc_tui.scoring import load_estimator
 
     if evaluate is not None:

@@ -1,13 +1,12 @@
-"""Connecting to Dask and running sources on it, results back in input order.
+"""Connecting to Dask and getting results back from it, in order.
 
 ``connect()`` gives a ``distributed.Client``: to a local cluster of worker processes on
 this machine's cores (no address), or to the user's scheduler (an address, or a scheduler
-file). ``run_sources`` sends the job to every worker once, one task per source, and yields
-each source's :class:`~efc_tui.cluster.work.SourceResult` in the order of the sources (as
-the local path reads them), whatever order the workers finish in. A worker that dies while
-reading a source gives that source an error (``error_kind == "lost"``), not a lost corpus;
-a result that never arrives is asked for again (``_results``), and a cluster that stops
-answering raises :class:`ClusterError` (one line, exit 2 in the CLI).
+file). ``gather`` runs a function over items on the cluster and returns the results in
+the items' order, whatever order the workers finish in; a result that never arrives is
+asked for again (``_results``), and a cluster that stops answering raises
+:class:`ClusterError` (one line, exit 2 in the CLI). The tasks that read sources are in
+``tasks``; the bootstrap's are :func:`bootstrap_map`.
 
 Dask is imported here only, and only when a function is called.
 """
@@ -16,9 +15,8 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,16 +26,11 @@ if TYPE_CHECKING:
     import numpy as np
     from distributed import Client
 
-    from efc_tui.cluster.work import Job, Source, SourceResult
     from efc_tui.fitting.bootstrap import BootstrapMap, Resampler
 
 INSTALL_HINT = "pip install 'efc-tui[dask]'"
 #: seconds to wait for a remote scheduler before giving up
 CONNECT_TIMEOUT = 30
-#: the runs of large files are spread over the workers only when there are fewer sources
-#: than this many per worker (otherwise sources alone keep every worker busy, and shipping
-#: runs between workers would only cost)
-SPREAD_BELOW = 4
 
 
 def require_dask() -> None:
@@ -108,54 +101,6 @@ def describe(client: Client) -> str:
     n = len(info.get("workers", {}))
     where = "local cluster" if client.cluster is not None else str(client.scheduler.address)
     return f"{where}, {n} worker{'s' if n != 1 else ''}"
-
-
-def run_sources(
-    client: Client,
-    sources: Sequence[Source],
-    job: Job,
-    on_done: Callable[[SourceResult], object] | None = None,
-) -> Iterator[SourceResult]:
-    """Every source read and scored on the cluster, yielded in the order of ``sources``.
-
-    ``on_done`` is called as each source finishes (in completion order: progress). The job
-    travels to each worker once. With fewer than ``SPREAD_BELOW`` sources per worker, a
-    source of more than ``job.batch`` runs spreads them over the workers
-    (:func:`~efc_tui.cluster.work.read_source`). Results are fetched as they complete and their futures
-    released, so worker memory does not grow with the corpus. A source whose result cannot
-    be had (its worker died, or no answer after ``ATTEMPTS`` sends: :func:`_results`) comes
-    back with an error (``error_kind == "lost"``); a cluster that stops answering raises
-    :class:`ClusterError`.
-    """
-    from efc_tui.cluster.work import SourceResult, read_source
-
-    if not sources:
-        return
-    try:
-        workers = len(client.scheduler_info().get("workers", {})) or 1
-        if len(sources) >= SPREAD_BELOW * workers:  # enough sources to keep every worker busy
-            job = replace(job, batch=0)
-        job_future = client.scatter(job, broadcast=True, hash=False)
-    except Exception as exc:
-        raise _cluster_error(exc) from None
-    pending: dict[int, SourceResult] = {}
-    nxt = 0
-    for i, value in _results(client, read_source, list(sources), (), {"job": job_future}):
-        if isinstance(value, BaseException):  # the worker died (KilledWorker), or no answer
-            src = sources[i]
-            value = SourceResult(
-                i,
-                src.path,
-                error=f"{src.path}: lost on the cluster ({type(value).__name__}: {value})",
-                error_kind="lost",
-            )
-        if on_done is not None:
-            on_done(value)
-        pending[i] = value
-        while nxt in pending:
-            yield pending.pop(nxt)
-            nxt += 1
-    job_future.release()
 
 
 def bootstrap_map(client: Client) -> BootstrapMap:
@@ -354,7 +299,6 @@ __all__ = [
     "ATTEMPTS",
     "CONNECT_TIMEOUT",
     "INSTALL_HINT",
-    "SPREAD_BELOW",
     "ClusterError",
     "bootstrap_map",
     "connect",
@@ -362,5 +306,4 @@ __all__ = [
     "gather",
     "local_workers",
     "require_dask",
-    "run_sources",
 ]

@@ -31,14 +31,17 @@ import re
 import shutil
 import tempfile
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from efc_tui.cluster.source import Source
 from efc_tui.errors import InputError, UnrecognizedFormat, UsageError
 
 if TYPE_CHECKING:
-    from efc_tui.cluster.work import Job, ScoredItem, Source, SourceResult
+    from efc_tui.cluster.source import SourceResult
+    from efc_tui.pipeline.score import Job, ScoredItem
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 #: sidecars larger than this are not fetched (the outcome lookup does not read them either)
@@ -210,8 +213,6 @@ def _source(
     named: bool,
     folder: bool = False,
 ) -> Source:
-    from efc_tui.cluster.work import Source
-
     def sized(names: list[str]) -> tuple[tuple[str, int], ...]:
         return tuple((r, files[r]) for r in dict.fromkeys(names))
 
@@ -326,10 +327,15 @@ def _fetch(fs: Any, src: str, dest: Path, size: int) -> None:
             tmp.unlink()
 
 
-def read_remote(source: Source, job: Job, res: SourceResult) -> list[ScoredItem]:
+def read_remote(
+    source: Source,
+    job: Job,
+    res: SourceResult,
+    read_local: Callable[[Path, Job], list[ScoredItem]],
+) -> list[ScoredItem]:
     """Fetch a URL source into this worker's mirror, read and score it there (as a local
-    path), then delete the fetched log; every path returned names the URL."""
-    from efc_tui.cluster.work import read_local
+    path, with ``read_local``: ``tasks``'), then delete the fetched log; every path
+    returned names the URL."""
     from efc_tui.parsers import discover
 
     remote: Remote = source.remote
@@ -365,7 +371,7 @@ def read_remote(source: Source, job: Job, res: SourceResult) -> list[ScoredItem]
                 items = read_local(target, job)
         except InputError as exc:
             if isinstance(exc, UnrecognizedFormat) and res.looks_like is None:
-                from efc_tui.cluster.work import looks_like
+                from efc_tui.pipeline.score import looks_like
 
                 res.looks_like = looks_like(target)
             raise type(exc)(

@@ -1,7 +1,7 @@
 """Local files read and scored on a pool of worker processes (``score --jobs N``).
 
 Reading and scoring a run is pure Python holding the GIL, so one process uses one core.
-Here each local file is one task (``work.read_file``: its runs scored in order, one run
+Here each local file is one task (``score.read_file``: its runs scored in order, one run
 in memory at a time) on ``N`` forked processes, and the results come back in input order,
 a few files ahead at most, so the command streams them as the in-process path does.
 Library code: nothing prints; a file that cannot be read is a ``FileResult`` with an
@@ -19,8 +19,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from efc_tui.cluster.work import FileResult, Job, read_file
 from efc_tui.errors import EfcError
+from efc_tui.pipeline.score import FileResult, Job, read_file
 
 #: files read ahead of the one the command is waiting for, per worker: enough to keep every
 #: worker busy past a slow file (a 3 MB tau-bench file among small ones), few enough that

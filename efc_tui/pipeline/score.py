@@ -1,10 +1,11 @@
-"""What one worker does with one run source: read it, score its runs, return rows.
+"""Reading and scoring run sources: what ``score`` and ``fit`` do with each log file.
 
-Nothing here needs Dask except :func:`read_source` spilling the runs of a large multi-run
-file to other workers (through ``distributed.worker_client``, imported only then), so the
-same functions score a source in this process (tests, the local fallback) or on a worker.
-Library code: nothing prints; a source that cannot be read is a :class:`SourceResult`
-with an ``error``, never an exception, so one bad file never takes the others down.
+One path for every caller: the command's own process (``cli._common``), the process pool
+of ``score --jobs`` (``pipeline.pool``) and a Dask worker (``cluster.tasks``, which adds
+only the Dask glue: fetching URLs, sending batches to other workers). Nothing here
+imports Dask. Library code: nothing prints; a file that cannot be read is a
+:class:`FileResult` with an ``error``, never an exception, so one bad file never takes
+the others down.
 """
 
 from __future__ import annotations
@@ -66,19 +67,6 @@ class Job:
     token: str = "local"
 
 
-@dataclass(frozen=True)
-class Source:
-    """One unit of work: a log file (or, for a URL, what to fetch to read it)."""
-
-    index: int
-    #: the path as the local path would name it, or the URL of the log
-    path: str
-    #: named on the command line (an unreadable one is an error, not a skip)
-    named: bool = False
-    #: for a URL: what to fetch and read (efc_tui.cluster.remote), else None
-    remote: Any = None
-
-
 class EstimatorRef(NamedTuple):
     """The estimator that scored a run, as the fit file records it (no θ: small to send back)."""
 
@@ -105,31 +93,8 @@ class ScoredItem:
     fit_extrapolation: str | None = None
 
 
-@dataclass
-class SourceResult:
-    """What reading one source gave: its runs in order, or why it could not be read."""
-
-    index: int
-    path: str
-    items: list[ScoredItem] = field(default_factory=list)
-    #: one line naming file (and line) when the source could not be read; its runs are
-    #: then left out (a file is read whole or not at all)
-    error: str | None = None
-    #: "input" (bad input), "unrecognized" (no reader), "internal" (an unexpected failure),
-    #: "lost" (the worker died)
-    error_kind: str | None = None
-    #: for an unrecognized file: "sidecar" (an evaluation report), "trajectory" (looks like
-    #: an agent log), "trial" (a trial folder none of whose logs a reader recognizes) or
-    #: "other"
-    looks_like: str | None = None
-    #: indices of the labels file rows a run of this source matched
-    labels_used: list[int] = field(default_factory=list)
-    #: the warnings of a URL source's fetch (a sidecar too large, ...)
-    warnings: list[str] = field(default_factory=list)
-
-
 def default_jobs() -> int:
-    """Processes ``score --jobs`` uses by default (``cluster.pool``): the cores this
+    """Processes ``score --jobs`` uses by default (``pipeline.pool``): the cores this
     process may run on (its CPU affinity, else the machine's count)."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -325,10 +290,6 @@ def _malloc_trim() -> Any:
         return None
 
 
-def score_batch(runs: list[Run], job: Job) -> list[ScoredItem]:
-    return [score_item(r, job) for r in runs]
-
-
 def looks_like(path: Path) -> str:
     from efc_tui.parsers.discover import looks_like_sidecar, looks_like_trajectory
 
@@ -337,127 +298,17 @@ def looks_like(path: Path) -> str:
     return "trajectory" if looks_like_trajectory(path) else "other"
 
 
-def _spill_client() -> Any:
-    """The client of the Dask worker this task runs on, or None outside a worker."""
-    try:
-        from distributed import get_client, get_worker
-    except ImportError:
-        return None
-    try:
-        get_worker()
-    except ValueError:
-        return None
-    return get_client()
-
-
-def _scored(runs: Iterator[Run], job: Job) -> list[ScoredItem]:
-    """Every run scored, in order. A file of at most ``job.batch`` runs is scored here. On
-    a Dask worker, a larger one sends each full batch to the cluster as soon as it is read
-    (ahead of the sources still queued) and goes on reading, scores the last batch itself,
-    then waits for the others outside the worker's thread pool (seceded), so the worker
-    can score batches meanwhile and is never running more tasks than it has threads. The
-    wait is bounded (``cluster.client.gather``): batches whose results never come, the
-    cluster idle, raise ClusterError (the source is then "lost")."""
-    items: list[ScoredItem] = []
-    client = _spill_client() if job.batch > 0 else None
-    if client is None:  # in this process: each run scored as it is read
-        return [score_item(run, job) for run in runs]
-    pending: list[Run] = []
-    futures: list[Any] = []
-    for run in runs:
-        if len(pending) >= job.batch:
-            futures.append(client.submit(score_batch, pending, job, pure=False, priority=10))
-            pending = []
-        pending.append(run)
-    tail = score_batch(pending, job)
-    if futures:
-        from distributed import get_worker, rejoin, secede
-
-        from efc_tui.cluster.client import gather
-
-        try:
-            own = get_worker().get_current_task()
-        except ValueError:
-            own = None
-        secede()
-        try:
-            # a bounded wait (a batch whose result never comes makes this source "lost"),
-            # not sent again: that would mean keeping every batch's runs in memory
-            parts = gather(
-                client,
-                score_batch,
-                [None] * len(futures),
-                (job,),
-                what=f"a batch of {job.batch} runs",
-                sent=futures,
-                own=own,
-                attempts=1,
-            )
-        finally:
-            rejoin()
-        for part in parts:
-            items.extend(part)
-    items.extend(tail)
-    return items
-
-
-def read_source(source: Source, job: Job) -> SourceResult:
-    """Read and score one source. Never raises: an unreadable source comes back with
-    ``error`` naming the file (and line) and no runs."""
-    res = SourceResult(source.index, source.path)
-    try:
-        if source.remote is not None:
-            from efc_tui.cluster.remote import read_remote
-
-            res.items = read_remote(source, job, res)
-        else:
-            res.items = read_local(Path(source.path), job)
-    except UnrecognizedFormat as exc:
-        res.error, res.error_kind = str(exc), "unrecognized"
-        if res.looks_like is None:  # a URL source's was decided where it was fetched
-            try:
-                res.looks_like = looks_like(Path(source.path)) if source.remote is None else "other"
-            except Exception:  # a second failure on the same file changes nothing
-                res.looks_like = "other"
-    except EfcError as exc:
-        from efc_tui.cluster.client import ClusterError  # (not imported by the local path)
-
-        if isinstance(exc, ClusterError):  # runs spread over the cluster, results never came
-            res.error, res.error_kind = f"{source.path}: lost on the cluster ({exc})", "lost"
-        else:
-            res.error, res.error_kind = str(exc), "input"
-    except Exception as exc:  # a reader bug must not lose every other file's runs
-        res.error = f"{source.path}: unexpected error while reading ({type(exc).__name__}: {exc})"
-        res.error_kind = "internal"
-    if res.error is not None:
-        res.items = []
-    labels = job.outcomes.labels if job.outcomes is not None else None
-    if labels is not None:
-        res.labels_used = [i for i, row in enumerate(labels.rows) if row.used]
-    return res
-
-
-def read_local(path: Path, job: Job) -> list[ScoredItem]:
-    from efc_tui.parsers import load
-
-    return _scored(load(path, job.fmt, lenient=job.lenient, outcomes=job.outcomes), job)
-
-
 __all__ = [
     "DEFAULT_BATCH",
     "FileResult",
     "Job",
     "Mode",
     "ScoredItem",
-    "Source",
-    "SourceResult",
     "default_jobs",
     "gc_quiet",
     "looks_like",
     "read_file",
-    "read_source",
     "release_memory",
-    "score_batch",
     "score_item",
     "worth_a_pool",
 ]
