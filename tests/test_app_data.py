@@ -11,10 +11,10 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from efc_tui import api
-from efc_tui.app.chart import Chart, Marker, Series, VRule, render
 from efc_tui.app.fitview import load_fit_view
 from efc_tui.app.replay_data import ReplayData, RowFilter
 from efc_tui.app.textfmt import DETAIL_LIMIT, guess_lexer, more_marker, show_text
+from efc_tui.app.widgets.braille import Chart, Marker, Series, VRule, render
 from efc_tui.app.widgets.detail import bar
 from efc_tui.app.widgets.ledger import fmt_num
 from efc_tui.fitting.predictors import BY_NAME

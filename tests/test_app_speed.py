@@ -17,11 +17,11 @@ import pytest
 from efc_tui import api
 from efc_tui.adapter import ScoredRun
 from efc_tui.app import app as app_module
-from efc_tui.app import chart as chart_module
-from efc_tui.app.chart import Chart, Series, downsample, pixel_columns, render
 from efc_tui.app.loading import Events, Header, Loaded, RunLoader, Update, _header
 from efc_tui.app.screens import replay as replay_module
 from efc_tui.app.screens.replay import ReplayScreen
+from efc_tui.app.widgets import braille as chart_module
+from efc_tui.app.widgets.braille import Chart, Series, downsample, pixel_columns, render
 from efc_tui.app.widgets.charts import CumulativeChart
 from efc_tui.app.widgets.ledger import fmt_num
 from efc_tui.model import Run

@@ -5,7 +5,7 @@
 - :class:`FitPanel`: the fitted success curve 1 − Ê(z) of the chosen predictor, the run's
   final point and the prefix point of the selected event, with predicted success so far.
 
-Both draw with ``efc_tui.app.chart`` (braille, no plotting dependency) and re-render only
+Both draw with ``efc_tui.app.widgets.braille`` (braille, no plotting dependency) and re-render only
 themselves when the selection moves.
 """
 
@@ -25,12 +25,12 @@ from efc_tui.app.widgets.ledger import fmt_num
 if TYPE_CHECKING:
     import numpy as np
 
-    from efc_tui.app import chart as ch
     from efc_tui.app.fitview import CurveView, FitView
+    from efc_tui.app.widgets import braille as ch
     from efc_tui.fitting.fitfile import CurvePosition
 else:
     np = lazy_module("numpy")  # imported by the first scoring, after the first frame
-    ch = lazy_module("efc_tui.app.chart")  # drawn once there are scores
+    ch = lazy_module("efc_tui.app.widgets.braille")  # drawn once there are scores
 
 
 def curve_evidence(curve: CurveView) -> str:
