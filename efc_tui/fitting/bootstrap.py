@@ -17,7 +17,7 @@ from efc_tui.fitting.powerlaw import r2_mae_batch
 from efc_tui.fitting.sas import SasInputs, SasModel, refit_batch
 
 if TYPE_CHECKING:
-    from efc_tui.fitting.corpus import PredictorFit
+    from efc_tui.fitting.groups import Coord
 
 #: a 3-parameter curve needs at least this many groups
 MIN_GROUPS = 3
@@ -160,8 +160,14 @@ def resample_piece(counts: np.ndarray, resampler: Resampler) -> dict[str, dict[s
     return resampler.piece(counts.astype(float))
 
 
+#: a fitted curve, as the bootstrap refits it: its predictor's name, coordinate, fitted
+#: groups, median and z floor (``corpus.PredictorFit``'s fields)
+Curve = tuple[str, "Coord", list[int], float, float]
+
+
 def run_bootstrap(
-    fits: list[PredictorFit],
+    curves: list[Curve],
+    sas_fit: tuple[str, SasModel] | None,
     s: np.ndarray,
     tasks: np.ndarray,
     n_tasks: int,
@@ -171,26 +177,21 @@ def run_bootstrap(
     workers: int,
     model: CurveModel,
     bootstrap_map: BootstrapMap | None = None,
-) -> None:
+) -> dict[str, BootstrapResult]:
+    """Each curve's (and SAS's) intervals over ``n_boot`` resamples, by predictor name."""
     from scipy import sparse
 
-    curve_fits = [f for f in fits if f.ok and f.law is not None and f.coord is not None]
-    sas_fit = next((f for f in fits if f.ok and f.sas is not None), None)
-    if not curve_fits and sas_fit is None:
-        return
+    if not curves and sas_fit is None:
+        return {}
     # one sparse (tasks × Σ 4·G_p) matrix: per predictor, run counts, failures, Σ num, Σ den
     blocks = []
     specs = []
     col = 0
-    for f in curve_fits:
-        c = f.coord
-        assert c is not None and f.median is not None and f.z_floor is not None
+    for name, c, fitted, median, z_floor in curves:
         G = c.n_groups
         for vals in (np.ones(len(s)), 1.0 - s, c.num, c.den):
             blocks.append(sparse.csr_matrix((vals, (tasks, c.codes)), shape=(n_tasks, G)))
-        specs.append(
-            _CurveSpec(f.name, col, G, np.asarray(f.fitted, dtype=np.int64), f.median, f.z_floor)
-        )
+        specs.append(_CurveSpec(name, col, G, np.asarray(fitted, dtype=np.int64), median, z_floor))
         col += 4 * G
     # resamples per batch: bounded so the (batch × tasks) counts stay small; SAS works on
     # (batch × runs) weights, in smaller slices that stay in cache
@@ -199,16 +200,16 @@ def run_bootstrap(
     rs = Resampler(
         sparse.hstack(blocks, format="csr") if blocks else None,
         tuple(specs),
-        sas_fit.name if sas_fit is not None else None,
-        sas_fit.sas if sas_fit is not None else None,
+        sas_fit[0] if sas_fit is not None else None,
+        sas_fit[1] if sas_fit is not None else None,
         sas_inputs if sas_fit is not None else None,
         tasks,
         sas_slice,
         model,
     )
+    names = [c[0] for c in curves] + ([sas_fit[0]] if sas_fit else [])
     results: dict[str, dict[str, list[np.ndarray]]] = {
-        f.name: {k: [] for k in (*model.params, "r2", "mae")}
-        for f in [*curve_fits, *([sas_fit] if sas_fit else [])]
+        name: {k: [] for k in (*model.params, "r2", "mae")} for name in names
     }
     rng = np.random.default_rng(seed)
 
@@ -246,8 +247,9 @@ def run_bootstrap(
                 for name, job in zip(names, jobs, strict=True):
                     for key, arr in job.result().items():
                         results[name][key].append(arr)
-    for f in [*curve_fits, *([sas_fit] if sas_fit else [])]:
-        res = results[f.name]
+    out: dict[str, BootstrapResult] = {}
+    for name in names:
+        res = results[name]
         intervals: dict[str, Interval] = {}
         n_ok = n_boot
         for key, parts in res.items():
@@ -259,6 +261,5 @@ def run_bootstrap(
             iv = _percentile(arr)
             if iv is not None:
                 intervals[key] = iv
-        f.bootstrap = BootstrapResult(n_boot, n_ok, intervals)
-        if n_ok < n_boot:
-            f.notes.append(f"{n_boot - n_ok} of {n_boot} bootstrap resamples had no curve")
+        out[name] = BootstrapResult(n_boot, n_ok, intervals)
+    return out

@@ -560,8 +560,19 @@ def fit_corpus(
         fits.append(_fit_curve(p, coord, s, tasks, model))
     workers = workers or min(4, os.cpu_count() or 1)
     if bootstrap > 0:
-        run_bootstrap(
-            fits,
+        curves = [
+            (f.name, f.coord, f.fitted, f.median, f.z_floor)
+            for f in fits
+            if f.ok
+            and f.law is not None
+            and f.coord is not None
+            and f.median is not None
+            and f.z_floor is not None
+        ]
+        sas_fit = next(((f.name, f.sas) for f in fits if f.ok and f.sas is not None), None)
+        boot = run_bootstrap(
+            curves,
+            sas_fit,
             s,
             tasks,
             len(task_names),
@@ -572,6 +583,14 @@ def fit_corpus(
             model,
             bootstrap_map,
         )
+        for f in fits:
+            if (res := boot.get(f.name)) is not None:
+                f.bootstrap = res
+                if res.n_ok < res.n_resamples:
+                    f.notes.append(
+                        f"{res.n_resamples - res.n_ok} of {res.n_resamples} bootstrap "
+                        "resamples had no curve"
+                    )
 
     plans: list[tuple[str, tuple[str, ...], Plan]] = []
     for h in holdout:
@@ -596,9 +615,12 @@ def fit_corpus(
             if not f.ok:
                 continue
             if f.predictor.curve:
-                f.holdouts.append(holdout_curve(f, s, hname, axes, plan, model))
+                assert f.coord is not None
+                f.holdouts.append(holdout_curve(f.coord, s, hname, axes, plan, model))
             elif sas_inputs is not None:
-                f.holdouts.append(holdout_sas(f, sas_inputs, grouping.codes, s, hname, axes, plan))
+                f.holdouts.append(
+                    holdout_sas(f.sas, sas_inputs, grouping.codes, s, hname, axes, plan)
+                )
     order = [*requested, *([TASKS] if TASKS not in requested else [])]
     chosen, reason, mode, selection = _choose_primary(fits, order, primary, has_oracle)
     return CorpusFit(

@@ -19,7 +19,8 @@ from efc_tui.fitting.table import RunTable, check_axes
 from efc_tui.fitting.validity import GroupFigures, RunFigures, group_figures, run_figures
 
 if TYPE_CHECKING:
-    from efc_tui.fitting.corpus import PredictorFit
+    from efc_tui.fitting.groups import Coord
+    from efc_tui.fitting.sas import SasModel
 
 TASKS = "tasks"
 #: the paper's held-out axes; "combined" leaves out a family, a harness and a model at once
@@ -163,12 +164,10 @@ def task_folds(tasks: np.ndarray, n_tasks: int, folds: int, seed: int) -> Plan:
 
 
 def holdout_curve(
-    f: PredictorFit, s: np.ndarray, name: str, axes: tuple[str, ...], plan: Plan, model: CurveModel
+    c: Coord, s: np.ndarray, name: str, axes: tuple[str, ...], plan: Plan, model: CurveModel
 ) -> Holdout:
     """Every split of one axis fitted at once (``fit_batch``: one row per split, its
     training groups weighted 1), then the held-out groups and runs predicted."""
-    c = f.coord
-    assert c is not None
     G = c.n_groups
     splits: list[Split] = []
     rows_z, rows_e, rows_w, fit_rows = [], [], [], []
@@ -274,7 +273,7 @@ def _pool_holdout(
 
 
 def holdout_sas(
-    f: PredictorFit,
+    sas: SasModel | None,
     inputs: SasInputs,
     codes: np.ndarray,
     s: np.ndarray,
@@ -297,7 +296,7 @@ def holdout_sas(
     Wt = np.vstack([train for _, train, _ in plan]).astype(float)
     We = np.vstack([test for _, _, test in plan]).astype(float)
     (Xt, ft, wt), (Xe, fe, we) = inputs.split_cells(Wt, We)
-    variant = f.sas.variant if f.sas is not None else None
+    variant = sas.variant if sas is not None else None
     for i, (held, train_mask, test_mask) in enumerate(plan):
         train_use = np.flatnonzero(wt[i] > 0)
         test_use = np.flatnonzero(we[i] > 0)
