@@ -6,7 +6,6 @@ import gzip
 import io
 import zlib
 from collections.abc import Callable, Iterator
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -15,6 +14,7 @@ import orjson
 
 from efc_tui.errors import InputError
 from efc_tui.model import Run
+from efc_tui.parsers.preview import PreviewLimit, close_prefix, preview_of
 
 SNIFF_BYTES = 64 * 1024
 GZIP_MAGIC = b"\x1f\x8b"
@@ -83,25 +83,6 @@ class Reader:
     extensions: tuple[str, ...]
     sniff: Callable[[Sniff], float]
     read: Callable[[Path, ReadOptions], Iterator[Run]]
-
-
-@dataclass(slots=True)
-class PreviewLimit:
-    """A preview in force (``preview.preview``): reading ``path`` stops after ``nbytes``."""
-
-    path: Path
-    nbytes: int
-    #: the file is longer: what was read of it was cut
-    cut: bool = False
-
-
-_PREVIEW: ContextVar[PreviewLimit | None] = ContextVar("efc_preview", default=None)
-
-
-def preview_of(path: Path) -> PreviewLimit | None:
-    """The preview in force for this file, if any."""
-    limit = _PREVIEW.get()
-    return limit if limit is not None and limit.path == path else None
 
 
 def open_binary(path: Path) -> IO[bytes]:
@@ -183,8 +164,6 @@ def read_all(path: Path) -> bytes:
 def _read_prefix(path: Path, limit: PreviewLimit) -> bytes:
     """The first ``limit.nbytes`` of a file, closed into a document when the file is longer;
     the whole file when it is not."""
-    from efc_tui.parsers.preview import close_prefix
-
     data = _first_bytes(_open(path), path, limit)
     if not limit.cut:
         return data

@@ -14,7 +14,8 @@ action whose result is past the cut, a total shared over every call), so a previ
 always followed by the whole read, and a caller shows the events of the whole read from the
 first one that differs.
 
-The hook is in ``base``: while a preview of a file is in force, ``base.open_binary`` gives
+The hook is read by ``base`` (``preview_of``, set here by ``preview`` only for the
+reading it does): while a preview of a file is in force, ``base.open_binary`` gives
 whole lines of its first bytes, and ``base.read_all`` the closed document; every other file
 (a sidecar report, a sub-agent's log) is read as usual. A reader that opens the file some
 other way (a zip archive) reads it whole, and the preview is the whole read.
@@ -28,20 +29,42 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from efc_tui import _fast
+from efc_tui._lazy_re import LazyPattern
 from efc_tui.errors import EfcError
 from efc_tui.model import Run
-from efc_tui.parsers.base import _PREVIEW, PreviewLimit
 
 if TYPE_CHECKING:
     from efc_tui.parsers.outcomes import Outcomes
 
+
+@dataclass(slots=True)
+class PreviewLimit:
+    """A preview in force (:func:`preview`): reading ``path`` stops after ``nbytes``."""
+
+    path: Path
+    nbytes: int
+    #: the file is longer: what was read of it was cut
+    cut: bool = False
+
+
+_PREVIEW: ContextVar[PreviewLimit | None] = ContextVar("efc_preview", default=None)
+
+
+def preview_of(path: Path) -> PreviewLimit | None:
+    """The preview in force for this file, if any."""
+    limit = _PREVIEW.get()
+    return limit if limit is not None and limit.path == path else None
+
+
 # a whole string, a bracket or a comma, or the opening quote of a string the prefix cuts
-_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},]|"', re.DOTALL)
+# (compiled on first use: ``base`` imports this module, and most reads never preview)
+_TOKEN = LazyPattern(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},]|"', re.DOTALL)
 _OPEN = {ord("["): ord("]"), ord("{"): ord("}")}
 _QUOTE, _COMMA, _CLOSE_LIST = ord('"'), ord(","), ord("]")
 
@@ -74,7 +97,7 @@ def _close_prefix(data: bytes) -> bytes | None:
     closers: list[int] = []  # the closing byte of each open container, outermost first
     commas: list[int] = []  # separators seen so far in each open container
     last: list[int] = []  # where its last separator is
-    for m in _TOKEN.finditer(data):
+    for m in _TOKEN.rx.finditer(data):
         c = data[m.start()]
         if c == _QUOTE:
             if m.end() - m.start() == 1:
