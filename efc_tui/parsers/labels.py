@@ -32,7 +32,8 @@ from typing import Any
 
 from efc_tui.errors import InputError
 from efc_tui.model import Run
-from efc_tui.parsers.sidecars import Verdict, reward_success, set_outcome
+from efc_tui.parsers._reward import reward_success
+from efc_tui.parsers.sidecars import Verdict, set_outcome
 
 _PATH_KEYS = ("path", "trajectory_file", "file", "source_path")
 _TASK_KEYS = ("task_id", "instance_id")

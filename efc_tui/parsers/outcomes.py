@@ -12,13 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from efc_tui.errors import InputError
+from efc_tui.parsers._reward import DEFAULT_SUCCESS_THRESHOLD
 
 if TYPE_CHECKING:  # the labels reader (csv, json) loads when a labels file is given
     from efc_tui.model import Run
     from efc_tui.parsers.labels import Labels
-
-#: a numeric reward is a success when it reaches this (``--success-threshold``)
-DEFAULT_SUCCESS_THRESHOLD = 1.0
 
 
 @dataclass(frozen=True)

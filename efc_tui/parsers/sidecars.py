@@ -57,9 +57,9 @@ import orjson
 
 from efc_tui.model import Run
 from efc_tui.parsers import _swebench as swebench
+from efc_tui.parsers._reward import DEFAULT_SUCCESS_THRESHOLD, reward_success
 from efc_tui.parsers._submission import read_submission_yaml
 from efc_tui.parsers._totals import set_source_totals, totals_from_counts
-from efc_tui.parsers.outcomes import DEFAULT_SUCCESS_THRESHOLD
 
 _SMALL_BYTES = 16 * 1024 * 1024  # result.json, metadata.json, ctrf.json
 _REPORT_BYTES = 64 * 1024 * 1024  # evaluation reports
@@ -90,11 +90,6 @@ def _num(v: Any) -> float | None:
 
 def _bool(v: Any) -> bool | None:
     return v if isinstance(v, bool) else None
-
-
-def reward_success(reward: float | None, threshold: float) -> bool | None:
-    """Success of a numeric reward: it reaches the threshold (None for no reward)."""
-    return None if reward is None else reward >= threshold
 
 
 class _Lru(OrderedDict[Any, Any]):
