@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from efc_tui.model import Run
+from efc_tui.scoring.demand import run_key, task_key
 from efc_tui.scoring.estimator import Estimator
 
 SIGMA_TASK = 1.0
@@ -68,18 +69,8 @@ class OutcomeRow:
     group: str = ""
 
 
-def run_key(run: Run) -> str:
-    """A short, stable key of a run: its id, agent and model (a run id alone repeats across
-    models of one benchmark)."""
-    import hashlib
-
-    text = f"{run.run_id}|{run.harness or ''}|{run.model or ''}"
-    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:10]
-
-
 def outcome_rows(runs: Iterable[Run], estimator: Estimator | None = None) -> list[OutcomeRow]:
     """Score every labeled run with ``estimator`` (its θ and the NRS gates)."""
-    from efc_tui.scoring.demand import task_key
     from efc_tui.scoring.ledger import score_run
 
     out = []

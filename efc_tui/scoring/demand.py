@@ -111,10 +111,13 @@ def estimate_components(run: Run, f: Features) -> dict[str, float]:
     }
 
 
-def _run_key(run: Run) -> str:
-    from efc_tui.scoring.calibrate_real import run_key
+def run_key(run: Run) -> str:
+    """A short, stable key of a run: its id, agent and model (a run id alone repeats across
+    models of one benchmark): what a task table's ``run_keys`` list (``calibrate_real``)."""
+    import hashlib
 
-    return run_key(run)
+    text = f"{run.run_id}|{run.harness or ''}|{run.model or ''}"
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:10]
 
 
 def task_key(run: Run) -> str | None:
@@ -146,7 +149,7 @@ def task_level_demand(run: Run, spec: Mapping[str, Any] | None) -> Demand:
     task = _lookup(spec.get("tasks"), key) or (
         _lookup(spec.get("tasks"), run.task_id) if key != run.task_id else None
     )
-    if task is not None and task.get("run_keys") and _run_key(run) in task["run_keys"]:
+    if task is not None and task.get("run_keys") and run_key(run) in task["run_keys"]:
         prior = _lookup(spec, "prior")
         if prior is not None:
             d = max(EPS_D, float(prior["D"]))
