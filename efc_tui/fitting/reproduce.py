@@ -231,14 +231,14 @@ def real_document(folders: Sequence[Path] = REAL_FOLDERS) -> dict[str, Any]:
     """The fit of the labeled real runs: every run scored with task demand calibrated on the
     other agents' and models' runs (``cross_fitted``), grouped by benchmark × agent × model
     (a run that names no benchmark: its source), held out by harness, model and source."""
-    from efc_tui.api import load_all
     from efc_tui.fitting.crossfit import group_benchmark, model_label
     from efc_tui.fitting.table import source_label
+    from efc_tui.parsers import expand_paths, load
     from efc_tui.scoring.calibrate_real import cross_fitted
     from efc_tui.scoring.estimator import REAL_ESTIMATOR, load_estimator
 
     folders = [f for f in folders if f.is_dir()]
-    runs = [r for f in folders for r in load_all(str(f))]
+    runs = [r for f in folders for p in expand_paths([f]) for r in load(p)]
     base = load_estimator()
     ledgers, folds = cross_fitted(runs, base, by="group")
     roots = [f.resolve() for f in folders]
