@@ -24,7 +24,7 @@ $(VENV)/.dev: pyproject.toml hatch_build.py efc_tui/_speedups.c
 run: $(BIN)/efc-tui
 	$(BIN)/efc-tui open $(SAMPLE)
 
-## test: install dev extras, check lint, formatting and types, run the whole test suite
+## test: install dev extras, check lint, formatting, types and layers, run the whole test suite
 test: lint
 	$(BIN)/python -m pytest
 
@@ -52,11 +52,13 @@ sanitize: $(VENV)/.dev
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(SAN_TESTS) $(SAN_PYTEST_ARGS)
 
 ## lint: ruff's rules, ruff's formatting of every Python file and Markdown code block
-## (checked, never rewritten) and mypy (~15 s)
+## (checked, never rewritten), mypy (~15 s) and the import contracts (the layers,
+## [tool.importlinter] in pyproject.toml)
 lint: $(VENV)/.dev
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 ## format: apply ruff's formatting and its safe fixes
 format: $(VENV)/.dev
