@@ -4,8 +4,8 @@
 its runs one at a time, each with its outcome and metadata from the sidecars around the
 file (``sidecars.py``) and a labels file when given (``outcomes.Outcomes``).
 ``discover`` / ``expand_paths`` turn files, folders and globs into the logs to read, one
-per trial (``discover.py``). To add a format, write a module with a ``READER`` and list it
-in ``registry.py``, its sniff in ``sniffs.py``. Detection asks the sniffs, all in that one
+per trial (``discover.py``). To add a format, write a module with a ``read`` and describe
+it in ``registry.py``, its sniff in ``sniffs.py``. Detection asks the sniffs, all in that one
 light module, and imports only the winning reader's module: an efc-trace/1 file loads the
 native reader alone, a mini-swe-agent trajectory the mini-swe-agent reader alone.
 """
@@ -21,7 +21,7 @@ from efc_tui.model import Run
 from efc_tui.parsers.base import Reader, ReadOptions, Sniff, read_head
 from efc_tui.parsers.discover import TRACE_SUFFIXES, Discovery, discover
 from efc_tui.parsers.outcomes import DEFAULT_OUTCOMES, Outcomes
-from efc_tui.parsers.registry import CEILINGS, FORMATS, reader
+from efc_tui.parsers.registry import FORMATS, reader
 
 if TYPE_CHECKING:
     from efc_tui.parsers.registry import READERS
@@ -66,7 +66,7 @@ def detect(path: Path, head: Sniff | None = None) -> Reader:
 
     Every sniff is in ``sniffs`` (one light module, each named after its reader's module),
     so detection imports the winning reader's module alone. A format that cannot beat the
-    best score so far (its ``CEILINGS`` entry: its highest sniff, plus the extension bonus
+    best score so far (its ``FORMATS`` ceiling, plus the extension bonus
     if the name fits) is not even asked: it could at most tie, and an earlier one wins a
     tie."""
     from efc_tui.parsers import sniffs
@@ -76,13 +76,12 @@ def detect(path: Path, head: Sniff | None = None) -> Reader:
         raise UnrecognizedFormat("empty file", path)
     best: tuple[float, int, str] | None = None
     name = path.name.lower()
-    for order, (fmt, module) in enumerate(FORMATS.items()):
-        top, extensions = CEILINGS[fmt]  # extensions: the reader's own (tested)
-        bonus = EXTENSION_BONUS if name.endswith(extensions) else 0.0  # extensions only break ties
-        if best is not None and top + bonus <= best[0]:
+    for order, (fmt, f) in enumerate(FORMATS.items()):
+        bonus = EXTENSION_BONUS if name.endswith(f.extensions) else 0.0  # they only break ties
+        if best is not None and f.ceiling + bonus <= best[0]:
             continue
-        try:
-            score = getattr(sniffs, module)(s)  # READER.sniff, without importing the reader
+        try:  # the reader's sniff, without importing the reader; never above its ceiling
+            score = min(getattr(sniffs, f.module)(s), f.ceiling)
         except Exception:  # a sniffer must never take detection down
             score = 0.0
         if score <= 0:

@@ -21,23 +21,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from efc_tui.model import Run
-from efc_tui.parsers import sniffs
 from efc_tui.parsers._chat_docs import read_chat_file
 from efc_tui.parsers._source import guarded
-from efc_tui.parsers.base import Reader, ReadOptions
+from efc_tui.parsers.base import ReadOptions
 
 NAME = "anthropic-messages"
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
     yield from guarded("Anthropic messages", path, read_chat_file(path, options, NAME))
-
-
-READER = Reader(
-    name=NAME,
-    summary="Anthropic Messages: request/response JSON, SSE streams, JSONL of messages",
-    detects_on='{"type": "message", "role": "assistant"}, "event: message_start" streams, or messages[] with tool_use / tool_result blocks',
-    extensions=(".json", ".jsonl", ".sse.txt"),
-    sniff=sniffs.anthropic_messages,
-    read=read,
-)

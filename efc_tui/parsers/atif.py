@@ -25,7 +25,6 @@ from typing import Any
 
 from efc_tui.errors import InputError
 from efc_tui.model import EventKind, Run
-from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._content import result_text, text_of
 from efc_tui.parsers._drafts import Draft
@@ -52,7 +51,7 @@ from efc_tui.parsers._values import (
     opt_count,
     opt_str,
 )
-from efc_tui.parsers.base import Reader, ReadOptions
+from efc_tui.parsers.base import ReadOptions
 
 NAME = "atif"
 
@@ -609,13 +608,3 @@ def _poll_ran_out(d: Draft, text: str) -> bool:
         and text.lstrip().startswith("(no new output)")
         and "Process still running" in text
     )
-
-
-READER = Reader(
-    name=NAME,
-    summary="Harbor / Terminal-Bench ATIF trajectory.json (ATIF-v1.x)",
-    detects_on='JSON object with "schema_version": "ATIF-v..." and steps[]',
-    extensions=("trajectory.json", ".json"),
-    sniff=sniffs.atif,
-    read=read,
-)

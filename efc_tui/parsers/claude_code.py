@@ -58,7 +58,6 @@ from pathlib import Path
 from typing import Any
 
 from efc_tui.model import EventKind, Run, Status
-from efc_tui.parsers import sniffs
 from efc_tui.parsers._content import content_text
 from efc_tui.parsers._drafts import (
     Carry,
@@ -83,7 +82,7 @@ from efc_tui.parsers._values import (
     opt_count,
     opt_str,
 )
-from efc_tui.parsers.base import Reader, ReadOptions
+from efc_tui.parsers.base import ReadOptions
 from efc_tui.parsers.sniffs import (
     CLAUDE_ID_KEYS,
     CLAUDE_LINE_TYPES,
@@ -714,15 +713,3 @@ def start(path: Path, options: ReadOptions) -> tuple[_Session, JsonlSource]:
     """A session's state before its first line, and its source (``parsers/resume.py``)."""
     text = path.name.lower().endswith((".txt", ".txt.gz"))
     return _Session(path), JsonlSource(path, options, text_lines_ok=text)
-
-
-READER = Reader(
-    name=NAME,
-    summary="Claude Code session JSONL (~/.claude/projects/*/*.jsonl), incl. sidechains; "
-    "and `claude -p --output-format stream-json` output (Harbor's claude-code.txt)",
-    detects_on='JSONL whose first line has "type" (user/assistant/summary/system/...) and sessionId/uuid/parentUuid; '
-    'or stream-json lines with "session_id" (system init with "tools", result)',
-    extensions=(".jsonl", ".txt"),
-    sniff=sniffs.claude_code,
-    read=read,
-)

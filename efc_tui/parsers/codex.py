@@ -49,7 +49,6 @@ from typing import Any
 import orjson
 
 from efc_tui.model import EventKind, Run, Status
-from efc_tui.parsers import sniffs
 from efc_tui.parsers._content import content_text
 from efc_tui.parsers._drafts import Draft, ThoughtBuffer, finalize
 from efc_tui.parsers._signals import codex_refusal, refused
@@ -66,7 +65,7 @@ from efc_tui.parsers._values import (
     opt_str,
     parse_json_text,
 )
-from efc_tui.parsers.base import Reader, ReadOptions
+from efc_tui.parsers.base import ReadOptions
 from efc_tui.parsers.sniffs import CODEX_LINE_TYPES
 
 NAME = "codex"
@@ -624,13 +623,3 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
         rollout.known, "rollout", "not a Codex rollout: no {timestamp, type, payload} line"
     )
     yield rollout.finish(source)
-
-
-READER = Reader(
-    name=NAME,
-    summary="OpenAI Codex CLI rollout JSONL (~/.codex/sessions/**/rollout-*.jsonl)",
-    detects_on='JSONL of {"timestamp", "type": session_meta|turn_context|response_item|event_msg|compacted, "payload"}',
-    extensions=(".jsonl",),
-    sniff=sniffs.codex,
-    read=read,
-)

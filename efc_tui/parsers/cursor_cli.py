@@ -35,7 +35,6 @@ from typing import Any
 
 from efc_tui.errors import InputError
 from efc_tui.model import EventKind, Run, Status
-from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._content import content_text, text_of
 from efc_tui.parsers._drafts import Draft, share_totals
@@ -60,7 +59,7 @@ from efc_tui.parsers._values import (
     opt_count,
     opt_str,
 )
-from efc_tui.parsers.base import Reader, ReadOptions, read_head
+from efc_tui.parsers.base import ReadOptions, read_head
 from efc_tui.parsers.sniffs import CURSOR_TYPES
 
 NAME = "cursor-cli"
@@ -338,14 +337,3 @@ class _Log:
                 ),
             )
         return run
-
-
-READER = Reader(
-    name=NAME,
-    summary="Cursor CLI stream-json (cursor-agent --output-format stream-json), JSONL or wrapped in steps[]",
-    detects_on='JSONL events with "type" system/user/assistant/thinking/tool_call/result and '
-    '"model_call_id" / "timestamp_ms"; or {"schema_version": "cursor-jsonl-v1", "steps": [...]}',
-    extensions=(".jsonl", ".json", ".txt"),
-    sniff=sniffs.cursor_cli,
-    read=read,
-)

@@ -25,7 +25,6 @@ from typing import Any
 
 from efc_tui.errors import InputError
 from efc_tui.model import Run, Status
-from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._content import result_text, text_of
 from efc_tui.parsers._msg import ToolCall, Usage
@@ -38,7 +37,7 @@ from efc_tui.parsers._source import (
 )
 from efc_tui.parsers._time import parse_time
 from efc_tui.parsers._values import as_dict, as_list, dumps, id_str, opt_count, opt_str
-from efc_tui.parsers.base import Reader, ReadOptions, read_head
+from efc_tui.parsers.base import ReadOptions, read_head
 from efc_tui.parsers.sniffs import gemini_meta
 
 NAME = "gemini-cli"
@@ -207,13 +206,3 @@ def _run(doc: dict[str, Any], path: Path) -> Run:
         else:
             b.message(text, role=typ, ts=ts)
     return b.finish()
-
-
-READER = Reader(
-    name=NAME,
-    summary="Gemini CLI chat session (session-*.json, and the newer session-*.jsonl)",
-    detects_on='JSON object with "sessionId", "projectHash" and messages[] (type user / gemini)',
-    extensions=(".json", ".jsonl"),
-    sniff=sniffs.gemini_cli,
-    read=read,
-)

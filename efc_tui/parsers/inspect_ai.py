@@ -41,7 +41,6 @@ import zstandard
 
 from efc_tui.errors import InputError
 from efc_tui.model import EventKind, Run, Status
-from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._content import result_text, text_of
 from efc_tui.parsers._drafts import Draft
@@ -59,7 +58,7 @@ from efc_tui.parsers._values import (
     opt_count,
     opt_str,
 )
-from efc_tui.parsers.base import Reader, ReadOptions, read_head
+from efc_tui.parsers.base import ReadOptions, read_head
 from efc_tui.parsers.sniffs import inspect_log
 
 NAME = "inspect-ai"
@@ -559,13 +558,3 @@ def _from_messages(b: RunBuilder, messages: list[Any], refs: _Refs) -> None:
                 emsg = opt_str(as_dict(err).get("message"))
                 if emsg and emsg not in d.observation:
                     d.observation = (d.observation + "\n" + emsg).strip()
-
-
-READER = Reader(
-    name=NAME,
-    summary="Inspect AI eval logs: .json, and the zipped .eval (zstd or deflate members)",
-    detects_on='ZIP holding header.json / samples/; or JSON {"version", "status", "eval", "samples"}',
-    extensions=(".eval", ".json"),
-    sniff=sniffs.inspect_ai,
-    read=read,
-)

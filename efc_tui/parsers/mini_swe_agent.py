@@ -41,7 +41,6 @@ from typing import Any
 
 from efc_tui.errors import InputError
 from efc_tui.model import EventKind, Run, Status
-from efc_tui.parsers import sniffs
 from efc_tui.parsers._content import content_text
 from efc_tui.parsers._drafts import Draft, finalize
 from efc_tui.parsers._signals import reported_exit_code
@@ -59,7 +58,7 @@ from efc_tui.parsers._values import (
     opt_str,
     parse_json_text,
 )
-from efc_tui.parsers.base import Reader, ReadOptions
+from efc_tui.parsers.base import ReadOptions
 from efc_tui.parsers.sniffs import MINI_SUBMIT_MARKERS
 
 NAME = "mini-swe-agent"
@@ -307,13 +306,3 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
     run = convert(doc, path)
     run.warnings.extend(warnings)
     yield run
-
-
-READER = Reader(
-    name=NAME,
-    summary="mini-swe-agent trajectories (*.traj.json), v1 text mode and v2 tool calls",
-    detects_on='JSON object with "trajectory_format": "mini-swe-agent-…" or info.mini_version',
-    extensions=(".traj.json",),
-    sniff=sniffs.mini_swe_agent,
-    read=read,
-)

@@ -30,7 +30,7 @@ from efc_tui.errors import InputError
 from efc_tui.model import Checks, Event, EventKind, Run, Status, TaskDemand
 from efc_tui.parsers import sniffs
 from efc_tui.parsers._values import MAX_COUNT, MAX_DEPTH, depth, too_deep
-from efc_tui.parsers.base import Reader, ReadOptions, open_binary
+from efc_tui.parsers.base import ReadOptions, open_binary
 from efc_tui.parsers.status import classify_observation, infer_kind, is_failure
 
 SCHEMA_ID = "efc-trace/1"
@@ -66,7 +66,7 @@ _STEP_KEYS = {
 _COUNT_KEYS = frozenset({"tokens_in", "tokens_out", "tool_calls", "ops"})
 _KINDS = {k.value: k for k in EventKind}
 _STATUSES = {s.value: s for s in Status}
-#: the native sniff (``READER.sniff``), by the name the live follower (app/tail.py) asks for
+#: the native sniff (``sniffs.native``), by the name the live follower (app/tail.py) asks for
 sniff = sniffs.native
 
 
@@ -520,13 +520,3 @@ def _blocks(f: Any, path: Path, size: int) -> Iterator[tuple[bytes, int, int]]:
         raise InputError(
             f"cannot read further (corrupt or truncated compressed data: {exc})", path
         ) from None
-
-
-READER = Reader(
-    name="native",
-    summary="efc-trace/1 JSONL written by efc-tui simulate or by hand (SPEC §9)",
-    detects_on='first line is {"type": "run", "schema": "efc-trace/1", ...}',
-    extensions=(".jsonl", ".jsonl.gz"),
-    sniff=sniffs.native,
-    read=read,
-)

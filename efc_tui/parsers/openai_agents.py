@@ -40,7 +40,6 @@ from typing import Any
 
 from efc_tui.errors import InputError
 from efc_tui.model import EventKind, Run, Status
-from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._content import content_text, reasoning_of, result_text, text_of
 from efc_tui.parsers._drafts import Draft
@@ -64,7 +63,7 @@ from efc_tui.parsers._values import (
     opt_str,
     parse_json_text,
 )
-from efc_tui.parsers.base import Reader, ReadOptions, read_head
+from efc_tui.parsers.base import ReadOptions, read_head
 from efc_tui.parsers.sniffs import AGENTS_OUTPUT_TYPES, agents_run_state, agents_span
 
 NAME = "openai-agents"
@@ -410,15 +409,3 @@ def _trace_run(tid: str, trace: dict[str, Any], group: list[dict[str, Any]], pat
         if e.kind is EventKind.REFLECT and not e.action_text:
             e.extra.setdefault("text_not_exported", True)
     return run
-
-
-READER = Reader(
-    name=NAME,
-    summary="OpenAI Agents SDK: exported trace/span JSONL, RunResult.to_input_list() JSON, RunState JSON",
-    detects_on='JSONL / JSON of {"object": "trace" | "trace.span", "span_data": {...}}; a JSON list of '
-    "Responses items (function_call, function_call_output, reasoning, ...); "
-    '{"$schemaVersion", "generated_items", "model_responses"}',
-    extensions=(".jsonl", ".json"),
-    sniff=sniffs.openai_agents,
-    read=read,
-)

@@ -20,23 +20,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from efc_tui.model import Run
-from efc_tui.parsers import sniffs
 from efc_tui.parsers._chat_docs import read_chat_file
 from efc_tui.parsers._source import guarded
-from efc_tui.parsers.base import Reader, ReadOptions
+from efc_tui.parsers.base import ReadOptions
 
 NAME = "openai-chat"
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
     yield from guarded("OpenAI chat", path, read_chat_file(path, options, NAME))
-
-
-READER = Reader(
-    name=NAME,
-    summary="OpenAI Chat Completions: request/response JSON, SSE streams, JSONL of messages",
-    detects_on='{"object": "chat.completion"}, "data: {chat.completion.chunk}" streams, or messages[] with tool_calls / role "tool"',
-    extensions=(".json", ".jsonl", ".sse.txt"),
-    sniff=sniffs.openai_chat,
-    read=read,
-)

@@ -33,7 +33,6 @@ from typing import Any
 
 from efc_tui.errors import InputError
 from efc_tui.model import EventKind, Run, Status
-from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._content import action_text_of, image_note, result_text
 from efc_tui.parsers._drafts import Draft
@@ -60,7 +59,7 @@ from efc_tui.parsers._values import (
     opt_str,
     parse_json_text,
 )
-from efc_tui.parsers.base import Reader, ReadOptions, read_head
+from efc_tui.parsers.base import ReadOptions, read_head
 from efc_tui.parsers.sniffs import openhands_event, openhands_wrapper
 
 NAME = "openhands"
@@ -398,13 +397,3 @@ def _mark_elsewhere(drafts: list[Draft], elsewhere: bool) -> None:
 def _metrics_model(e: dict[str, Any]) -> str | None:
     m = opt_str(as_dict(as_dict(e.get("llm_metrics")).get("accumulated_token_usage")).get("model"))
     return None if m in (None, "", "default") else m
-
-
-READER = Reader(
-    name=NAME,
-    summary="OpenHands event stream / trajectory export (JSON array of events, or history wrapper), or an OpenHands completion log",
-    detects_on="JSON array of {id, timestamp, source, action|observation} events; {messages, response, kwargs, ...} with OpenHands' system prompt",
-    extensions=(".json", ".jsonl"),
-    sniff=sniffs.openhands,
-    read=read,
-)

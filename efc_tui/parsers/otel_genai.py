@@ -28,7 +28,6 @@ from typing import Any
 
 from efc_tui.errors import InputError
 from efc_tui.model import Run, Status
-from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._content import result_text, text_of
 from efc_tui.parsers._msg import Msg, Result, ToolCall, Usage, chat_message, tool_call_from
@@ -50,7 +49,7 @@ from efc_tui.parsers._values import (
     opt_str,
     parse_json_text,
 )
-from efc_tui.parsers.base import Reader, ReadOptions, read_head
+from efc_tui.parsers.base import ReadOptions, read_head
 from efc_tui.parsers.sniffs import otel_attr_map, otel_span_dump
 
 NAME = "otel-genai"
@@ -695,13 +694,3 @@ def _tool_span(b: RunBuilder, sp: Span) -> None:
         b.result(
             cid, text, name=name, is_error=is_error, ts=sp.end or sp.start, extra={"span": sp.name}
         )
-
-
-READER = Reader(
-    name=NAME,
-    summary="OpenTelemetry GenAI spans: OTLP JSON (resourceSpans), SDK span dumps, attribute maps",
-    detects_on='{"resourceSpans": [...]}; a list of spans with spanContext + attributes; gen_ai.* attribute maps',
-    extensions=(".json", ".jsonl", ".span.json"),
-    sniff=sniffs.otel_genai,
-    read=read,
-)

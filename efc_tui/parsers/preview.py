@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from efc_tui import _fast
 from efc_tui._lazy_re import LazyPattern
 from efc_tui.errors import EfcError
 from efc_tui.model import Run
@@ -77,6 +76,8 @@ def close_prefix(data: bytes) -> bytes | None:
     >>> close_prefix(b'{"a": 1, "ev": [{"x": 1}, {"x": 2}, {"x"')
     b'{"a": 1, "ev": [{"x": 1}, {"x": 2}]}'
     """
+    from efc_tui import _fast  # (not at import: ``base`` and the light sniffs import this)
+
     fast = _fast.speedups()
     if fast is not None and type(data) is bytes:
         result: bytes | None = fast.close_prefix(data)

@@ -5,11 +5,10 @@ Why they live here and not beside their readers: detection (``parsers.detect``) 
 format that could still win, and a reader's module costs its whole import graph (zipfile,
 zstandard, ``_msg``, ``_builder``, ``_drafts``, ...). Here a sniff costs only this module,
 so detecting a file imports the winning reader alone. Each function is named after its
-reader's module (``sniffs.mini_swe_agent`` is ``mini_swe_agent.READER.sniff``), in
-``registry.FORMATS`` order, with the private helpers it needs. A test reads each
-function's ``return`` statements to prove ``registry.CEILINGS`` (a new branch that returns
-more must raise its ceiling). A helper that both a sniff and its reader use lives here,
-and the reader imports it from here.
+reader's module (``sniffs.mini_swe_agent`` is the mini-swe-agent reader's sniff), in
+``registry.FORMATS`` order, with the private helpers it needs. Detection caps each score at
+its format's ``ceiling`` there (a branch that returns more counts for no more). A helper
+that both a sniff and its reader use lives here, and the reader imports it from here.
 
 Imports stay light (stdlib, orjson, ``base``, ``_source``'s sniffing helpers, ``_values``):
 nothing that pulls in a reader's machinery. Regular expressions are given as strings and

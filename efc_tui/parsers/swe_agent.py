@@ -50,14 +50,13 @@ import orjson
 
 from efc_tui.errors import InputError
 from efc_tui.model import EventKind, Run, Status
-from efc_tui.parsers import sniffs
 from efc_tui.parsers._content import content_text
 from efc_tui.parsers._drafts import Draft, finalize, share_totals
 from efc_tui.parsers._source import load_document, loads_repairing
 from efc_tui.parsers._swebench import swebench_family
 from efc_tui.parsers._totals import set_source_totals, totals_from_counts
 from efc_tui.parsers._values import as_count, as_dict, as_float, as_int, as_list, as_str, opt_str
-from efc_tui.parsers.base import Reader, ReadOptions, read_all
+from efc_tui.parsers.base import ReadOptions, read_all
 
 NAME = "swe-agent"
 #: SWE-agent's own commands (0.x and 1.x tool bundles); anything else runs in bash
@@ -399,13 +398,3 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
     run = convert(doc, path)
     run.warnings.extend(warnings)
     yield run
-
-
-READER = Reader(
-    name=NAME,
-    summary="SWE-agent trajectories (*.traj), 0.x and 1.x",
-    detects_on='JSON object with a "trajectory" list of {action, observation, ...} steps and "history"',
-    extensions=(".traj",),
-    sniff=sniffs.swe_agent,
-    read=read,
-)

@@ -44,14 +44,13 @@ import orjson
 
 from efc_tui.errors import InputError
 from efc_tui.model import Run, Status
-from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._drafts import Draft
 from efc_tui.parsers._msg import ToolCall, chat_message
 from efc_tui.parsers._signals import crash_status, json_error
 from efc_tui.parsers._source import guarded, load_document, stem
 from efc_tui.parsers._values import as_dict, as_float, as_list, as_str, dumps, id_str, opt_str
-from efc_tui.parsers.base import Reader, ReadOptions
+from efc_tui.parsers.base import ReadOptions
 from efc_tui.parsers.sniffs import tau_entry
 
 NAME = "tau-bench"
@@ -277,13 +276,3 @@ def failed_answer(text: str) -> bool:
     and answers ``Error: <exception>`` (argument validation errors included); some tools and
     forks answer a JSON ``{"error": ...}``."""
     return text.startswith(_ERROR) or json_error(text) is not None
-
-
-READER = Reader(
-    name=NAME,
-    summary="tau-bench results JSON (a list of {task_id, reward, info, traj, trial}), one run per entry",
-    detects_on='JSON array of objects with "task_id", "reward" and "traj" / "info"',
-    extensions=(".json",),
-    sniff=sniffs.tau_bench,
-    read=read,
-)

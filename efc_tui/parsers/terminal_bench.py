@@ -38,14 +38,13 @@ import orjson
 
 from efc_tui.errors import InputError
 from efc_tui.model import Run
-from efc_tui.parsers import sniffs
 from efc_tui.parsers._builder import RunBuilder
 from efc_tui.parsers._drafts import Draft, share_totals
 from efc_tui.parsers._msg import ToolCall
 from efc_tui.parsers._source import JsonlSource, stem
 from efc_tui.parsers._totals import set_source_totals, totals_from_counts
 from efc_tui.parsers._values import as_dict, as_float, as_list, as_str, opt_count, opt_str
-from efc_tui.parsers.base import Reader, ReadOptions
+from efc_tui.parsers.base import ReadOptions
 from efc_tui.parsers.sidecars import load_json
 from efc_tui.parsers.sniffs import cast_header
 
@@ -212,14 +211,3 @@ class _Recording:
         if opt_str(res.get("trial_name")):
             self.run.extra.setdefault("trial_name", res["trial_name"])
         return tin or 0, tout or 0
-
-
-READER = Reader(
-    name=NAME,
-    summary="Terminal-Bench 1 trial recordings (tb run: <trial>/sessions/agent.cast, asciinema v2 with "
-    "Terminus markers)",
-    detects_on='JSONL whose first line is an asciinema v2 header {"version": 2, "width", "height"}',
-    extensions=(".cast",),
-    sniff=sniffs.terminal_bench,
-    read=read,
-)
