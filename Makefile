@@ -36,8 +36,9 @@ check: test sanitize
 ## compiled path against it (EFC_TUI_SPEEDUPS, efc_tui/_fast.py; libasan preloaded, as the
 ## interpreter is not built with it). Any sanitizer report fails the run. Not part of `test`.
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-SAN_TESTS := tests/test_speedups.py tests/test_native_lines.py tests/test_repro.py \
-	tests/test_fuzz_diff.py tests/test_native.py tests/test_status_prefilters.py
+SAN_TESTS := tests/compiled/test_speedups.py tests/compiled/test_native_lines.py \
+	tests/compiled/test_hostile_inputs.py tests/compiled/test_fuzz_diff.py \
+	tests/compiled/test_status_prefilters.py tests/readers/test_native.py
 sanitize: $(VENV)/.dev
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	so="$$tmp/_speedups$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"; \
@@ -67,7 +68,7 @@ format: $(VENV)/.dev
 
 ## golden: rewrite every golden output (tests/golden/) from the current code; review the diff
 golden: $(VENV)/.dev
-	EFC_GOLDEN_UPDATE=1 $(BIN)/python -m pytest -q tests/test_golden.py
+	EFC_GOLDEN_UPDATE=1 $(BIN)/python -m pytest -q tests/golden/test_outputs.py
 
 bench: $(VENV)/.dev
 	$(BIN)/python bench/startup_bench.py

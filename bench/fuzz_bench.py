@@ -4,7 +4,7 @@ the compiled and the pure-Python path, counting inputs, crashes and differences.
     python bench/fuzz_bench.py --seconds 600 [--jobs 2] [--out build/fuzz]
     python bench/fuzz_bench.py --inputs 100000
 
-tests/fuzz_diff.py does the work (and says what is compared); tests/test_fuzz_diff.py runs
+tests/fuzz_diff.py does the work (and says what is compared); tests/compiled/test_fuzz_diff.py runs
 it briefly. Each job is a process of its own with its own random seed, so a sanitizer abort
 (run it under ``make sanitize``'s build: EFC_TUI_SPEEDUPS, LD_PRELOAD of libasan) ends one
 job, is reported with its output and counts as a crash. Every finding's input is written to

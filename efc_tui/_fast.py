@@ -2,7 +2,7 @@
 
 ``efc_tui/_speedups.c`` is compiled when the package is installed (``hatch_build.py``, with
 the machine's C compiler and Python headers). Every function in it mirrors a Python
-function that stays the reference: both give bit-identical ledgers (tests/test_speedups.py
+function that stays the reference: both give bit-identical ledgers (tests/compiled/test_speedups.py
 compares them on every fixture). The pure-Python path runs when
 
 - the extension was not built (no compiler at install time),

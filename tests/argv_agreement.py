@@ -1,6 +1,6 @@
 """What a command's plain-options reader (``efc_tui/cli/_<name>_argv.py``) must agree on
-with Typer, checked the same way for every command that has one (tests/test_score_argv.py,
-tests/test_open_argv.py).
+with Typer, checked the same way for every command that has one (tests/cli/test_score_argv.py,
+tests/cli/test_open_argv.py).
 
 ``parse`` either hands a command line back to Typer (None) or returns exactly the keyword
 arguments Typer passes to the command's ``run`` for it: the same names, values and types.

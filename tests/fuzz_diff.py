@@ -12,7 +12,7 @@ Two depths, per input:
   cost, streak and decide passes), comparing every figure, column and decision
   (``tests.reference_ledgers.snapshot``).
 
-Used briefly by tests/test_fuzz_diff.py and at length by bench/fuzz_bench.py. Seeds: the
+Used briefly by tests/compiled/test_fuzz_diff.py and at length by bench/fuzz_bench.py. Seeds: the
 repository's fixtures and samples, ../shared/fixtures/real and ../shared/repro when present,
 and traces from tests/tracegen.py.
 """

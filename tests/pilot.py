@@ -65,7 +65,7 @@ async def steady(pilot: Pilot[Any]) -> None:
     """Settle, then take out of the picture what a clock decides: a notice (its toast goes
     after a timeout, so under load it is on a snapshot or not) and a text box's blinking
     cursor (shown or hidden by a 0.5 s timer). Snapshots take their picture after this;
-    a notice is asserted through the pilot (``tests.test_app_ux.Notes``), not on an SVG.
+    a notice is asserted through the pilot (``tests.app.test_ux.Notes``), not on an SVG.
     The ledger's scroll is set from its state too: scrolled as little as shows the selected
     row at the ledger's final height. (How far it had scrolled depends on the heights it had
     on the way, the read-progress bar's and the footer's, which come and go with the load.)"""

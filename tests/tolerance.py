@@ -22,7 +22,7 @@ anywhere in ``1e-27 … 1e-20``. A reference written on one CPU must hold on eve
   stores rounded to 4 significant digits (the demand fit).
 
 Exact equality stays where it means something: the compiled and the pure-Python path in
-one process (tests/test_speedups.py), and reruns on one machine (``simulate`` writes the
+one process (tests/compiled/test_speedups.py), and reruns on one machine (``simulate`` writes the
 same bytes).
 """
 

@@ -9,7 +9,7 @@ the checks known, ...), the gates (``scoring.gates.GateState``), the repetition 
 running sums of ÊFC_nr and ΔC (the last W of them for the window rule). ``PrefixScorer``
 holds those states and steps them over each new event with the same code the batch pure
 Python passes run, so events fed in any number of pieces get the decisions of
-``score --adapter`` on the whole run (``tests/test_incremental.py`` checks it on real runs
+``score --adapter`` on the whole run (``tests/unit/test_incremental.py`` checks it on real runs
 cut at random). The ÊFC, gate and cost arithmetic is element-wise per event
 (``Theta.predict``), and the sums are continued in the order one pass adds them.
 

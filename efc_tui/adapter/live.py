@@ -12,7 +12,7 @@ companion (``integrations/inspect_ai.py``, ``integrations/mini_swe_agent.py``)::
 Each verdict carries the prefix adapter's own ``Decision`` for that event, unchanged: the
 adapter reads events 0..t only (docs/adapter.md, "Causality"), so deciding the events of a
 growing run as they arrive gives, event for event, what ``score --adapter`` gives on the
-finished run (``tests/test_hook_replay.py`` checks it on every Claude Code and Codex
+finished run (``tests/cli/test_hook_replay.py`` checks it on every Claude Code and Codex
 fixture). On top of it come the user's budgets (``Budgets``), checked on the running sums.
 
 What the companion acts on (``Verdict.act``):

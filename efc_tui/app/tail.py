@@ -13,7 +13,7 @@ The replay app uses this for two jobs:
 
 Lines go through the same functions the headless reader uses (``native.step_to_event`` and
 its header parser, with the same ``prev_failed`` bookkeeping), so a run read here has the
-same events as ``efc_tui.parsers.load`` gives (``tests/test_app_tail.py`` checks it) and
+same events as ``efc_tui.parsers.load`` gives (``tests/app/test_tail.py`` checks it) and
 scores the same. Gzipped files and other formats are read whole by ``parsers.load``.
 """
 

@@ -14,7 +14,7 @@ goes through Typer's path again, so the error names the value as it was typed.
 
 The hook is process-wide (every Typer app in the process gets it) and changes no result.
 Nothing changes when Typer does not coerce through pydantic (older versions; another
-design): ``install()`` finds no hook and leaves Typer alone. ``tests/test_import_cost.py``
+design): ``install()`` finds no hook and leaves Typer alone. ``tests/cli/test_import_cost.py``
 compares both paths value by value.
 """
 

@@ -6,7 +6,7 @@ fitted quantity, the task demand D_task (``calibrate_outcomes``) and the failure
 fitted on the other runs only, and the held-out runs are predicted. In sample, each run's
 D_task comes from a calibration without its own group (other configurations' runs of its
 task). Nothing fitted sees the outcomes of the runs it is scored on:
-``tests/test_crossfit.py`` perturbs held-out labels and checks their predictions stay put.
+``tests/unit/test_crossfit.py`` perturbs held-out labels and checks their predictions stay put.
 
 Scores per predictor and split: grouped R² with the groups' binomial noise ceiling, per-run
 AUC (pooled, within task, within group), Brier against the training base rate.

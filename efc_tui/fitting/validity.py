@@ -20,7 +20,7 @@ Two views of the same predictions, both reported in-sample and held-out:
   runs' success rate) and the Brier skill 1 − Brier / Brier_base (> 0: better than the base
   rate).
 
-Pure numpy, no printing; hand-computed values are in tests/test_validity.py.
+Pure numpy, no printing; hand-computed values are in tests/unit/test_validity.py.
 """
 
 from __future__ import annotations

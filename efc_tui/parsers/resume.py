@@ -7,7 +7,7 @@ can change the drafts before it (Claude Code: every tool call has its result, no
 waits for the call that may follow it), ``seal`` finalizes those drafts and lets go of
 them. The state at the last settled line, pickled with the byte offset where that line
 ends, is the checkpoint: the next read parses only the lines after it. The events come
-out equal to a full read's (``tests/test_resume.py`` compares them on every Claude Code
+out equal to a full read's (``tests/readers/test_resume.py`` compares them on every Claude Code
 transcript, read on line by line).
 
 A checkpoint is kept pickled: keep it where only its owner writes (the hook's state folder).

@@ -8,7 +8,7 @@ types a failure from the text and finds the verdicts the text alone shows.
 
 ``RULES`` is the one ordered table (first match wins), each rule named, with the status it
 gives and what it looks for; docs/formats.md ("How an event's verdict is set") lists it and
-tests/test_status_rules.py tests each on a real excerpt. What no rule matches falls
+tests/readers/test_status_rules.py tests each on a real excerpt. What no rule matches falls
 through: a non-zero exit is ``runtime_error`` (``none`` for a yes/no probe such as grep
 finding nothing), an is-error flag ``other``, exit 0 of a test runner, build, linter or type
 checker ``passed``, anything else ``none``.

@@ -4,15 +4,15 @@ and no phantom rescore on a run read once (item 10). Real fixtures from tests/fi
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from typing import Any
 
 from efc_tui import api
 from efc_tui.app.replay_data import ReplayData
 from efc_tui.app.widgets.summary import RunSummary
 from efc_tui.scoring import load_estimator
+from tests.conftest import FIXTURES
 
-FIX = Path(__file__).resolve().parent / "fixtures"
+FIX = FIXTURES
 EST = load_estimator(FIX / "app" / "estimator.json")
 HARBOR = FIX / "more" / "harbor_trial" / "hello-world__Ab3xY" / "agent" / "trajectory.json"
 CLAUDE = FIX / "agents" / "claude_interrupted.jsonl"

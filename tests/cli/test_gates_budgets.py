@@ -10,8 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from efc_tui.cli import app
+from tests.conftest import FIXTURES
 
-FIX = Path(__file__).resolve().parent / "fixtures"
+FIX = FIXTURES
 #: ended submitted (exit_cost), $0.05, 5 events, 9,300 tokens (9,000 in, 300 out)
 SWE = str(FIX / "agents" / "swe_agent_1x.traj")
 #: succeeded, $0.022, 6 events, 1,170 tokens (1,100 in with 100 cached reads, 70 out)

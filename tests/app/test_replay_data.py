@@ -19,8 +19,9 @@ from efc_tui.app.widgets.detail import bar
 from efc_tui.app.widgets.ledger import fmt_num
 from efc_tui.fitting.predictors import BY_NAME
 from efc_tui.scoring import load_estimator
+from tests.conftest import FIXTURES
 
-APP = Path(__file__).parent / "fixtures" / "app"
+APP = FIXTURES / "app"
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,9 @@ import pytest
 
 from efc_tui.app.loading import Events, RunLoader
 from efc_tui.app.tail import NativeTail
-from tests.conftest import SHARED
+from tests.app.test_pilot import SIZE, make_app, replay
+from tests.conftest import FIXTURES, SHARED
 from tests.pilot import pilot_test, settle
-from tests.test_app import SIZE, make_app, replay
 
 
 def _line(obj: dict[str, object], width: int = 160) -> bytes:
@@ -117,7 +117,7 @@ def test_appends_are_still_followed(tmp_path: Path) -> None:
 
 def test_a_whole_file_follow_sees_a_replaced_file(tmp_path: Path) -> None:
     """The whole-file follow (Claude Code, Codex) compares file identity, not only size."""
-    logs = [Path(__file__).parent / "fixtures" / "agents" / "claude_interrupted.jsonl"]
+    logs = [FIXTURES / "agents" / "claude_interrupted.jsonl"]
     log = tmp_path / "session.jsonl"
     log.write_bytes(logs[0].read_bytes())
     loader = RunLoader(log, follow=True)

@@ -10,10 +10,11 @@ from rich.color import Color
 from efc_tui.app.screens.picker import PickerScreen
 from efc_tui.app.widgets.detail import DetailPane
 from efc_tui.app.widgets.runs_table import RunsTable
+from tests.app.test_ux import make_app, replay, screen_lines
+from tests.conftest import FIXTURES, REPO
 from tests.pilot import pilot_test, settle
-from tests.test_app_ux import make_app, replay, screen_lines
 
-FIX = Path(__file__).resolve().parent / "fixtures"
+FIX = FIXTURES
 SWE = FIX / "agents" / "swe_agent_1x.traj"
 CLAUDE = FIX / "agents" / "claude_interrupted.jsonl"
 HARBOR = FIX / "more" / "harbor_trial"
@@ -97,7 +98,7 @@ async def test_the_fit_panel_never_shows_a_prediction_it_calls_unpredictive() ->
     time has no value on the wall-time curve (not 0 s); `p` says why nothing changes."""
     from efc_tui.app.fitview import load_fit_view
     from efc_tui.app.widgets.charts import FitPanel
-    from tests.test_app_ux import Notes
+    from tests.app.test_ux import Notes
 
     for path in (SWE, CLAUDE):
         app = make_app(path, fit=load_fit_view(None), select=2)
@@ -125,7 +126,7 @@ async def test_the_fit_panel_never_shows_a_prediction_it_calls_unpredictive() ->
 async def test_compare_keeps_each_runs_outcome_and_cost_at_80_columns() -> None:
     """Item 6: --compare at 80x24 shows whether each run failed and what it cost; item 7:
     runs by title, and a warning when they are different tasks."""
-    sample = Path(__file__).resolve().parent.parent / "sample_traces"
+    sample = REPO / "sample_traces"
     app = make_app(sample / "noisy_high_budget.jsonl", compare=sample / "memory_writes.jsonl")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -145,7 +146,7 @@ async def test_app_export_creates_the_folder_and_carries_the_text(tmp_path: Path
 
     from textual.widgets import Input
 
-    from tests.test_app_ux import Notes
+    from tests.app.test_ux import Notes
 
     app = make_app(SWE)
     async with app.run_test(size=(120, 40)) as pilot:

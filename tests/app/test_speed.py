@@ -25,8 +25,8 @@ from efc_tui.app.widgets.braille import Chart, Series, downsample, pixel_columns
 from efc_tui.app.widgets.charts import CumulativeChart
 from efc_tui.app.widgets.ledger import fmt_num
 from efc_tui.model import Run
+from tests.app.test_pilot import EST, SIZE, SMALL, make_app, replay
 from tests.pilot import pilot_test, settle
-from tests.test_app import EST, SIZE, SMALL, make_app, replay
 from tests.tracegen import write_trace
 
 GATE_TIMEOUT = 30.0

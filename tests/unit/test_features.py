@@ -33,7 +33,7 @@ def tiny_run():
                 "assertion_error",
                 tool="pytest",
                 action="pytest tests",
-                obs="FAILED tests/test_app.py::test_total\n1 failed, 1 passed in 0.1s",
+                obs="FAILED tests/app/test_pilot.py::test_total\n1 failed, 1 passed in 0.1s",
                 checks=(1, 1, 2),
             ),
             ev(

@@ -1,7 +1,7 @@
 """SVG snapshots of the app's main screens at a fixed size (pytest-textual-snapshot).
 
-Regenerate after an intended change with ``pytest tests/test_app_snapshots.py
---snapshot-update`` and review the SVGs under ``tests/__snapshots__/``.
+Regenerate after an intended change with ``pytest tests/app/test_snapshots.py
+--snapshot-update`` and review the SVGs under ``tests/app/__snapshots__/``.
 """
 
 from __future__ import annotations
@@ -16,16 +16,16 @@ from efc_tui.app.app import EfcApp
 from efc_tui.app.fitview import load_fit_view
 from efc_tui.app.screens.picker import PickerScreen
 from efc_tui.scoring import load_estimator
+from tests.app.test_ux import Notes
+from tests.conftest import FIXTURES, REPO
 from tests.pilot import steady
-from tests.test_app_ux import Notes
 
 #: pytest-textual-snapshot's fixture: snap_compare(app, terminal_size=..., run_before=...)
 SnapCompare = Callable[..., bool]
-REPO = Path(__file__).resolve().parent.parent
 APP = Path("tests") / "fixtures" / "app"
 SIZE = (120, 40)
 #: pinned, so recalibrating the shipped estimator does not change these pictures
-EST = load_estimator(Path(__file__).resolve().parent / "fixtures" / "app" / "estimator.json")
+EST = load_estimator(FIXTURES / "app" / "estimator.json")
 
 
 @pytest.fixture(autouse=True)

@@ -3,7 +3,7 @@ input gets exit 2 and one line naming file and line, or finite, flagged figures,
 compiled and pure-Python paths agree on it to the last bit.
 
 The reproducers are copies of ../shared/repro (tests/fixtures/repro); the shared ones are
-run too when ../shared is here. Item 6 (follow rotation) is tests/test_follow_rotation.py.
+run too when ../shared is here. Item 6 (follow rotation) is tests/app/test_follow_rotation.py.
 """
 
 from __future__ import annotations
@@ -25,12 +25,10 @@ from efc_tui import io as efc_io
 from efc_tui.cli import app
 from efc_tui.parsers import load, native
 from efc_tui.parsers._values import MAX_COUNT, as_count, depth, opt_count
-from tests.conftest import REPO, SHARED
+from tests.conftest import FIXTURES, REPO, SHARED
 
-REPRO = Path(__file__).resolve().parent / "repro"
-FIXTURE_ATIF = (
-    Path(__file__).resolve().parent / "fixtures" / "formats" / "atif_subtraj" / "trajectory.json"
-)
+REPRO = REPO / "tests" / "repro"
+FIXTURE_ATIF = FIXTURES / "formats" / "atif_subtraj" / "trajectory.json"
 fast: Any = _fast.speedups()
 PATHS = ["compiled", "pure"] if fast is not None else ["pure"]
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from efc_tui.cli import _coerce
-from tests.test_import_cost import cli_modules
+from tests.cli.test_import_cost import cli_modules
 
 if not _coerce.install():
     pytest.skip("this Typer does not coerce options through pydantic", allow_module_level=True)
@@ -23,7 +23,7 @@ from typer._coercion import resolve_type_descriptor
 from typer.core import build_runtime_param as light_build
 from typer.models import ArgumentInfo, OptionInfo
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.conftest import REPO
 
 #: (annotation, parameter info) as the commands declare them
 KINDS: list[tuple[Any, Any]] = [

@@ -210,7 +210,7 @@ def test_the_app_imports_no_scoring_before_its_first_frame() -> None:
     """The first frame of `efc-tui open` needs Textual and a reader: numpy, scipy, the
     scoring code and the fit are imported by the first scoring pass (a worker, after the
     first frame is drawn), so importing the app loads none of them."""
-    from tests.test_import_cost import imported
+    from tests.cli.test_import_cost import imported
 
     mods = imported("import efc_tui.app.app")
     assert "textual" in mods
@@ -289,7 +289,7 @@ def test_code_in_the_first_event_is_highlighted_after_the_first_frame(tmp_path: 
     import subprocess
     import sys
 
-    from tests.test_docgen import docgen
+    from tests.readers.test_bench_docgen import docgen
 
     suffix, generate = docgen.FORMATS["swe-agent"]
     path = tmp_path / f"run{suffix}"
@@ -313,7 +313,7 @@ def test_a_previewed_log_gets_its_outcome_once_its_first_rows_are_painted(tmp_pa
     import sys
 
     from efc_tui.parsers import load
-    from tests.test_docgen import docgen
+    from tests.readers.test_bench_docgen import docgen
 
     suffix, generate = docgen.FORMATS["mini-swe-agent"]
     path = tmp_path / f"run{suffix}"

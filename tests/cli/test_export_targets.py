@@ -9,8 +9,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from efc_tui.cli import app
+from tests.conftest import FIXTURES
 
-FIX = Path(__file__).resolve().parent / "fixtures"
+FIX = FIXTURES
 SWE = FIX / "agents" / "swe_agent_1x.traj"
 runner = CliRunner()
 

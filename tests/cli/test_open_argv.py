@@ -1,6 +1,6 @@
 """`efc-tui open` without Typer (efc_tui/cli/_open_argv.py) means what Typer means.
 
-As for ``score`` (tests/test_score_argv.py): ``parse`` hands a command line back to Typer
+As for ``score`` (tests/cli/test_score_argv.py): ``parse`` hands a command line back to Typer
 (None) or returns exactly the keyword arguments Typer passes to ``_open_run.run``, on
 hand-picked and random command lines; its tables are checked against the command Typer
 builds; end to end, ``--screenshot`` and the errors come out the same on either path.

@@ -24,9 +24,10 @@ from efc_tui.app.widgets.detail import DetailPane
 from efc_tui.app.widgets.ledger import LedgerView, fmt_num
 from efc_tui.app.widgets.summary import HEADLINE, RunSummary
 from efc_tui.scoring import load_estimator
+from tests.conftest import FIXTURES
 from tests.pilot import pilot_test, settle
 
-FIX = Path(__file__).parent / "fixtures"
+FIX = FIXTURES
 APP = FIX / "app"
 SMALL = APP / "small.jsonl"
 EST = load_estimator(APP / "estimator.json")

@@ -16,8 +16,9 @@ import pytest
 from efc_tui.app.loading import PREVIEW_BYTES, PREVIEW_MIN_RATIO, Events, Header, Loaded, RunLoader
 from efc_tui.model import Event
 from efc_tui.parsers import detect, load
+from tests.conftest import REPO
 
-BENCH = Path(__file__).resolve().parent.parent / "bench"
+BENCH = REPO / "bench"
 #: steps per file: enough for each format to pass the loader's preview threshold
 N = 150
 

@@ -18,7 +18,9 @@ from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "bench"
+from tests.conftest import REPO
+
+BENCH = REPO / "bench"
 #: the goal of issue 32: a sequence peaks at most this much over its largest file alone
 BOUND = 1.2
 

@@ -13,7 +13,7 @@ import pytest
 from efc_tui.parsers import get_reader, resume
 from efc_tui.parsers.base import ReadOptions
 from tests import hookgen
-from tests.test_hook_replay import TRANSCRIPTS
+from tests.cli.test_hook_replay import TRANSCRIPTS
 
 CLAUDE = [p for name, p in TRANSCRIPTS if name == "claude-code"]
 

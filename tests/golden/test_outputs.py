@@ -8,7 +8,7 @@ meant, regenerate every golden file at once with ``make golden`` and review the 
 The inputs are pinned: the bundled sample traces, a small run with oracle blocks
 (``tests/fixtures/golden/oracle_small.jsonl``), the test estimator
 (``tests/fixtures/app/estimator.json``, so recalibrating the shipped one does not move
-these bytes) and a fit corpus written by ``tests/test_fit_cli.write_corpus`` (seeded).
+these bytes) and a fit corpus written by ``tests.cli.test_fit.write_corpus`` (seeded).
 Commands run with relative paths from a fixed folder, so the bytes hold no machine paths.
 """
 
@@ -25,11 +25,11 @@ import pytest
 from typer.testing import CliRunner
 
 from efc_tui.cli import app
+from tests.cli.test_fit import write_corpus
 from tests.conftest import FIXTURES, REPO
-from tests.test_fit_cli import write_corpus
 from tests.tolerance import ABS, ABS_FIT, REL, REL_FIT, json_diff, text_diff
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).resolve().parent  # this folder: the golden outputs
 #: ``make golden`` sets this: write the outputs instead of comparing them
 UPDATE = os.environ.get("EFC_GOLDEN_UPDATE") == "1"
 EST = "estimator.json"

@@ -26,9 +26,10 @@ from efc_tui.app.widgets.ledger import LedgerView
 from efc_tui.cli import app as cli
 from efc_tui.report.export import ledger_document
 from efc_tui.scoring import load_estimator
+from tests.conftest import FIXTURES
 from tests.pilot import pilot_test, settle
 
-APP = Path(__file__).parent / "fixtures" / "app"
+APP = FIXTURES / "app"
 SMALL = APP / "small.jsonl"
 SIZE = (120, 40)
 
@@ -329,7 +330,7 @@ async def test_fit_panel_names_the_package_fit_for_a_real_log() -> None:
     predicts nothing (with the reason) instead of drawing a curve when it has no predictive one."""
     from efc_tui.app.fitview import load_fit_view
 
-    codex = Path(__file__).parent / "fixtures" / "agents" / "codex_session.jsonl"
+    codex = FIXTURES / "agents" / "codex_session.jsonl"
     app = make_app(codex, fit=load_fit_view(None))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -686,7 +687,7 @@ async def test_gzipped_trace_is_read_whole(tmp_path: Path) -> None:
 async def test_the_shared_hostile_event_goes_through_the_app(tmp_path: Path) -> None:
     """STYLE.md's hostile fixture (markup, escapes, OSC 52, NUL, \\r, U+202E, a 2 MB line,
     deep nesting), as the reader tests write it, opens, steps and exports."""
-    from tests.test_hostile import HOSTILE, write_hostile
+    from tests.cli.test_untrusted_text import HOSTILE, write_hostile
 
     path = write_hostile(tmp_path)
     app = make_app(path, export_dir=tmp_path)

@@ -14,6 +14,7 @@ import pytest
 
 from efc_tui.adapter.integrations.hook import HookOptions, handle
 from tests import hookgen
+from tests.conftest import FIXTURES
 
 LOOP = hookgen.session_calls(4, 5)  # events 0 (prompt), 1-4 reading, 5-9 the same failure
 
@@ -235,7 +236,7 @@ def test_budgets_stop_and_say_which(tmp_path: Path) -> None:
 def test_codex_payloads_get_the_same_contract(tmp_path: Path) -> None:
     """Codex's PostToolUse payload (with turn_id and model) on a Codex rollout: nothing to
     say on a session without a loop, and the call is audited."""
-    src = Path(__file__).parent / "fixtures" / "agents" / "codex_session.jsonl"
+    src = FIXTURES / "agents" / "codex_session.jsonl"
     t = tmp_path / src.name
     t.write_bytes(src.read_bytes())
     data = json.loads((hookgen.FIXTURES / "codex.PostToolUse.json").read_text())

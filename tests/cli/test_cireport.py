@@ -13,10 +13,10 @@ from typer.testing import CliRunner
 
 from efc_tui.cli import app
 from efc_tui.report.cireport import RunCheck, github_annotations, junit_xml, workflow_command
-from tests.conftest import SAMPLES
+from tests.conftest import FIXTURES, SAMPLES
 
 runner = CliRunner()
-XSD = Path(__file__).parent / "fixtures" / "junit" / "junit.xsd"
+XSD = FIXTURES / "junit" / "junit.xsd"
 #: a workflow command: ::name[ key=value(,key=value)*]::message, one line, values escaped
 COMMAND = re.compile(
     r"^::(error|warning|notice)( [a-z]+=[^,:\r\n]*(,[a-z]+=[^,:\r\n]*)*)?::[^\r\n]*$"

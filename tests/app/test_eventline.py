@@ -13,8 +13,9 @@ from efc_tui.app.eventline import action_line, edit_diff, outcome_line, readable
 from efc_tui.app.screens.text_view import wrap_lines
 from efc_tui.app.widgets.ledger import ACTION_COLUMN, OUTCOME_COLUMN, layout
 from efc_tui.model import Event, EventKind, Status
+from tests.conftest import FIXTURES
 
-FIX = Path(__file__).resolve().parent / "fixtures"
+FIX = FIXTURES
 SWE = FIX / "agents" / "swe_agent_1x.traj"
 HARBOR = FIX / "more" / "harbor_trial" / "hello-world__Ab3xY" / "agent" / "trajectory.json"
 CODEX = FIX / "agents" / "codex_session.jsonl"

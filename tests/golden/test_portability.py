@@ -19,7 +19,7 @@ import pytest
 
 from tests.conftest import REPO
 
-CHECKS = ("tests/test_reference_ledgers.py", "tests/test_golden.py")
+CHECKS = ("tests/golden/test_reference_ledgers.py", "tests/golden/test_outputs.py")
 
 
 def _dispatch() -> tuple[list[str], dict[str, bool]]:

@@ -11,8 +11,9 @@ import pytest
 from efc_tui.app.tail import NativeTail, can_tail
 from efc_tui.errors import InputError
 from efc_tui.parsers import load
+from tests.conftest import FIXTURES
 
-APP = Path(__file__).parent / "fixtures" / "app"
+APP = FIXTURES / "app"
 
 
 def tail_all(path: Path, *, chunk: int = 1 << 20, lenient: bool = False) -> NativeTail:

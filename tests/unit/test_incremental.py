@@ -19,8 +19,8 @@ from efc_tui.compact import stable_digest
 from efc_tui.model import Run
 from efc_tui.parsers import load
 from efc_tui.scoring.features import PrefixState
+from tests.cli.test_hook_replay import TRANSCRIPTS
 from tests.conftest import SHARED
-from tests.test_hook_replay import TRANSCRIPTS
 
 
 def _runs() -> list[Run]:
