@@ -100,3 +100,19 @@ def test_on_real_tau_bench_runs_the_rate_ranks_successes_above_failures_of_the_s
     # measured 0.63 (docs/fitting.md); the EFC sums rank the other way within a group
     got = within_auc(y, rate, [task_key(r) or r.run_id for r in runs])
     assert got is not None and got > 0.58
+
+
+def test_the_protocol_keeps_the_rate_as_a_column_of_every_scored_run() -> None:
+    from efc_tui.fitting.coordinates import real_columns
+    from efc_tui.scoring import score_run
+
+    run = Run(
+        "r",
+        [
+            call(0, "find_user", '{"zip": "19122"}', "yusuf_rossi_9620"),
+            call(1, "get_user", '{"user_id": "yusuf_rossi_9620"}', "{}"),
+        ],
+    )
+    cols = real_columns(score_run(run))
+    assert cols["api_rate"] == pytest.approx(0.5)
+    assert cols["events"] == 2.0
