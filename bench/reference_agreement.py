@@ -21,6 +21,7 @@ import re
 import sys
 from collections import defaultdict
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -87,7 +88,7 @@ def main() -> int:
             ("harness", [r.harness or "?" for r in runs]),
             ("model", [r.model or "?" for r in runs]),
         ):
-            p = agreement(runs, lambda r, w=writes: calls(r, w), axis)
+            p = agreement(runs, partial(calls, writes_only=writes), axis)
             print(
                 f"{label:22s} held out by {name:8s} AUC {auc(y, p):.2f}  "
                 f"within task {within_auc(y, p, tasks):.2f}"

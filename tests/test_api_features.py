@@ -95,7 +95,7 @@ def test_on_real_tau_bench_runs_the_rate_ranks_successes_above_failures_of_the_s
     runs = tau_runs()
     assert len(runs) >= 1000
     rate = np.array([api_feedback(r).rate for r in runs])
-    y = np.array([float(r.success) for r in runs])
+    y = np.array([float(bool(r.success)) for r in runs])
     assert 0.0 <= rate.min() < rate.max() <= 1.0
     # measured 0.63 (docs/fitting.md); the EFC sums rank the other way within a group
     got = within_auc(y, rate, [task_key(r) or r.run_id for r in runs])
