@@ -53,8 +53,10 @@ COORDS = (
     Coordinate("x_nrs", "NRS-EFC/D_task (paper)", "nrs_efc", demand="nrs_efc"),
     Coordinate("rf_rate", "RF rate", "rf_rate"),
     Coordinate("x_rf", "RF rate/D_task (ours)", "rf_rate", demand="rf_rate"),
+    Coordinate("api_rate", "Retained API feedback rate", "api_rate"),
+    Coordinate("x_api", "Retained API rate/D_task (ours)", "api_rate", demand="api_rate"),
 )
-PRIMARY = "x_rf"
+OURS = ("x_rf", "x_api")
 PAPER = "x_nrs"
 RAW = ("tool_calls", "tokens", "c_raw", "sas")
 
@@ -128,7 +130,7 @@ def report(name: str, res: dict[str, dict[str, Any]]) -> None:
 
 
 def targets(split: str, res: dict[str, dict[str, Any]]) -> None:
-    for name in (PRIMARY, PAPER):
+    for name in (*OURS, PAPER):
         p = res.get(name, {})
         if not p.get("runs"):
             continue
