@@ -39,12 +39,10 @@ How each input is read:
 
 from __future__ import annotations
 
-import gc
 import os
 import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
-from contextlib import contextmanager
 from copy import deepcopy
 from dataclasses import replace
 from pathlib import Path
@@ -189,24 +187,6 @@ class _Final:
 
     def __init__(self, run: Run) -> None:
         self.run = run
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a reader builds a run: hundreds of thousands
-    of small acyclic objects, which collections would only walk over and over (it halves
-    reading a 100k-step trajectory). Turned back on after, as it was, with what was built
-    frozen (``gc.freeze``): the first full collection would otherwise walk the whole run,
-    a pause of a tenth of a second or more on the UI thread. Frozen objects are still freed
-    by reference counting; only cycles among them would wait (a run holds none)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.freeze()
-            gc.enable()
 
 
 def _revision(shown: list[Event], events: list[Event]) -> Events | None:
@@ -367,33 +347,32 @@ class RunLoader:
         shown: list[Event] | None = None  # events on screen from a preview
         shown_header: Header | None = None
         chosen: Run | None = None
-        with collector_paused():
-            for found in self._previews():
-                if isinstance(found, SeveralRuns):
-                    yield found
-                    return
-                if isinstance(found, _Final):
-                    chosen = self.outcomes.apply(found.run, self.path)
-                    break
-                if shown is None or shown_header is None:
-                    shown_header = _header(found.run)
-                    yield shown_header
-                    shown = list(found.run.events)
-                    yield Events(list(shown), found.fraction, [], preview=True)
-                    self._first_paint()
-                    shown_header = yield from self._outcome(shown_header)
-                else:
-                    batch = _revision(shown, found.run.events)
-                    if batch is not None:
-                        batch.fraction, batch.preview = found.fraction, True
-                        yield batch
-                if cancelled():
-                    return
+        for found in self._previews():
+            if isinstance(found, SeveralRuns):
+                yield found
+                return
+            if isinstance(found, _Final):
+                chosen = self.outcomes.apply(found.run, self.path)
+                break
+            if shown is None or shown_header is None:
+                shown_header = _header(found.run)
+                yield shown_header
+                shown = list(found.run.events)
+                yield Events(list(shown), found.fraction, [], preview=True)
+                self._first_paint()
+                shown_header = yield from self._outcome(shown_header)
+            else:
+                batch = _revision(shown, found.run.events)
+                if batch is not None:
+                    batch.fraction, batch.preview = found.fraction, True
+                    yield batch
+            if cancelled():
+                return
+        if chosen is None:
+            chosen = self._chosen(self._read_runs())
             if chosen is None:
-                chosen = self._chosen(self._read_runs())
-                if chosen is None:
-                    yield SeveralRuns()
-                    return
+                yield SeveralRuns()
+                return
         if self.follow:
             st = _stat(self.path)
             self._size, self._ident = st.st_size, (st.st_dev, st.st_ino)

@@ -14,7 +14,6 @@ change); see docs/app.md for its cost.
 from __future__ import annotations
 
 import asyncio
-import gc
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -402,9 +401,6 @@ class ReplayScreen(Screen[None]):
             # times); they are scored once all is read, or after a pause (_rescore_later)
             self._rescore_later()
         elif self.loaded:
-            # Move the run's millions of objects out of the cyclic collector's reach: a full
-            # collection over them took ~100 ms and ran every few keypresses on 100k events.
-            gc.freeze()
             self.scored_all = True
             self._maybe_ready()
         self._update_summary()
