@@ -1,5 +1,6 @@
 """Screens opened from the picker go when they are closed (issue 34): the same run opened
-ten times leaves no replay screen behind, and what the process holds stays bounded."""
+ten times leaves no more behind than the last screen or two, and what the process holds
+does not grow with the opens."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ from tests.pilot import pilot_test, settle
 from tests.test_app import APP, SIZE, make_app, replay
 
 OPENS = 10
+#: closed screens Textual may still reference for a moment: the screen's last finished
+#: worker stays in the context of the messages it posted until those are done with
+LINGER = 2
 
 
 def held() -> tuple[int, int]:
@@ -34,6 +38,8 @@ async def test_replay_screens_opened_from_the_picker_are_collected() -> None:
         picker = app.screen
         assert isinstance(picker, PickerScreen)
         await pilot.press(*"brav")
+        before = held()
+        one = 0  # our objects one open screen holds
         for _ in range(OPENS):
             await pilot.press("enter")
             await settle(pilot)
@@ -41,14 +47,15 @@ async def test_replay_screens_opened_from_the_picker_are_collected() -> None:
             assert screen.data.run.run_id == "run-bravo" and screen.data.n_scored == 13
             screens.append(weakref.ref(screen))
             del screen
+            one = one or held()[0] - before[0]
             await pilot.press("escape")
-            await pilot.pause()
+            await settle(pilot)
             assert app.screen is picker
             counts.append(held())
-        # the screen closed last is still referenced by Textual (its finished worker, the
-        # context of its last message) until the next one replaces them; none before it
-        alive = sum(ref() is not None for ref in screens[:-1])
-        assert alive == 0, f"{alive} of {OPENS - 1} closed replay screens are still alive"
-    # from the second close on (the first fills the caches the picker and app keep), each
-    # open and close leaves as many of our objects and frozen objects as it found
-    assert len(set(counts[1:])) == 1, counts
+        alive = sum(ref() is not None for ref in screens)
+        assert alive <= LINGER, f"{alive} of {OPENS} closed replay screens are still alive"
+    assert one > 0
+    # nothing is frozen, and our objects come back to what the picker holds, give or take
+    # the screens that may linger: the same after the tenth close as after the first
+    assert {frozen for _, frozen in counts} == {before[1]}, counts
+    assert max(ours for ours, _ in counts) - before[0] <= LINGER * one, (before, one, counts)
