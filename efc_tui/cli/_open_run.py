@@ -1,6 +1,5 @@
-"""``efc-tui open``, the command itself: what Typer runs (``open.py`` declares the options)
-and what ``efc-tui open`` with plain options runs without Typer (``_open_argv.py``).
-Textual is imported only when the app runs."""
+"""``efc-tui open``, the command itself: what Typer runs (``open.py`` declares the
+options). Textual is imported only when the app runs."""
 
 from __future__ import annotations
 
