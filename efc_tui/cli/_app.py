@@ -23,6 +23,7 @@ from typer.core import TyperGroup
 from typer.main import get_command_from_info, get_command_name
 
 from efc_tui import __version__
+from efc_tui.cli import COMMANDS, SUMMARIES
 from efc_tui.cli._exits import EXIT_INPUT as EXIT_INPUT
 from efc_tui.cli._exits import EXIT_OK as EXIT_OK
 from efc_tui.cli._exits import EXIT_THRESHOLD as EXIT_THRESHOLD
@@ -32,13 +33,9 @@ class LazyCommands(TyperGroup):
     """The root group: each command is imported and built when it is first asked for."""
 
     def list_commands(self, ctx: Context) -> list[str]:
-        from efc_tui.cli import COMMANDS
-
         return list(COMMANDS)
 
     def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
-        from efc_tui.cli import COMMANDS
-
         if cmd_name not in self.commands and cmd_name in COMMANDS:
             import_module(f"efc_tui.cli.{COMMANDS[cmd_name]}")  # registers it on ``app``
             for info in app.registered_commands:
@@ -54,8 +51,6 @@ class LazyCommands(TyperGroup):
     def format_commands(self, ctx: Context, formatter: HelpFormatter) -> None:
         """The command list of ``efc-tui --help``: a built command's own short help, the
         others' from ``SUMMARIES`` (the same text: a test compares them)."""
-        from efc_tui.cli import SUMMARIES
-
         names = self.list_commands(ctx)
         limit = formatter.width - 6 - max(len(name) for name in names)
         rows = [

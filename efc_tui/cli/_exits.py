@@ -6,6 +6,8 @@ input or usage (one line naming file and line), anything else is a bug.
 
 from __future__ import annotations
 
+import typer
+
 TYPE_CHECKING = False  # typing itself is not needed at run time
 if TYPE_CHECKING:
     from typing import NoReturn
@@ -18,6 +20,4 @@ EXIT_INPUT = 2
 def exit_now(code: int) -> NoReturn:
     """End the command with exit status ``code`` (Typer's ``Exit``: Typer turns it into
     the exit status, and a test's ``CliRunner`` reads it)."""
-    import typer
-
     raise typer.Exit(code)
