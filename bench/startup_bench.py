@@ -17,10 +17,17 @@ source, ~0.2 s an install never pays), after one untimed warm-up run of each com
 
     .venv/bin/python bench/startup_bench.py [--repeat 15]
 
-Issue 34 (one session, the shared 2-core machine under a load of ~5, best of 9 wall / least
-CPU, e30a5fc -> this code): with the hand-written bypass, `--version` 0.052 s / 0.014 s
-CPU, `--help` 0.091 / 0.086, `score` of 20 events 0.302 / 0.161 (through Typer 0.700 /
-0.229); with Typer for every command, see the closing note of issue 34 for the figures.
+Issue 34, Typer for every command (one session on the shared 2-core machine at a load of
+about 3.7; the same commands run as `python -m efc_tui`, interleaved, best wall / least
+CPU of 15, e30a5fc with the hand-written parsers -> after): `--version` 0.017 / 0.016 s
+-> 0.063 / 0.062 s; `--help` 0.078 / 0.077 -> 0.069 / 0.067; `score --help` 0.119 / 0.085
+-> 0.173 / 0.170; `score` of 20 events (JSON lines) 0.168 / 0.156 -> 0.343 / 0.271, with
+the table 0.230 / 0.185 -> 0.385 / 0.298; `hook claude-code` on an empty payload 0.048 /
+0.047 -> 0.183 / 0.166 (baselines: a bare interpreter 0.011 s CPU, `import typer` 0.066,
+`import pydantic` 0.055, `import numpy` 0.127). What Typer adds beyond its import is
+pydantic: Typer 0.29 converts every option value it reads through a pydantic
+`TypeAdapter`, and builds one even for a flag that was not given, so every command but the
+root's `--version` and `--help` imports it.
 """
 
 from __future__ import annotations
