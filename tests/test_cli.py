@@ -38,8 +38,8 @@ def test_version_and_help_on_every_command() -> None:
     import typer.main
 
     group = typer.main.get_command(app)
-    names = group.list_commands(None)  # type: ignore[attr-defined, arg-type]
-    commands = {name: group.get_command(None, name) for name in names}  # type: ignore[attr-defined, arg-type]
+    names = group.list_commands(None)  # type: ignore[attr-defined]
+    commands = {name: group.get_command(None, name) for name in names}  # type: ignore[attr-defined]
     # every command the app lists, and the SPEC's command surface is all there
     assert {
         "open",
