@@ -19,6 +19,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from efc_tui._lazy import lazy_module
 from efc_tui.app.loading import RunLoader
 from efc_tui.app.messages import FitWanted, LoadFailed, OpenEvent, OpenPicker, OpenRun, ScreenReady
 from efc_tui.app.screens.replay import ReplayScreen
@@ -26,11 +27,19 @@ from efc_tui.model import Run
 from efc_tui.parsers import Outcomes, expand_paths
 from efc_tui.parsers import load as load_file
 
-if TYPE_CHECKING:  # the first frame needs none of these: they are imported when used
+if TYPE_CHECKING:
     from efc_tui.adapter import ScoredRun
     from efc_tui.app.fitview import FitView
     from efc_tui.app.screens.picker import PickerScreen
     from efc_tui.scoring import Estimator
+
+# the first frame needs none of these: each is imported when first used (efc_tui._lazy)
+api = lazy_module("efc_tui.api")
+fitview = lazy_module("efc_tui.app.fitview")
+glossary = lazy_module("efc_tui.app.glossary")
+help_screen = lazy_module("efc_tui.app.screens.help")
+picker = lazy_module("efc_tui.app.screens.picker")
+compare_screen = lazy_module("efc_tui.app.screens.compare")
 
 
 class EfcApp(App[int]):
@@ -103,8 +112,6 @@ class EfcApp(App[int]):
     def score(self, run: Run) -> ScoredRun:
         """Score a run the way ``efc-tui score`` does: ``efc_tui.api.score``, with the
         adapter's would-be decisions and summary."""
-        from efc_tui import api
-
         return api.score(run, self.estimator)
 
     def _replay(self, path: Path, *, ordinal: int = 0, from_picker: bool = False) -> ReplayScreen:
@@ -126,9 +133,7 @@ class EfcApp(App[int]):
         )
 
     def _picker(self) -> PickerScreen:
-        from efc_tui.app.screens.picker import PickerScreen
-
-        return PickerScreen(self.paths, read=self.read_runs, score=self.score)
+        return picker.PickerScreen(self.paths, read=self.read_runs, score=self.score)
 
     def on_fit_wanted(self, message: FitWanted) -> None:
         """Read the package's fit in a worker thread (once) and hand it to every replay
@@ -138,12 +143,12 @@ class EfcApp(App[int]):
             self.run_worker(self._read_fit, thread=True, group="fit", exit_on_error=False)
 
     def _read_fit(self) -> None:
-        from efc_tui.app.fitview import FitView, load_fit_view
-
         try:
-            view = load_fit_view(None)  # the package's fit: a problem is a view saying why
+            view = fitview.load_fit_view(None)  # the package's fit: a problem is a view saying why
         except Exception as exc:  # a bug: the replay still works, and the panel says why
-            view = FitView([], None, problem=f"no fit available ({type(exc).__name__}: {exc})")
+            view = fitview.FitView(
+                [], None, problem=f"no fit available ({type(exc).__name__}: {exc})"
+            )
         self.call_from_thread(self._fit_read, view)
 
     def _fit_read(self, view: FitView) -> None:
@@ -163,10 +168,10 @@ class EfcApp(App[int]):
 
     def on_mount(self) -> None:
         if self.compare is not None:
-            from efc_tui.app.screens.compare import CompareScreen
-
             self.push_screen(
-                CompareScreen(self.paths[0], self.compare, read=self.read_runs, score=self.score)
+                compare_screen.CompareScreen(
+                    self.paths[0], self.compare, read=self.read_runs, score=self.score
+                )
             )
         elif self.use_picker:
             self.push_screen(self._picker())
@@ -222,24 +227,21 @@ class EfcApp(App[int]):
     # -- help and command palette ------------------------------------------------------------
 
     def action_help(self) -> None:
-        from efc_tui.app.screens.help import HelpScreen, key_rows, screen_title
-
         screen = self.screen
-        if isinstance(screen, HelpScreen):
+        if isinstance(screen, help_screen.HelpScreen):
             return
-        glossary = None
-        if isinstance(screen, ReplayScreen):
-            from efc_tui.app.glossary import glossary as ledger_glossary
-
-            glossary = ledger_glossary()
-        self.push_screen(HelpScreen(key_rows(screen), screen_title(screen), glossary))
+        words = glossary.glossary() if isinstance(screen, ReplayScreen) else None
+        self.push_screen(
+            help_screen.HelpScreen(
+                help_screen.key_rows(screen), help_screen.screen_title(screen), words
+            )
+        )
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Every described key binding of the current screen as a command, once, by its
         name and with its keys (STYLE.md: the palette is built from BINDINGS); then
         Textual's own commands that are not already there (theme, screenshot, ...)."""
-        from efc_tui.app.screens.help import key_name
-
+        key_name = help_screen.key_name
         actions: dict[str, tuple[str, object, list[str]]] = {}
         words: dict[str, str] = {}
         for key, active in screen.active_bindings.items():

@@ -17,7 +17,12 @@ import json
 import re
 from typing import Any
 
+from efc_tui._lazy import lazy_module
 from efc_tui.model import Event, EventKind, Status
+
+# for the few events that are edits: imported when first needed (efc_tui._lazy)
+difflib = lazy_module("difflib")
+shlex = lazy_module("shlex")
 
 #: characters of an action / observation looked at for one line (a JSON action is parsed
 #: only when it is shorter than this)
@@ -226,8 +231,6 @@ def outcome_line(ev: Event) -> str:
 
 
 def _udiff(path: str, old: str, new: str) -> str:
-    import difflib
-
     path = path.lstrip("/")
     lines = difflib.unified_diff(
         old.splitlines(), new.splitlines(), f"a/{path}", f"b/{path}", lineterm="", n=2
@@ -237,8 +240,6 @@ def _udiff(path: str, old: str, new: str) -> str:
 
 def _swe_editor_args(text: str) -> dict[str, str] | None:
     """``str_replace_editor str_replace PATH --old_str '…' --new_str '…'`` (SWE-agent)."""
-    import shlex
-
     try:
         words = shlex.split(text[:SCAN])
     except ValueError:

@@ -17,6 +17,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from efc_tui.errors import EfcError
+from efc_tui.fitting.fitfile import (
+    DEFAULT_FIT_REAL,
+    _load_cached,
+    has_default_fit,
+    has_real_fit,
+    load_fit,
+)
 
 if TYPE_CHECKING:
     from efc_tui.fitting.fitfile import CurvePosition, FitCurve, FitFile
@@ -137,8 +144,6 @@ def load_fit_view(path: str | Path | None = None) -> FitView:
     A named file that cannot be read raises ``EfcError`` (the CLI exits 2); a missing or
     broken default fit gives a view with no curves and the reason, so the app still runs.
     """
-    from efc_tui.fitting.fitfile import DEFAULT_FIT_REAL, has_default_fit, has_real_fit, load_fit
-
     if path is not None:
         return _view(load_fit(path))
     if not has_default_fit():
@@ -166,6 +171,4 @@ def load_fit_view(path: str | Path | None = None) -> FitView:
 
 
 def _load_packaged(name: str) -> FitFile:
-    from efc_tui.fitting.fitfile import _load_cached
-
     return _load_cached(name)

@@ -39,20 +39,24 @@ How each input is read:
 
 from __future__ import annotations
 
-import gc
 import os
 import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
-from contextlib import contextmanager
 from copy import deepcopy
 from dataclasses import replace
 from pathlib import Path
 
+from efc_tui._lazy import lazy_module
 from efc_tui.app.tail import NativeTail, can_tail
 from efc_tui.errors import EfcError, InputError
 from efc_tui.model import Event, Run
 from efc_tui.parsers.outcomes import DEFAULT_OUTCOMES, NO_OUTCOMES, Outcomes
+
+# the readers are imported when a log is first read (efc_tui._lazy): not for a native
+# trace, which ``NativeTail`` reads
+parsers = lazy_module("efc_tui.parsers")
+previews = lazy_module("efc_tui.parsers.preview")
 
 #: how often the first load hands a batch of rows to the screen (seconds)
 BATCH_SECONDS = 0.25
@@ -60,9 +64,9 @@ BATCH_SECONDS = 0.25
 FOLLOWABLE_FORMATS = ("claude-code", "codex")
 
 
-# The updates (and ``_Preview``, ``_Final`` below) are plain classes, not dataclasses:
-# creating a dataclass runs ~2 M instructions of code generation at import, and this
-# module is imported on the way to the first frame. They are compared by identity.
+# The updates (and ``_Preview``, ``_Final`` below) are plain classes, not dataclasses: a
+# dataclass generates and compiles its code at import, and this module is imported on the
+# way to the first frame. They are compared by identity.
 
 
 class Header:
@@ -126,7 +130,8 @@ PREVIEW_MIN_RATIO = 2
 #: how long reading waits for the screen to paint the first rows (seconds)
 FIRST_PAINT_WAIT = 1.0
 #: how long the screen waits for the first rows before drawing its first frame (seconds): a
-#: preview is read in ~10 ms; a slower read is not waited for, its rows come as they are read
+#: preview's first bytes are read well within it; a slower read is not waited for, its rows
+#: come as they are read
 FIRST_ROWS_WAIT = 0.15
 
 
@@ -162,10 +167,15 @@ class FirstUpdates:
         """The load ended (or failed): ``take`` waits no longer."""
         self._ready.set()
 
+    def wait(self, timeout: float) -> bool:
+        """Block until the first rows are in or the load closed (True), or ``timeout``
+        seconds passed (False). For a thread: the screen awaits it in one."""
+        return self._ready.wait(timeout)
+
     def take(self, timeout: float) -> list[Update]:
         """The updates put so far, once the first rows are in, the load closed, or after
         ``timeout`` seconds; ``put`` refuses from now on."""
-        self._ready.wait(timeout)
+        self.wait(timeout)
         with self._lock:
             self._open = False
             taken, self._updates = self._updates, []
@@ -189,24 +199,6 @@ class _Final:
 
     def __init__(self, run: Run) -> None:
         self.run = run
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a reader builds a run: hundreds of thousands
-    of small acyclic objects, which collections would only walk over and over (it halves
-    reading a 100k-step trajectory). Turned back on after, as it was, with what was built
-    frozen (``gc.freeze``): the first full collection would otherwise walk the whole run,
-    a pause of a tenth of a second or more on the UI thread. Frozen objects are still freed
-    by reference counting; only cycles among them would wait (a run holds none)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.freeze()
-            gc.enable()
 
 
 def _revision(shown: list[Event], events: list[Event]) -> Events | None:
@@ -233,10 +225,8 @@ def follow_problem(path: Path, fmt: str | None) -> str | None:
         return None
     name = fmt
     if name is None:
-        from efc_tui.parsers import detect
-
         try:
-            name = detect(path).name
+            name = parsers.detect(path).name
         except EfcError as exc:
             return str(exc)
     if name in FOLLOWABLE_FORMATS and not path.name.endswith(".gz"):
@@ -314,7 +304,7 @@ class RunLoader:
         warnings: list[str] = []
         last = 0.0  # the first batch goes at once: rows on screen as early as possible
         header: Header | None = None  # sent without the run's outcome (``_outcome``)
-        # the first read is small (a screenful of rows and more, in ~10 ms), the rest 1 MB
+        # the first read is small (a screenful of rows and more: on screen at once), the rest 1 MB
         chunk = PREVIEW_BYTES[0]
         while not tail.at_end:
             if cancelled():
@@ -356,9 +346,7 @@ class RunLoader:
         yield Loaded(list(run.flags))
 
     def _read_runs(self) -> Iterator[Run]:
-        from efc_tui.parsers import load
-
-        return load(self.path, self.fmt, lenient=self.lenient, outcomes=self.outcomes)
+        return parsers.load(self.path, self.fmt, lenient=self.lenient, outcomes=self.outcomes)
 
     def _whole(self, cancelled: Callable[[], bool]) -> Iterator[Update]:
         """Read the file whole with its reader. A large log is previewed first
@@ -367,33 +355,32 @@ class RunLoader:
         shown: list[Event] | None = None  # events on screen from a preview
         shown_header: Header | None = None
         chosen: Run | None = None
-        with collector_paused():
-            for found in self._previews():
-                if isinstance(found, SeveralRuns):
-                    yield found
-                    return
-                if isinstance(found, _Final):
-                    chosen = self.outcomes.apply(found.run, self.path)
-                    break
-                if shown is None or shown_header is None:
-                    shown_header = _header(found.run)
-                    yield shown_header
-                    shown = list(found.run.events)
-                    yield Events(list(shown), found.fraction, [], preview=True)
-                    self._first_paint()
-                    shown_header = yield from self._outcome(shown_header)
-                else:
-                    batch = _revision(shown, found.run.events)
-                    if batch is not None:
-                        batch.fraction, batch.preview = found.fraction, True
-                        yield batch
-                if cancelled():
-                    return
+        for found in self._previews():
+            if isinstance(found, SeveralRuns):
+                yield found
+                return
+            if isinstance(found, _Final):
+                chosen = self.outcomes.apply(found.run, self.path)
+                break
+            if shown is None or shown_header is None:
+                shown_header = _header(found.run)
+                yield shown_header
+                shown = list(found.run.events)
+                yield Events(list(shown), found.fraction, [], preview=True)
+                self._first_paint()
+                shown_header = yield from self._outcome(shown_header)
+            else:
+                batch = _revision(shown, found.run.events)
+                if batch is not None:
+                    batch.fraction, batch.preview = found.fraction, True
+                    yield batch
+            if cancelled():
+                return
+        if chosen is None:
+            chosen = self._chosen(self._read_runs())
             if chosen is None:
-                chosen = self._chosen(self._read_runs())
-                if chosen is None:
-                    yield SeveralRuns()
-                    return
+                yield SeveralRuns()
+                return
         if self.follow:
             st = _stat(self.path)
             self._size, self._ident = st.st_size, (st.st_dev, st.st_ino)
@@ -430,19 +417,16 @@ class RunLoader:
     def _previews(self) -> Iterator[_Preview | _Final | SeveralRuns]:
         """The chosen run as read from the first ``PREVIEW_BYTES`` of a large log, growing;
         ``_Final`` when a preview turned out to be the whole read."""
-        from efc_tui.parsers import detect, get_reader
-        from efc_tui.parsers.preview import preview
-
         try:
             size = os.stat(self.path).st_size
-            reader = get_reader(self.fmt) if self.fmt else detect(self.path)
+            reader = parsers.get_reader(self.fmt) if self.fmt else parsers.detect(self.path)
         except (OSError, EfcError):
             return  # the whole read reports it
         for nbytes in PREVIEW_BYTES:
             if size <= nbytes * PREVIEW_MIN_RATIO:
                 return  # small enough that reading it whole is about as quick
             # no outcome: finding the sidecars waits for the first frame (``_outcome``)
-            pv = preview(
+            pv = previews.preview(
                 self.path,
                 nbytes,
                 reader.name,

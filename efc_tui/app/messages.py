@@ -1,6 +1,6 @@
 """Messages of the app (plain ``Message`` subclasses with an ``__init__`` each, as Textual's
 own are: a dataclass message would have its ``__init__`` generated and compiled at every
-start, ~0.2 ms each, before the first frame).
+start, before the first frame).
 
 Two kinds:
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from efc_tui.app.lazy import lazy_module
+from efc_tui._lazy import lazy_module
 from efc_tui.model import Event, EventKind, Run, Status, TokenTotals
 from efc_tui.scoring.columns import LEDGER_COLUMNS
 

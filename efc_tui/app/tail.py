@@ -53,8 +53,8 @@ def can_tail(path: str | Path) -> bool:
 
 
 class TailBatch:
-    """What one read produced (a plain class: a dataclass costs ~2 M instructions to
-    create, at every start of the app)."""
+    """What one read produced (a plain class: a dataclass generates and compiles its
+    code when its module is imported, at every start of the app)."""
 
     __slots__ = ("another_run", "events", "rotated", "shrank", "warnings")
 

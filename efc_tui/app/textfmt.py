@@ -15,9 +15,12 @@ from rich.console import RenderableType
 from rich.style import Style
 from rich.text import Text
 
+from efc_tui._lazy import lazy_module
 from efc_tui._lazy_re import LazyPattern
 from efc_tui.report.text import sanitize_for_terminal
 
+#: Rich's syntax highlighting, with Pygments: imported when first highlighting (efc_tui._lazy)
+syntax = lazy_module("rich.syntax")
 #: characters of action/observation text the detail pane shows before "… N more"
 DETAIL_LIMIT = 20_000
 #: text longer than this (after truncation) is shown plain, never highlighted
@@ -95,11 +98,9 @@ def show_text(
     elif lexer is None:
         lexer = guess_lexer(visible, tool, is_action=is_action)
     if lexer is not None and len(visible) <= HIGHLIGHT_LIMIT:
-        from rich.syntax import Syntax  # with Pygments: imported when first highlighting
-
         clean = sanitize_for_terminal(visible)
         return Shown(
-            Syntax(
+            syntax.Syntax(
                 clean,
                 lexer,
                 theme="ansi_dark",

@@ -1,28 +1,25 @@
 """The ``efc-tui`` command line (Typer). Thin: every command calls the library.
 
 One module per command (``score.py``, ``export.py``, ...) so each command's options stay
-readable on their own; they all register on the one ``app`` in ``_app.py``.
+readable on their own; they all register on the one ``app`` in ``_app.py``, which builds a
+command only when it is asked for (``COMMANDS``) and lists them from ``SUMMARIES``. Each
+command's module imports the readers, numpy and rich only when its command runs.
 
-Start-up is kept short: ``efc-tui --version`` answers before any command is imported,
-``efc-tui COMMAND ...`` imports and builds that command alone (``COMMANDS`` says which
-module defines it), and the command modules import the readers, numpy and rich only when
-their command runs; ``efc-tui score`` with plain options runs without Typer at all
-(``_score_argv.py``; Typer reads anything else), and so does the hook a harness runs on every
-tool call, ``efc-tui hook claude-code|codex`` (``_hook_argv.py``). ``efc-tui --help`` lists the commands from
-their summaries (``SUMMARIES``) without building them; an unknown command and shell
-completion build them all.
+``main`` is the entry point of every way the command line starts (the console script,
+``python -m efc_tui``), and the one place the process's settings are made: BLAS threads
+and the garbage collector's policy (``BLAS_THREADS``, ``GC_THRESHOLDS``). Nothing else in
+the command line or the app changes the collector.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
-TYPE_CHECKING = False  # typing itself is not imported on the --version path
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-    from typer import Typer
 
 __all__ = ["app", "main"]
 
@@ -75,80 +72,40 @@ SUMMARIES = {
 }
 
 
-def _listing_app() -> Typer:
-    """A root whose commands are a name and a summary each: what ``efc-tui --help`` lists,
-    without importing and building the commands (``app`` is left as it is)."""
-    from efc_tui.cli._app import new_app
-
-    listing = new_app()
-    for name, summary in SUMMARIES.items():
-
-        def command() -> None:  # listed, never run
-            raise AssertionError("the --help listing runs no command")
-
-        command.__doc__ = summary
-        listing.command(name)(command)
-    return listing
-
-
-def _registered_app(command: str | None = None) -> Typer:
-    """The Typer app with ``command`` registered, or every command when it is None or not
-    one of ours (importing a command's module registers it)."""
-    from importlib import import_module
-
-    module = COMMANDS.get(command or "")
-    for name in [module] if module else dict.fromkeys(COMMANDS.values()):
-        import_module(f"efc_tui.cli.{name}")
-    from efc_tui.cli._app import app
-
-    return app
-
-
 #: BLAS threads for the CLI's process (and the Dask workers it starts), unless the user set
-#: them: efc-tui's products are a handful of features by the events of one run, which one
-#: thread does in microseconds; a second thread only spins (~0.1 s of CPU while numpy
-#: loads, ~0.15 s over a 100k-event score) and makes some results depend on the thread
-#: count. Set before numpy is imported (nothing here imports it).
+#: them: efc-tui's products are a handful of features by the events of one run, too small
+#: for a second thread to share: it only spins, burning CPU another process could use, and
+#: makes some results depend on the thread count. Set before numpy is imported (nothing
+#: here imports it), as numpy reads them then.
 BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
+#: the cyclic garbage collector's thresholds for the whole process (generation 0, 1, 2).
+#: A run is hundreds of thousands of small acyclic objects (events, their tuples and
+#: dicts): at Python's default (700, 10, 10) the collector walks them over and over while a
+#: run is read and scored (10-30% of `score` on a 100k-event trace), and the replay app's
+#: full collections over a loaded run paused it between key presses. Collecting after
+#: 100,000 allocations instead of 700 keeps every collection of the youngest objects short
+#: and makes full ones rare; reference counting frees the rest as before. Set once, here,
+#: before any command runs: never turned off, frozen or changed per thread elsewhere (a
+#: thread that turns the collector off turns it off for every thread).
+GC_THRESHOLDS = (100_000, 50, 100)
+
+#: the commands a coding agent's harness runs on every tool call: a usage error there must
+#: not exit 2, which blocks the agent's tool call (docs/live.md)
+_HOOKS = (["hook", "claude-code"], ["hook", "codex"])
+
+
 def main() -> None:
-    """Console-script entry point (see ``_app.main``)."""
+    """Console-script entry point: the process's settings, then Typer reads the command
+    line (``_app.main``)."""
     for name, value in BLAS_THREADS.items():
         os.environ.setdefault(name, value)
-    args = sys.argv[1:]
-    if args in (["--version"], ["-V"]):  # no need to build every command for this
-        from efc_tui import __version__
-
-        sys.stdout.write(f"efc-tui {__version__}\n")
-        return
-    completing = any(key.endswith("_COMPLETE") for key in os.environ)  # words not in argv
-    if args and args[0] in ("score", "open") and not completing:  # plain options: no Typer
-        from importlib import import_module
-
-        plain = import_module(f"efc_tui.cli._{args[0]}_argv")
-        options = plain.parse(args[1:])
-        if options is not None:
-            plain.run(options)
-            return
-    hooking = args[:1] == ["hook"] and args[1:2] in (["claude-code"], ["codex"]) and not completing
-    if hooking:  # the hook runs on every tool call: plain options without Typer
-        from efc_tui.cli import _hook_argv
-
-        hook_options = _hook_argv.parse(args[1:])
-        if hook_options is not None:
-            _hook_argv.run(hook_options)
-            return
+    gc.set_threshold(*GC_THRESHOLDS)
     from efc_tui.cli._app import main as run
 
-    if args in ([], ["--help"], ["-h"]) and not completing:
-        run(_listing_app())  # the root's help lists the commands by their summaries
-        return
-    # `efc-tui score ...` builds `score` alone; anything else (a typo that gets suggestions,
-    # shell completion, root options) builds them all
-    _registered_app(args[0] if args else None)
-    if hooking:
-        try:  # a hook's usage error must not exit 2: that blocks the agent's tool call
+    if sys.argv[1:3] in _HOOKS:
+        try:
             run()
         except SystemExit as exc:
             if exc.code not in (0, None):
@@ -160,5 +117,7 @@ def main() -> None:
 
 def __getattr__(name: str) -> Any:
     if name == "app":
-        return _registered_app()
+        from efc_tui.cli._app import app
+
+        return app
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,6 +16,8 @@ from rich.table import Table
 from efc_tui.adapter import AdapterSummary, CorpusSummary, SweepPoint
 from efc_tui.cli._col import Col
 from efc_tui.cli._common import fmt_value, text_cell
+from efc_tui.cli._tables import fitted_table
+from efc_tui.report.display import at_risk_label, common_folder, short_path, success_label
 
 ADAPTER_SCHEMA = "efc-adapter/1"
 SWEEP_SCHEMA = "efc-adapter-sweep/1"
@@ -58,9 +60,6 @@ RUNS_TABLE: tuple[Col, ...] = (
 def runs_table(summaries: Sequence[AdapterSummary], width: int) -> Table:
     """One row per run: stop event, cost saved, success at risk, roll-back, waste split,
     fitted to ``width`` cells (numbers are never cut; see ``efc_tui.cli._tables``)."""
-    from efc_tui.cli._tables import fitted_table
-    from efc_tui.report.display import at_risk_label, common_folder, short_path, success_label
-
     base = common_folder([Path(s.source_path) for s in summaries if s.source_path])
     rows = []
     for s in summaries:
@@ -111,8 +110,6 @@ CORPUS_TABLE: tuple[Col, ...] = (
 
 def corpus_table(corpus: CorpusSummary, width: int) -> Table:
     """Totals over the corpus and per budget cap (matched caps), fitted to ``width``."""
-    from efc_tui.cli._tables import fitted_table
-
     eps = "–" if corpus.epsilon is None else f"{corpus.epsilon:g}"
     win = "–" if corpus.window is None else str(corpus.window)
     rows = [

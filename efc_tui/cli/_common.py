@@ -13,6 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from efc_tui._lazy import lazy_module
 from efc_tui.cli._exits import EXIT_INPUT, exit_now
 from efc_tui.errors import EfcError, UnrecognizedFormat
 from efc_tui.report.text import sanitize_for_terminal, sanitize_label
@@ -26,13 +27,20 @@ if TYPE_CHECKING:
     from efc_tui.parsers import Discovery, Outcomes
     from efc_tui.pipeline.score import Job, ScoredItem
 
+# imported when first used (efc_tui._lazy): rich for a console or a table, the readers and
+# the local pipeline when a command reads files
+rich_console = lazy_module("rich.console")
+rich_progress = lazy_module("rich.progress")
+rich_text = lazy_module("rich.text")
+parsers = lazy_module("efc_tui.parsers")
+pool = lazy_module("efc_tui.pipeline.pool")
+work = lazy_module("efc_tui.pipeline.score")
+
 
 @cache
 def err_console() -> Console:
     """stderr for progress bars; log text is never read as markup, emoji codes or highlighted."""
-    from rich.console import Console
-
-    return Console(stderr=True, markup=False, emoji=False, highlight=False)
+    return rich_console.Console(stderr=True, markup=False, emoji=False, highlight=False)
 
 
 def __getattr__(name: str) -> Any:
@@ -50,13 +58,13 @@ def stdout_console() -> Console:
 
     Tables written to a pipe get PIPE_WIDTH columns (or $COLUMNS) instead of rich's 80.
     """
-    from rich.console import Console
-
     width = None
     if not sys.stdout.isatty():
         cols = os.environ.get("COLUMNS", "")
         width = int(cols) if cols.isdigit() else PIPE_WIDTH
-    return Console(file=sys.stdout, width=width, markup=False, emoji=False, highlight=False)
+    return rich_console.Console(
+        file=sys.stdout, width=width, markup=False, emoji=False, highlight=False
+    )
 
 
 def fmt_value(v: Any) -> str:
@@ -72,9 +80,7 @@ def fmt_value(v: Any) -> str:
 
 def text_cell(value: Any) -> Text:
     """A table cell that is never parsed as markup, bounded and inert."""
-    from rich.text import Text
-
-    return Text(sanitize_label(fmt_value(value)))
+    return rich_text.Text(sanitize_label(fmt_value(value)))
 
 
 def _line(prefix: str, message: str) -> None:
@@ -115,10 +121,8 @@ THRESHOLD_HELP = (
 
 def outcomes_from(labels: Path | None, success_threshold: float) -> Outcomes:
     """The --labels / --success-threshold setting; a malformed labels file exits 2."""
-    from efc_tui.parsers import Outcomes
-
     try:
-        return Outcomes.from_options(labels, success_threshold)
+        return parsers.Outcomes.from_options(labels, success_threshold)
     except EfcError as exc:
         fail(exc)
 
@@ -148,10 +152,8 @@ def _names(paths: list[str], limit: int = 5) -> str:
 
 
 def collect_paths(paths: list[str]) -> TraceFiles:
-    from efc_tui.parsers import discover
-
     try:
-        found = discover(paths)
+        found = parsers.discover(paths)
     except EfcError as exc:
         fail(exc)
     if not found.sources:
@@ -178,13 +180,10 @@ def iter_runs(
     quiet. A file met while walking a folder that no reader recognizes is skipped with a
     warning; when it looks like an agent log (by name or shape) it is also counted, and
     named again in a closing summary. Reading no run at all exits 2."""
-    from efc_tui.parsers import load
-    from efc_tui.pipeline.score import gc_quiet
-
     reading = _Reading(files, fmt, quiet, outcomes)
     for path in files:
         try:
-            for run in gc_quiet(load(path, fmt, lenient=lenient, outcomes=outcomes)):
+            for run in work.gc_quiet(parsers.load(path, fmt, lenient=lenient, outcomes=outcomes)):
                 reading.read(run.warnings)
                 yield run
                 del run  # not held while the next run is read
@@ -203,11 +202,9 @@ def iter_scored(
     codes as ``iter_runs`` followed by ``score_item``: the output is the same byte for
     byte, only sooner. A file that cannot be read exits 2 where ``iter_runs`` would, after
     the runs read before it."""
-    from efc_tui.pipeline.pool import read_files
-
     reading = _Reading(files, job.fmt, quiet, job.outcomes)
     labels = job.outcomes.labels if job.outcomes is not None else None
-    results = read_files(files, job, jobs)
+    results = pool.read_files(files, job, jobs)
     while True:
         try:
             res = next(results, None)
@@ -266,9 +263,7 @@ class _Reading:
         if path in self.named or self.fmt:
             fail(exc)
         if looks is None:
-            from efc_tui.pipeline.score import looks_like
-
-            looks = looks_like(path)
+            looks = work.looks_like(path)
         kind = looks
         if kind == "sidecar":
             return  # an evaluation report the sidecar lookup reads
@@ -314,13 +309,12 @@ def progress_bar(label: str, show: bool) -> Progress | None:
     only for a bar that is shown)."""
     if not show:
         return None
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    return Progress(
-        TextColumn(label),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
+    bar = rich_progress
+    return bar.Progress(
+        bar.TextColumn(label),
+        bar.BarColumn(),
+        bar.MofNCompleteColumn(),
+        bar.TimeElapsedColumn(),
         console=err_console(),
         transient=True,
     )

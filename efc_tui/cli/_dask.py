@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from efc_tui._lazy import lazy_module
 from efc_tui.cli._app import EXIT_INPUT
 from efc_tui.cli._common import (
     TraceFiles,
@@ -37,6 +38,12 @@ if TYPE_CHECKING:
 
     from efc_tui.cluster.source import Source, SourceResult
     from efc_tui.pipeline.score import Job, ScoredItem
+
+# Dask and the cluster glue, imported for a Dask option or a URL only (efc_tui._lazy)
+remote = lazy_module("efc_tui.cluster.remote")
+dask_client = lazy_module("efc_tui.cluster.client")
+source = lazy_module("efc_tui.cluster.source")
+tasks = lazy_module("efc_tui.cluster.tasks")
 
 DASK_HELP = (
     "Read and score on Dask: a local cluster of worker processes on this machine's cores, "
@@ -81,9 +88,7 @@ def is_url(arg: str) -> bool:
     that can be one)."""
     if "://" not in arg:
         return False
-    from efc_tui.cluster import remote
-
-    return remote.is_url(arg)
+    return bool(remote.is_url(arg))
 
 
 @contextmanager
@@ -91,18 +96,16 @@ def cluster(setting: DaskSetting, quiet: bool) -> Iterator[Client]:
     """The client, with a one-line note of where the work runs; a cluster that cannot start
     or a scheduler that cannot be reached exits 2 with the reason. A local cluster is shut
     down on leaving, whatever happens."""
-    from efc_tui.cluster.client import connect, describe
-
     stack = ExitStack()
     try:
-        client = stack.enter_context(connect(setting.address, setting.workers))
+        client = stack.enter_context(dask_client.connect(setting.address, setting.workers))
     except EfcError as exc:
         fail(exc)
     except Exception as exc:  # a scheduler that refuses us, a cluster that cannot start
         fail(f"Dask: cannot start or reach the cluster: {type(exc).__name__}: {exc}")
     with stack:
         if not quiet:
-            note(f"Dask: {describe(client)}")
+            note(f"Dask: {dask_client.describe(client)}")
         yield client
 
 
@@ -118,15 +121,14 @@ class Planned:
 def plan_sources(paths: list[str]) -> Planned:
     """The local paths as the local path discovers them (one per trial), then each URL's
     sources. Bad paths exit 2."""
-    from efc_tui.cluster.remote import is_url, plan_url
-    from efc_tui.cluster.source import Source
-
     local = [p for p in paths if not is_url(p)]
     files = collect_paths(local) if local else None
-    sources = [Source(i, str(p), p in files.named) for i, p in enumerate(files)] if files else []
+    sources = (
+        [source.Source(i, str(p), p in files.named) for i, p in enumerate(files)] if files else []
+    )
     for url in (p for p in paths if is_url(p)):
         try:
-            sources += plan_url(url, len(sources))
+            sources += remote.plan_url(url, len(sources))
         except EfcError as exc:
             fail(exc)
     if not sources:
@@ -165,9 +167,6 @@ class DaskReading:
         self.runs = 0
 
     def items(self) -> Iterator[ScoredItem]:
-        from efc_tui.cluster.client import ClusterError
-        from efc_tui.cluster.tasks import run_sources
-
         job, quiet = self.job, self.quiet
         unreadable: list[str] = []
         found = self.files.discovery if self.files is not None else None
@@ -189,7 +188,7 @@ class DaskReading:
                     bar.advance(task)
 
             try:
-                for res in run_sources(self.client, self.sources, job, advance):
+                for res in tasks.run_sources(self.client, self.sources, job, advance):
                     if labels is not None:
                         for i in res.labels_used:
                             labels.rows[i].used = True
@@ -205,14 +204,12 @@ class DaskReading:
                             for w in item.warnings:
                                 warn(w)
                         yield item
-            except ClusterError as exc:  # the scheduler gone, results that never came
+            except dask_client.ClusterError as exc:  # the scheduler gone, results that never came
                 fail(exc)
             finally:
                 if any(s.remote is not None for s in self.sources):
-                    from efc_tui.cluster.remote import clean_mirror
-
                     with suppress(Exception):  # a worker gone: its scratch space went with it
-                        self.client.run(clean_mirror, job.token)
+                        self.client.run(remote.clean_mirror, job.token)
         where = ", ".join(self.paths)
         if not self.runs:
             if self.failed:

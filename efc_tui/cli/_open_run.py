@@ -1,6 +1,5 @@
-"""``efc-tui open``, the command itself: what Typer runs (``open.py`` declares the options)
-and what ``efc-tui open`` with plain options runs without Typer (``_open_argv.py``).
-Textual is imported only when the app runs."""
+"""``efc-tui open``, the command itself: what Typer runs (``open.py`` declares the
+options). Textual is imported only when the app runs."""
 
 from __future__ import annotations
 
@@ -8,7 +7,23 @@ import re
 import sys
 from pathlib import Path
 
+from efc_tui._lazy import lazy_module
 from efc_tui.cli._common import collect_paths, fail, outcomes_from
+from efc_tui.errors import EfcError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from textual.pilot import Pilot
+
+# the app and the library, imported when the command runs (efc_tui._lazy): not for its
+# --help, and the estimator and the fit only when named (the app reads the defaults after
+# its first frame)
+tui_app = lazy_module("efc_tui.app.app")
+loading = lazy_module("efc_tui.app.loading")
+fitview = lazy_module("efc_tui.app.fitview")
+io = lazy_module("efc_tui.io")
+parsers = lazy_module("efc_tui.parsers")
+scoring = lazy_module("efc_tui.scoring")
 
 DEFAULT_SIZE = (120, 40)
 
@@ -39,17 +54,13 @@ def run(
     success_threshold: float = 1.0,
 ) -> None:
     """Replay one run, or pick one from several (see ``open.py`` for the options)."""
-    from efc_tui.app.loading import follow_problem
-    from efc_tui.errors import EfcError
-    from efc_tui.parsers import detect, get_reader
-
     outcomes = outcomes_from(labels, success_threshold)
     files = collect_paths(paths)
     single = len(files) == 1 and not Path(paths[0]).is_dir()
     if follow:
         if not single:
             fail("--follow tails one file, not several or a folder")
-        problem = follow_problem(files[0], fmt)
+        problem = loading.follow_problem(files[0], fmt)
         if problem is not None:
             fail(problem)
     if compare is not None:
@@ -65,25 +76,19 @@ def run(
     try:
         est = None  # None: the app picks the one that matches each run, after its first frame
         if estimator:
-            from efc_tui.scoring import load_estimator
-
-            est = load_estimator(estimator)
+            est = scoring.load_estimator(estimator)
         fit_view = None  # the app reads the package's fit after its first frame (numpy with it)
         if fit is not None:
-            from efc_tui.app.fitview import load_fit_view
-
-            fit_view = load_fit_view(fit)
+            fit_view = fitview.load_fit_view(fit)
         if single:
             if fmt:
-                get_reader(fmt)
+                parsers.get_reader(fmt)
             else:
-                detect(files[0])
+                parsers.detect(files[0])
     except EfcError as exc:
         fail(exc)
 
-    from efc_tui.app.app import EfcApp
-
-    tui = EfcApp(
+    tui = tui_app.EfcApp(
         files,
         fmt=fmt,
         lenient=lenient,
@@ -99,17 +104,13 @@ def run(
     if screenshot is None:
         tui.run()
     else:
-        from textual.pilot import Pilot  # the interactive app does without it
-
         out = screenshot
 
         async def shoot(pilot: Pilot[object]) -> None:
-            from efc_tui.io import write_atomic
-
             await tui.ready.wait()
             if tui.failure is None:
                 await pilot.pause()
-                write_atomic(
+                io.write_atomic(
                     out, tui.export_screenshot(title=f"efc-tui open {files[0].name}").encode()
                 )
             tui.exit(0 if tui.failure is None else 2)

@@ -1,8 +1,7 @@
 """What ``efc-tui score`` does (SPEC §1): headless scoring with CI thresholds.
 
 The command's options are declared for Typer in ``score.py``; this module is the command
-itself and imports neither Typer nor the Dask glue (``cli/_dask.py``, loaded for a Dask
-option or a URL), so plain runs can skip Typer altogether (``_score_argv.py``).
+itself and imports the Dask glue (``cli/_dask.py``) only for a Dask option or a URL.
 """
 
 from __future__ import annotations
@@ -242,8 +241,8 @@ def run(
     github: bool = False,
     jobs: int | None = None,
 ) -> None:
-    """``efc-tui score`` with its options as parsed (``score.py`` declares them for Typer,
-    ``_score_argv.py`` reads plain ones without it): what the command does, start to end."""
+    """``efc-tui score`` with its options as Typer parsed them (``score.py`` declares
+    them): what the command does, start to end."""
     from efc_tui.adapter import AdapterConfig
     from efc_tui.pipeline.score import Job
     from efc_tui.report.export import dumps

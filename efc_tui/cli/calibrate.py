@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+import itertools
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
+from efc_tui._lazy import lazy_module
 from efc_tui.cli._app import app
 from efc_tui.cli._common import (
     LABELS_HELP,
@@ -25,8 +28,19 @@ from efc_tui.io import write_atomic
 from efc_tui.scoring.constants import DEFAULT_SEED_FRACTION, THETA_METHODS
 from efc_tui.synthetic.templates import DEFAULT_HOLDOUT
 
-if TYPE_CHECKING:  # rich, numpy and the calibration code load when the command runs
+if TYPE_CHECKING:
     from rich.table import Table
+
+# rich, numpy and the calibration code, imported when the command runs (efc_tui._lazy)
+adapter_ = lazy_module("efc_tui.adapter")
+calibration = lazy_module("efc_tui.scoring.calibrate")
+calibration_real = lazy_module("efc_tui.scoring.calibrate_real")
+estimators = lazy_module("efc_tui.scoring.estimator")
+synthetic_corpus = lazy_module("efc_tui.synthetic.corpus")
+orjson = lazy_module("orjson")
+rich_box = lazy_module("rich.box")
+rich_table = lazy_module("rich.table")
+rich_text = lazy_module("rich.text")
 
 
 def _holdout(values: list[str] | None) -> tuple[str, ...]:
@@ -37,32 +51,25 @@ def _holdout(values: list[str] | None) -> tuple[str, ...]:
 
 def _corpus(paths: list[str], n_files: int) -> dict[str, Any]:
     """What the provenance says about the corpus: its manifest when there is one."""
-    from efc_tui.synthetic.corpus import read_manifest
-
     if len(paths) == 1 and Path(paths[0]).is_dir():
-        m = read_manifest(Path(paths[0]))
+        m = synthetic_corpus.read_manifest(Path(paths[0]))
         if m is not None:
             return {"manifest": m.get("spec"), "generator": m.get("generator"), "files": n_files}
     return {"files": n_files}
 
 
 def figures_table(figures: dict[str, Any]) -> Table:
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
-
-    from efc_tui.scoring.calibrate import CALIBRATION, HELDOUT_SEED, HELDOUT_TEMPLATE
-
     split_label = {
-        CALIBRATION: "calibration (in-sample)",
-        HELDOUT_TEMPLATE: "held-out templates",
-        HELDOUT_SEED: "held-out seeds",
+        calibration.CALIBRATION: "calibration (in-sample)",
+        calibration.HELDOUT_TEMPLATE: "held-out templates",
+        calibration.HELDOUT_SEED: "held-out seeds",
     }
-    table = Table(
+    Text = rich_text.Text
+    table = rich_table.Table(
         title="Estimated-EFC vs Oracle-EFC",
         title_justify="left",
         header_style="bold",
-        box=box.SIMPLE_HEAD,
+        box=rich_box.SIMPLE_HEAD,
     )
     for c in (
         "θ",
@@ -180,12 +187,6 @@ def calibrate_cmd(
         fail(f"--theta-fit must be one of {', '.join(THETA_METHODS)}, not {theta_fit!r}")
     if source not in ("auto", "oracle", "outcomes"):
         fail(f"--from must be auto, oracle or outcomes, not {source!r}")
-    import itertools
-
-    import orjson
-
-    from efc_tui.scoring.calibrate import calibrate
-
     outcomes = outcomes_from(labels, success_threshold)
     files = collect_paths(paths)
     runs = iter_runs(files, fmt, lenient, quiet=quiet, outcomes=outcomes)
@@ -201,20 +202,14 @@ def calibrate_cmd(
         return
     chooser: Any = None
     if adapter and adapter_real:
-        import functools
-
-        from efc_tui.adapter import choose_stop_rules
-
         real = list(
             iter_runs(collect_paths(adapter_real), None, lenient, quiet=quiet, outcomes=outcomes)
         )
-        chooser = functools.partial(choose_stop_rules, real_runs=real)
+        chooser = functools.partial(adapter_.choose_stop_rules, real_runs=real)
     elif adapter:
-        from efc_tui.adapter import choose_adapter
-
-        chooser = choose_adapter
+        chooser = adapter_.choose_adapter
     try:
-        result = calibrate(
+        result = calibration.calibrate(
             runs,
             holdout=_holdout(holdout),
             seed_fraction=seed_fraction,
@@ -262,13 +257,8 @@ def _real_adapter(doc: dict[str, Any], runs: list[Any]) -> None:
     """The real estimator's W and ε, chosen on the labelled real runs themselves with the
     repetition rule on (``choose_stop_rules``; docs/adapter.md), instead of the synthetic
     corpus's: its window rule put most real successes at risk."""
-    import orjson
-
-    from efc_tui.adapter import choose_stop_rules
-    from efc_tui.scoring.estimator import parse_estimator
-
-    chosen = choose_stop_rules(
-        runs, parse_estimator(orjson.dumps(doc), "real estimator (being written)")
+    chosen = adapter_.choose_stop_rules(
+        runs, estimators.parse_estimator(orjson.dumps(doc), "real estimator (being written)")
     )
     if chosen is None:
         return
@@ -290,25 +280,18 @@ def _calibrate_outcomes(
     json_out: bool,
     quiet: bool,
 ) -> None:
-    import orjson
-
-    from efc_tui.scoring.calibrate_real import (
-        calibrate_outcomes,
-        outcome_rows,
-        real_estimator_document,
-    )
-    from efc_tui.scoring.estimator import load_estimator
-
     try:
-        est = load_estimator(base)
+        est = estimators.load_estimator(base)
         runs = [r for r in runs if r.success is not None]
-        rows = outcome_rows(runs, est)
-        cal = calibrate_outcomes(rows)
+        rows = calibration_real.outcome_rows(runs, est)
+        cal = calibration_real.calibrate_outcomes(rows)
         if cal is None:
             fail(
                 f"outcome calibration needs at least 10 labeled runs with both outcomes ({len(rows)} labeled)"
             )
-        doc = real_estimator_document(est, cal, rows, corpus=corpus, command=note_text)
+        doc = calibration_real.real_estimator_document(
+            est, cal, rows, corpus=corpus, command=note_text
+        )
         _real_adapter(doc, runs)
         write_atomic(
             output, orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)

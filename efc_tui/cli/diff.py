@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from efc_tui._lazy import lazy_module
 from efc_tui.cli._app import app
 from efc_tui.cli._col import Col
 from efc_tui.cli._common import (
@@ -15,16 +16,28 @@ from efc_tui.cli._common import (
     THRESHOLD_HELP,
     collect_paths,
     fail,
+    fmt_value,
     iter_runs,
     outcomes_from,
     stdout_console,
 )
 from efc_tui.errors import EfcError
+from efc_tui.report.display import success_label
+from efc_tui.report.text import sanitize_label
 
 if TYPE_CHECKING:
     from efc_tui.model import Run
     from efc_tui.parsers import Outcomes
     from efc_tui.report.compare import RunDiff, Side
+
+# the library and the tables, imported when the command runs (efc_tui._lazy): not for
+# its --help
+adapter = lazy_module("efc_tui.adapter")
+comparing = lazy_module("efc_tui.report.compare")
+ledgers = lazy_module("efc_tui.report.export")
+scoring = lazy_module("efc_tui.scoring")
+tables = lazy_module("efc_tui.cli._tables")
+rich_text = lazy_module("rich.text")
 
 
 def _one_run(
@@ -84,23 +97,19 @@ def diff(
     Aligned steps: = the same action, ≈ the same kind, tool and command, ≠ different actions
     between matches, A / B an event of one run only. Exit 0, or 2 on bad input.
     """
-    from efc_tui.adapter import score_and_decide
-    from efc_tui.report.compare import compare
-    from efc_tui.report.export import dumps
-    from efc_tui.scoring import load_estimator
-
     outcomes = outcomes_from(labels, success_threshold)
     ra = _one_run("A", a, run_a, fmt, lenient, outcomes)
     rb = _one_run("B", b, run_b, fmt, lenient, outcomes)
     try:
-        est = (
-            load_estimator(estimator) if estimator else None
-        )  # None: the one that matches each run
-        result = compare(score_and_decide(ra, est), score_and_decide(rb, est))
+        # None: the estimator that matches each run
+        est = scoring.load_estimator(estimator) if estimator else None
+        result = comparing.compare(
+            adapter.score_and_decide(ra, est), adapter.score_and_decide(rb, est)
+        )
     except EfcError as exc:
         fail(exc)
     if json_out:
-        sys.stdout.write(dumps(result.to_dict()).decode() + "\n")
+        sys.stdout.write(ledgers.dumps(result.to_dict()).decode() + "\n")
         return
     _print_tables(result, changes_only)
 
@@ -136,14 +145,6 @@ STEPS_TABLE: tuple[Col, ...] = (
 
 
 def _print_tables(d: RunDiff, changes_only: bool) -> None:
-    from rich.text import Text
-
-    from efc_tui.cli._common import fmt_value
-    from efc_tui.cli._tables import print_fitted
-    from efc_tui.report.compare import MATCH_SHOWN, VERDICT_SHOWN
-    from efc_tui.report.display import success_label
-    from efc_tui.report.text import sanitize_label
-
     def opt(v: object) -> str:
         return "–" if v is None else str(v)
 
@@ -170,7 +171,7 @@ def _print_tables(d: RunDiff, changes_only: bool) -> None:
         if s is None:
             return "", "–", ""
         label = sanitize_label(" ".join(x for x in (s.kind, s.tool or "", s.action) if x), 200)
-        verdict = VERDICT_SHOWN.get(s.status, s.status)
+        verdict = comparing.VERDICT_SHOWN.get(s.status, s.status)
         return str(s.event), label, verdict + (" ■stop" if stop == s.event else "")
 
     steps = []
@@ -182,7 +183,7 @@ def _print_tables(d: RunDiff, changes_only: bool) -> None:
         steps.append(
             {
                 "step": str(st.step),
-                "match": MATCH_SHOWN[st.match],
+                "match": comparing.MATCH_SHOWN[st.match],
                 "a_event": ea,
                 "a_action": aa,
                 "a_verdict": va,
@@ -195,8 +196,8 @@ def _print_tables(d: RunDiff, changes_only: bool) -> None:
         )
     console = stdout_console()
     more = "--json gives everything"
-    print_fitted(console, "runs", RUNS_TABLE, runs, more=more)
-    print_fitted(
+    tables.print_fitted(console, "runs", RUNS_TABLE, runs, more=more)
+    tables.print_fitted(
         console,
         "aligned steps (= same action, ≈ same command, ≠ different, "
         "A/B one run only; gaps: B - A so far)",
@@ -204,7 +205,7 @@ def _print_tables(d: RunDiff, changes_only: bool) -> None:
         steps,
         more=more,
     )
-    console.print(Text("\n".join(f"· {line}" for line in d.summary())))
+    console.print(rich_text.Text("\n".join(f"· {line}" for line in d.summary())))
 
 
 __all__ = ["diff"]

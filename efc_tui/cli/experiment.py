@@ -9,9 +9,23 @@ from typing import Any
 
 import typer
 
+from efc_tui._lazy import lazy_module
 from efc_tui.cli._app import app
 from efc_tui.cli._common import fail, note, stdout_console
 from efc_tui.errors import EfcError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rich.table import Table
+
+# the simulator and the tables, imported when the command runs (efc_tui._lazy): not for
+# its --help
+experiments = lazy_module("efc_tui.synthetic.experiments")
+io = lazy_module("efc_tui.io")
+orjson = lazy_module("orjson")
+rich_box = lazy_module("rich.box")
+rich_table = lazy_module("rich.table")
+rich_text = lazy_module("rich.text")
 
 NAMES = ("matched-budget", "ablation", "eta-scan")
 
@@ -21,18 +35,16 @@ def _pct(x: float) -> str:
 
 
 def _tables(report: dict[str, Any]) -> list[Any]:
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
-
     def table(title: str, cols: list[str]) -> Table:
-        t = Table(title=title, title_justify="left", header_style="bold", box=box.SIMPLE_HEAD)
+        t = rich_table.Table(
+            title=title, title_justify="left", header_style="bold", box=rich_box.SIMPLE_HEAD
+        )
         for i, c in enumerate(cols):
             t.add_column(c, justify="left" if i == 0 else "right")
         return t
 
     def row(t: Table, *cells: Any) -> None:
-        t.add_row(*(Text(str(c)) for c in cells))
+        t.add_row(*(rich_text.Text(str(c)) for c in cells))
 
     name = report["experiment"]
     if name == "matched-budget":
@@ -115,18 +127,13 @@ def experiment_cmd(
     matched-budget pairs (same raw budget, better feedback), module ablations of the closed
     loop H5 (routing, verification, memory, noise), or the η factor scan (one harness or
     environment factor at a time). Success always comes from the tasks' evaluator."""
-    import orjson
-
-    from efc_tui.io import write_atomic
-    from efc_tui.synthetic.experiments import run_experiment
-
     if name not in NAMES:
         fail(f"unknown experiment {name!r}; choose from {', '.join(NAMES)}")
     try:
-        report = run_experiment(name, runs=runs, seed=seed)
+        report = experiments.run_experiment(name, runs=runs, seed=seed)
         data = orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
         if output is not None:
-            write_atomic(output, data)
+            io.write_atomic(output, data)
     except EfcError as exc:
         fail(exc)
     if json_out:

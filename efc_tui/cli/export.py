@@ -7,6 +7,7 @@ from typing import Any
 
 import typer
 
+from efc_tui._lazy import lazy_module
 from efc_tui.cli._app import app
 from efc_tui.cli._common import (
     LABELS_HELP,
@@ -18,6 +19,15 @@ from efc_tui.cli._common import (
     outcomes_from,
 )
 from efc_tui.errors import EfcError
+
+# the library, imported when the command runs (efc_tui._lazy): not for its --help
+adapter = lazy_module("efc_tui.adapter")
+ledgers = lazy_module("efc_tui.report.export")
+output_ = lazy_module("efc_tui.report.output")
+parquet = lazy_module("efc_tui.report.parquet")
+scoring = lazy_module("efc_tui.scoring")
+io = lazy_module("efc_tui.io")
+orjson = lazy_module("orjson")
 
 
 @app.command()
@@ -55,22 +65,15 @@ def export(
     """Write annotated ledgers (schema efc-ledger/1): every event with its features, factors,
     gates, EFC variants, raw cost and adapter decision. Writes are atomic; inputs are
     never modified."""
-    from efc_tui.adapter import score_and_decide
-    from efc_tui.report.export import check_export_suffix, dumps, ledger_document
-    from efc_tui.report.output import is_folder_target, open_ledgers
-    from efc_tui.scoring import load_estimator
-
-    if not is_folder_target(output):
+    if not output_.is_folder_target(output):
         try:
-            check_export_suffix(output)
+            ledgers.check_export_suffix(output)
             Path(output).parent.mkdir(parents=True, exist_ok=True)  # as a folder target is
         except EfcError as exc:
             fail(exc)
         except OSError as exc:
             fail(f"{output}: {exc}")
     outcomes = outcomes_from(labels, success_threshold)
-    from efc_tui.report import parquet
-
     if parquet.is_parquet_target(output):
         try:
             parquet.require()
@@ -81,13 +84,14 @@ def export(
         _export_parquet(Path(output), files, fmt, lenient, quiet, outcomes, estimator, with_text)
         return
     try:
-        est = (
-            load_estimator(estimator) if estimator else None
-        )  # None: the one that matches each run
-        with open_ledgers(output, files) as sink:
+        # None: the estimator that matches each run
+        est = scoring.load_estimator(estimator) if estimator else None
+        with output_.open_ledgers(output, files) as sink:
             for run in iter_runs(files, fmt, lenient, quiet=quiet, outcomes=outcomes):
-                doc = ledger_document(score_and_decide(run, est), with_text=with_text)
-                sink.add(run.run_id, dumps(doc, pretty=pretty))
+                doc = ledgers.ledger_document(
+                    adapter.score_and_decide(run, est), with_text=with_text
+                )
+                sink.add(run.run_id, ledgers.dumps(doc, pretty=pretty))
     except EfcError as exc:
         fail(exc)
     if not quiet:
@@ -106,29 +110,18 @@ def _export_parquet(
 ) -> None:
     """``export -o X.parquet``: one row per event, the ledger documents' values (each
     document goes through its JSON form, so the file reads back to what the JSON holds)."""
-    import orjson
-
-    from efc_tui.adapter import score_and_decide
-    from efc_tui.io import write_atomic
-    from efc_tui.report.export import dumps, ledger_document
-    from efc_tui.report.output import refuse_input
-    from efc_tui.report.parquet import event_rows, table_bytes
-    from efc_tui.scoring import load_estimator
-
     rows: list[dict[str, Any]] = []
     runs = 0
     try:
-        refuse_input(target, files)
-        est = (
-            load_estimator(estimator) if estimator else None
-        )  # None: the one that matches each run
+        output_.refuse_input(target, files)
+        # None: the estimator that matches each run
+        est = scoring.load_estimator(estimator) if estimator else None
         for run in iter_runs(files, fmt, lenient, quiet=quiet, outcomes=outcomes):
-            doc = orjson.loads(
-                dumps(ledger_document(score_and_decide(run, est), with_text=with_text))
-            )
-            rows.extend(event_rows(doc))
+            scored = adapter.score_and_decide(run, est)
+            doc = orjson.loads(ledgers.dumps(ledgers.ledger_document(scored, with_text=with_text)))
+            rows.extend(parquet.event_rows(doc))
             runs += 1
-        write_atomic(target, table_bytes(rows))
+        io.write_atomic(target, parquet.table_bytes(rows))
     except EfcError as exc:
         fail(exc)
     except OSError as exc:

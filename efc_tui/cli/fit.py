@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from efc_tui._lazy import lazy_module
 from efc_tui.cli._app import app
 from efc_tui.cli._common import (
     LABELS_HELP,
@@ -25,14 +26,39 @@ from efc_tui.cli._common import (
     stdout_console,
     warn,
 )
-from efc_tui.cli._dask import DASK_HELP, SCHEDULER_HELP, WORKERS_HELP, dask_setting
+from efc_tui.cli._dask import (
+    DASK_HELP,
+    SCHEDULER_HELP,
+    WORKERS_HELP,
+    DaskReading,
+    cluster,
+    dask_setting,
+    plan_sources,
+)
 from efc_tui.errors import EfcError, InputError
 from efc_tui.io import write_atomic
 from efc_tui.report.text import sanitize_label
 
-if TYPE_CHECKING:  # rich loads when a table is built
+if TYPE_CHECKING:
     from rich.table import Table
     from rich.text import Text
+
+# imported when first used (efc_tui._lazy): rich when a table is built, numpy and the
+# fitting code when the command runs, Dask for a Dask option only
+np = lazy_module("numpy")
+rich_box = lazy_module("rich.box")
+rich_table = lazy_module("rich.table")
+rich_text = lazy_module("rich.text")
+work = lazy_module("efc_tui.pipeline.score")
+dask_client = lazy_module("efc_tui.cluster.client")
+ledgers = lazy_module("efc_tui.report.export")
+scoring = lazy_module("efc_tui.scoring")
+corpus_fit = lazy_module("efc_tui.fitting.corpus")
+curves = lazy_module("efc_tui.fitting.curves")
+evaluation = lazy_module("efc_tui.fitting.evaluate")
+fitfile = lazy_module("efc_tui.fitting.fitfile")
+svg = lazy_module("efc_tui.fitting.svg")
+fit_table = lazy_module("efc_tui.fitting.table")
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
@@ -67,8 +93,7 @@ def _ci(iv: Any) -> str:
 
 def _brier_cell(brier: Any, base: Any, sep: str = " / ") -> Text:
     """ "0.160 / 0.250": green when the curve beats the base rate, red when it does not."""
-    from rich.text import Text
-
+    Text = rich_text.Text
     if brier is None or base is None:
         return Text("–")
     return Text(f"{brier:.3f}{sep}{base:.3f}", style="green" if brier < base else "red")
@@ -81,15 +106,12 @@ _LABEL_MIN = 17
 
 
 def _new_table(title: str, width: int | None) -> Table:
-    from rich import box
-    from rich.table import Table
-
     compact = width is not None and width < _COMPACT
-    return Table(
+    return rich_table.Table(
         title=title,
         title_justify="left",
         header_style="bold",
-        box=box.SIMPLE_HEAD,
+        box=rich_box.SIMPLE_HEAD,
         padding=(0, 0) if compact else (0, 1, 0, 0),
         show_edge=False,
     )
@@ -123,8 +145,7 @@ def comparison_table(doc: dict[str, Any], width: int | None = None) -> Table:
     """The predictor comparison of an efc-fit/1 document: in-sample R² with its interval and
     the groups' noise ceiling, then the held-out figures on the selection axis (R², its
     ceiling, per-run AUC, Brier against the base rate), as a rich Table of Text cells."""
-    from rich.text import Text
-
+    Text = rich_text.Text
     boot = bool(doc["settings"].get("bootstrap"))
     per_run = (doc.get("analysis") or {}).get("kind") == "per_run"
     sel = (doc.get("selection") or {}).get("axis")
@@ -187,8 +208,7 @@ def comparison_table(doc: dict[str, Any], width: int | None = None) -> Table:
 
 def curves_table(doc: dict[str, Any], width: int | None = None) -> Table:
     """Each curve's parameters, normalization and floor (what `score --fit` applies)."""
-    from rich.text import Text
-
+    Text = rich_text.Text
     saturating = (doc.get("model") or {}).get("curve") == "saturating"
     if saturating:
         title = "Curves: E(z) = E_inf + (E_0 − E_inf)/(1 + (z′/z_0)^α), z′ = max(z, z_floor)/median"
@@ -229,8 +249,7 @@ def curves_table(doc: dict[str, Any], width: int | None = None) -> Table:
 def holdout_table(doc: dict[str, Any], name: str, width: int | None = None) -> Table | None:
     """Held-out figures of every predictor on one axis: grouped R² with the held-out groups'
     noise ceiling and MAE, per-run AUC, Brier, the base rate's Brier and the skill."""
-    from rich.text import Text
-
+    Text = rich_text.Text
     rows = []
     for p in doc["predictors"]:
         h = next((x for x in p.get("holdout", []) if x["name"] == name), None)
@@ -331,10 +350,6 @@ def terminal_plot(doc: dict[str, Any], width: int, color: bool) -> str | None:
         or p.get("predictive") is not True
     ):
         return None  # no curve, or one that predicts no better than the base rate: not drawn
-    import numpy as np
-
-    from efc_tui.fitting.curves import law_from_params
-
     zs = [g["z_norm"] for g in p["groups"]]
     es = [g["failure"] for g in p["groups"]]
     lo, hi = min(zs), max(zs)
@@ -342,7 +357,7 @@ def terminal_plot(doc: dict[str, Any], width: int, color: bool) -> str | None:
         return None
     par = p["params"]
     cx = np.geomspace(lo, hi, 120)
-    cy = law_from_params(par).failure(cx)
+    cy = curves.law_from_params(par).failure(cx)
     plt.clear_figure()
     plt.plotsize(min(width, 100), 20)
     plt.theme("pro" if color else "clear")
@@ -466,15 +481,7 @@ def fit(
     fit on the runs instead. Runs need a success label. Exit 0 on success, 2 on bad input
     (one line saying why).
     """
-    from rich.text import Text
-
-    from efc_tui.fitting.corpus import fit_corpus, split_names
-    from efc_tui.fitting.fitfile import dumps_fit, fit_document
-    from efc_tui.fitting.svg import render_svg
-    from efc_tui.fitting.table import RunTable
-    from efc_tui.pipeline.score import Job, score_item
-    from efc_tui.scoring import load_estimator
-
+    Text = rich_text.Text
     if evaluate is not None:
         extra = [
             flag
@@ -510,10 +517,8 @@ def fit(
     outcomes = outcomes_from(labels, success_threshold)
     ff = None
     if evaluate is not None:
-        from efc_tui.fitting.fitfile import load_fit
-
         try:
-            ff = load_fit(evaluate)
+            ff = fitfile.load_fit(evaluate)
         except EfcError as exc:
             fail(exc)
     if curve not in ("saturating", "power"):
@@ -522,34 +527,31 @@ def fit(
     files = collect_paths(paths) if on_dask is None else None
     planned = None
     if on_dask is not None:  # bad paths exit 2 before any cluster starts
-        from efc_tui.cli._dask import plan_sources
-
         planned = plan_sources(paths)
     try:
-        est = load_estimator(estimator) if estimator else None
+        est = scoring.load_estimator(estimator) if estimator else None
     except EfcError as exc:
         fail(exc)
     used: dict[str, Any] = {}
-    names = split_names(predictor) or None
-    axes = split_names(group_by) or None  # None: default_group_by of the runs
+    names = corpus_fit.split_names(predictor) or None
+    axes = corpus_fit.split_names(group_by) or None  # None: default_group_by of the runs
 
     rows: list[dict[str, Any]] = []
     roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]
-    job = Job("fit", est, fmt, lenient, outcomes, roots=tuple(str(r) for r in roots))
+    job = work.Job("fit", est, fmt, lenient, outcomes, roots=tuple(str(r) for r in roots))
     reading = None
     with ExitStack() as stack:  # a local Dask cluster is shut down on leaving, whatever happens
         boot_map = None
         if on_dask is not None and planned is not None:  # the same rows, scored on Dask
-            from efc_tui.cli._dask import DaskReading, cluster
-            from efc_tui.cluster.client import bootstrap_map
-
             client = stack.enter_context(cluster(on_dask, quiet))
             reading = DaskReading(client, paths, planned, job, quiet=quiet)
             for item in reading.items():
                 rows.append(item.row)
                 if item.estimator is not None:
                     used.setdefault(item.estimator.source, item.estimator)
-            boot_map = bootstrap_map(client)  # and the bootstrap's resamples fitted there
+            boot_map = dask_client.bootstrap_map(
+                client
+            )  # and the bootstrap's resamples fitted there
         else:
             assert files is not None
             progress = progress_bar("scoring", progress_enabled(quiet, len(files)))
@@ -559,7 +561,7 @@ def fit(
                 )
                 seen: set[str] = set()
                 for run in iter_runs(files, fmt, lenient, quiet=quiet, outcomes=outcomes):
-                    item = score_item(run, job)  # the ledger (and its events) is dropped here
+                    item = work.score_item(run, job)  # the ledger (and its events) is dropped here
                     rows.append(item.row)
                     if item.estimator is not None:
                         used.setdefault(item.estimator.source, item.estimator)
@@ -575,7 +577,7 @@ def fit(
         if ff is not None:
             _evaluate(
                 ff,
-                RunTable.from_rows(rows),
+                fit_table.RunTable.from_rows(rows),
                 _estimator_record(used),
                 list(paths),
                 output,
@@ -587,13 +589,13 @@ def fit(
             return
         assert output is not None
         try:
-            result = fit_corpus(
-                RunTable.from_rows(rows),
+            result = corpus_fit.fit_corpus(
+                fit_table.RunTable.from_rows(rows),
                 predictors=names,
                 group_by=axes,
                 bootstrap=bootstrap,
                 seed=seed,
-                holdout=split_names(holdout),
+                holdout=corpus_fit.split_names(holdout),
                 primary=primary,
                 sas_reference=sas_reference,
                 bootstrap_map=boot_map,
@@ -608,7 +610,7 @@ def fit(
     if not any(f.ok for f in result.fits):
         first = next((f for f in result.fits if f.reason), None)
         fail("no predictor could be fitted" + (f": {first.reason}" if first else ""))
-    doc = fit_document(result, inputs=list(paths), estimator=_estimator_record(used))
+    doc = fitfile.fit_document(result, inputs=list(paths), estimator=_estimator_record(used))
     if reading is not None and reading.failed:  # --dask: the fit of every source that could be read
         doc["notes"].append(
             f"{len(reading.failed)} source(s) could not be read and are not in this fit: "
@@ -652,9 +654,9 @@ def fit(
             "score --fit will show no predicted success"
         )
     try:
-        write_atomic(output, dumps_fit(doc))
+        write_atomic(output, fitfile.dumps_fit(doc))
         if plot is not None:
-            write_atomic(plot, render_svg(doc).encode())
+            write_atomic(plot, svg.render_svg(doc).encode())
     except (EfcError, OSError) as exc:
         fail(exc if isinstance(exc, EfcError) else InputError(str(exc), output))
     if not quiet:
@@ -667,8 +669,7 @@ def evaluation_table(doc: dict[str, Any], width: int | None = None) -> Table:
     """An evaluation document (``efc-fit-eval/1``) as a table: per curve, the new groups'
     R² with their noise ceiling and MAE, per-run AUC, Brier against the new runs' own base
     rate and against the fit's training rate."""
-    from rich.text import Text
-
+    Text = rich_text.Text
     c = doc["corpus"]
     g = doc["grouping"]
     how = "per-run bins of the fit" if g["analysis"] == "per_run" else " × ".join(g["group_by"])
@@ -735,16 +736,12 @@ def _evaluate(
     json_out: bool,
     quiet: bool,
 ) -> None:
-    from rich.text import Text
-
-    from efc_tui.fitting.evaluate import evaluate_fit, evaluation_document
-    from efc_tui.report.export import dumps
-
+    Text = rich_text.Text
     try:
-        ev = evaluate_fit(ff, table)
+        ev = evaluation.evaluate_fit(ff, table)
     except EfcError as exc:
         fail(exc)
-    doc = evaluation_document(ev, inputs)
+    doc = evaluation.evaluation_document(ev, inputs)
     fit_est = ff.doc.get("estimator") or {}
     if fit_est.get("sha256") and fit_est.get("sha256") != est.get("sha256") and not quiet:
         warn(
@@ -752,7 +749,7 @@ def _evaluate(
             "of these runs are scored with " + str(est.get("source"))
         )
     if json_out:
-        sys.stdout.write(dumps(doc).decode() + "\n")
+        sys.stdout.write(ledgers.dumps(doc).decode() + "\n")
     else:
         out = stdout_console()
         out.print(evaluation_table(doc, out.width))
@@ -761,7 +758,7 @@ def _evaluate(
     sys.stdout.flush()
     if output is not None:
         try:
-            write_atomic(output, dumps(doc) + b"\n")
+            write_atomic(output, ledgers.dumps(doc) + b"\n")
         except (EfcError, OSError) as exc:
             fail(exc if isinstance(exc, EfcError) else InputError(str(exc), output))
         if not quiet:

@@ -7,26 +7,31 @@ from pathlib import Path
 
 import typer
 
+from efc_tui._lazy import lazy_module
 from efc_tui.cli._app import EXIT_INPUT, app
 from efc_tui.cli._common import collect_paths, fail, fail_line, fmt_value, note, stdout_console
 from efc_tui.errors import EfcError, UnrecognizedFormat
 from efc_tui.report.text import sanitize_label
 
+# the readers and the tables, imported when a command runs (efc_tui._lazy): not for --help
+parsers = lazy_module("efc_tui.parsers")
+discover = lazy_module("efc_tui.parsers.discover")
+verdicts_ = lazy_module("efc_tui.parsers.verdicts")
+ledgers = lazy_module("efc_tui.report.export")
+rich_table = lazy_module("rich.table")
+rich_text = lazy_module("rich.text")
+
 
 @app.command()
 def formats() -> None:
     """List every log format efc-tui reads and what detection looks for."""
-    from rich.table import Table
-    from rich.text import Text
-
-    from efc_tui.parsers import READERS
-
-    table = Table(title="Readers", title_justify="left", header_style="bold")
+    Text = rich_text.Text
+    table = rich_table.Table(title="Readers", title_justify="left", header_style="bold")
     table.add_column("name")
     table.add_column("format")
     table.add_column("detected on")
     table.add_column("usual names")
-    for r in READERS:
+    for r in parsers.READERS:
         table.add_row(
             Text(r.name), Text(r.summary), Text(r.detects_on), Text(" ".join(r.extensions))
         )
@@ -83,16 +88,11 @@ def validate(
         fail("--root and --json go with --verdicts FILE.jsonl")
     if not paths:
         fail("give trace files, folders or globs to check (or --verdicts FILE.jsonl)")
-    from rich.text import Text
-
-    from efc_tui.parsers import detect, get_reader, load
-    from efc_tui.parsers.discover import looks_like_sidecar, looks_like_trajectory
-
     files = collect_paths(paths)
     out = stdout_console()
 
     def say(line: str) -> None:
-        out.print(Text(sanitize_label(line, 400)), soft_wrap=True)
+        out.print(rich_text.Text(sanitize_label(line, 400)), soft_wrap=True)
 
     bad = 0
     found = files.discovery
@@ -103,10 +103,10 @@ def validate(
             fail_line(f"{trial}: a trial whose logs no reader recognizes ({names})")
     for path in files:
         try:
-            reader = get_reader(fmt) if fmt else detect(path)
+            reader = parsers.get_reader(fmt) if fmt else parsers.detect(path)
             runs = events = 0
             warnings: list[str] = []
-            for run in load(path, fmt, lenient=lenient):
+            for run in parsers.load(path, fmt, lenient=lenient):
                 runs += 1
                 events += len(run.events)
                 warnings.extend(run.warnings)
@@ -119,9 +119,9 @@ def validate(
             if path in files.named or fmt:
                 bad += 1
                 fail_line(str(exc))
-            elif looks_like_sidecar(path):
+            elif discover.looks_like_sidecar(path):
                 say(f"{path}: sidecar")
-            elif looks_like_trajectory(path):
+            elif discover.looks_like_trajectory(path):
                 bad += 1
                 fail_line(f"{path}: looks like an agent log, but no reader recognizes it")
             else:  # met while walking a folder: not a trace, not an error
@@ -138,19 +138,13 @@ def validate(
 
 def _verdicts_report(labels: Path, root: Path | None, json_out: bool, top: int) -> None:
     """``validate --verdicts``: the library's evaluation, printed."""
-    from rich.table import Table
-    from rich.text import Text
-
-    from efc_tui.parsers.verdicts import VERDICTS, evaluate
-
+    Table, Text, VERDICTS = rich_table.Table, rich_text.Text, verdicts_.VERDICTS
     try:
-        ev = evaluate(labels, root=root)
+        ev = verdicts_.evaluate(labels, root=root)
     except EfcError as exc:
         fail(exc)
     if json_out:
-        from efc_tui.report.export import dumps
-
-        sys.stdout.write(dumps(ev.to_dict(limit=top)).decode() + "\n")
+        sys.stdout.write(ledgers.dumps(ev.to_dict(limit=top)).decode() + "\n")
         return
     for o in ev.unmatched:
         note(f"{o.label.id}: {o.label.path} run {o.label.run_index}: {o.how} (counted as none)")

@@ -16,10 +16,21 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from efc_tui._lazy import lazy_module
 from efc_tui.cli._app import EXIT_INPUT, app
+from efc_tui.cli._common import fail, note
+from efc_tui.errors import EfcError
 
 if TYPE_CHECKING:
     from efc_tui.adapter.integrations.hook import HookOptions
+
+# what each action needs, imported when it runs (efc_tui._lazy): a hook call loads the
+# hook contract alone
+hooks = lazy_module("efc_tui.adapter.integrations.hook")
+settings = lazy_module("efc_tui.adapter.integrations.settings")
+parsers = lazy_module("efc_tui.parsers")
+orjson = lazy_module("orjson")
+tempfile = lazy_module("tempfile")
 
 _ACTIONS = ("claude-code", "codex", "install", "uninstall", "replay")
 
@@ -105,13 +116,11 @@ def hook(
     transcript through the hook call by call and prints each decision (a backtest of the
     policy on your own history).
     """
-    from efc_tui.adapter.integrations.hook import MODES, HookOptions
-
     if action not in _ACTIONS:
         _usage(f"unknown ACTION {action!r}: one of {', '.join(_ACTIONS)}")
-    if mode not in MODES:
-        _usage(f"--mode must be one of {', '.join(MODES)}, got {mode!r}")
-    opts = HookOptions(
+    if mode not in hooks.MODES:
+        _usage(f"--mode must be one of {', '.join(hooks.MODES)}, got {mode!r}")
+    opts = hooks.HookOptions(
         harness=action if action in ("claude-code", "codex") else (harness or "claude-code"),
         mode=mode,
         state_dir=state_dir,
@@ -124,9 +133,7 @@ def hook(
         window_rule=window_rule,
     )
     if action in ("claude-code", "codex"):
-        from efc_tui.adapter.integrations.hook import handle
-
-        answer = handle(sys.stdin.buffer.read(), opts)
+        answer = hooks.handle(sys.stdin.buffer.read(), opts)
         if answer.stdout:
             sys.stdout.write(answer.stdout + "\n")
         raise typer.Exit(0)
@@ -137,8 +144,6 @@ def hook(
 
 
 def _usage(message: str) -> None:
-    from efc_tui.cli._common import fail
-
     fail(message, EXIT_INPUT)
 
 
@@ -161,10 +166,6 @@ def _passed_options(opts: HookOptions) -> list[str]:
 
 
 def _install(action: str, target: str | None, opts: HookOptions, user: bool, dry_run: bool) -> None:
-    from efc_tui.adapter.integrations import settings
-    from efc_tui.cli._common import note
-    from efc_tui.errors import EfcError
-
     if target not in ("claude-code", "codex"):
         _usage(f"hook {action} needs HARNESS: claude-code or codex")
     assert target is not None
@@ -197,27 +198,18 @@ def _install(action: str, target: str | None, opts: HookOptions, user: bool, dry
 
 
 def _replay(target: str | None, opts: HookOptions, harness: str | None, as_json: bool) -> None:
-    import tempfile
-
-    import orjson
-
-    from efc_tui.adapter.integrations.hook import HARNESSES, replay
-    from efc_tui.errors import EfcError
-
     if not target:
         _usage("hook replay needs TRANSCRIPT")
     assert target is not None
     path = Path(target)
     try:
         if harness is None:
-            from efc_tui.parsers import detect
-
-            harness = detect(path).name
-        if harness not in HARNESSES:
+            harness = parsers.detect(path).name
+        if harness not in hooks.HARNESSES:
             _usage(f"{path}: a {harness} log; hook replay reads claude-code or codex transcripts")
         opts.harness = harness
         with tempfile.TemporaryDirectory(prefix="efc-hook-replay-") as work:
-            calls = replay(path, opts, Path(work))
+            calls = hooks.replay(path, opts, Path(work))
     except EfcError as exc:
         _usage(str(exc))
         return

@@ -1,8 +1,7 @@
 """``efc-tui open``: the replay app (SPEC §1).
 
-The options are declared here, for Typer; the command itself is ``_open_run.run``, which
-``efc-tui open`` with plain options also reaches without Typer (``_open_argv.py``, which a
-test keeps in step with these declarations). Textual is imported only when the app runs.
+The options are declared here, for Typer; the command itself is ``_open_run.run``.
+Textual is imported only when the app runs.
 """
 
 from __future__ import annotations

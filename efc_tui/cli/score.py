@@ -1,8 +1,6 @@
 """``efc-tui score``: headless scoring with CI thresholds (SPEC §1).
 
-The options are declared here, for Typer; the command itself is ``_score_run.run``, which
-``efc-tui score`` with plain options also reaches without Typer (``_score_argv.py``, which a
-test keeps in step with these declarations).
+The options are declared here, for Typer; the command itself is ``_score_run.run``.
 """
 
 from __future__ import annotations

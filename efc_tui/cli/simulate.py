@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from efc_tui._lazy import lazy_module
 from efc_tui.cli._app import app
 from efc_tui.cli._common import fail, note, progress_bar, progress_enabled
 from efc_tui.errors import EfcError, InputError
@@ -24,6 +25,9 @@ from efc_tui.synthetic.templates import FAMILY_NAMES
 
 if TYPE_CHECKING:
     from efc_tui.synthetic.corpus import CellSummary
+
+# the simulator, imported when the command runs (efc_tui._lazy): not for its --help
+corpus = lazy_module("efc_tui.synthetic.corpus")
 
 
 def _budgets(values: list[str] | None) -> tuple[float, ...]:
@@ -88,10 +92,8 @@ def simulate(
     """Write synthetic runs with hidden state as efc-trace/1 files (one per family × harness × model)
     with an oracle block on every event and task-demand factors in each header, plus a
     corpus.manifest. Success comes from each task's deterministic evaluator."""
-    from efc_tui.synthetic.corpus import CorpusSpec, write_corpus
-
     try:
-        spec = CorpusSpec(
+        spec = corpus.CorpusSpec(
             families=parse_list(families, FAMILY_NAMES, "family"),
             harnesses=tuple(
                 h.upper()
@@ -123,7 +125,7 @@ def simulate(
                 progress.advance(task)
 
         try:
-            summary = write_corpus(spec, output, jobs=jobs, on_cell=advance)
+            summary = corpus.write_corpus(spec, output, jobs=jobs, on_cell=advance)
         except EfcError as exc:
             fail(exc)
     elapsed = time.perf_counter() - start

@@ -256,8 +256,7 @@ main()
 def test_efc_tui_open_imports_no_scoring_before_its_first_frame(name: str) -> None:
     """The whole path of `efc-tui open PATH` (the CLI's checks, detection, the app) up to the
     frame that first shows rows: numpy, the scoring code, the estimator and the fit come
-    after it (a default --estimator / --fit is read by the app, in a worker), and Typer
-    never."""
+    after it (a default --estimator / --fit is read by the app, in a worker)."""
     import subprocess
     import sys
 
@@ -270,17 +269,15 @@ def test_efc_tui_open_imports_no_scoring_before_its_first_frame(name: str) -> No
     assert r.returncode == 0, r.stderr
     rows, *mods = r.stdout.split()
     assert int(rows) > 0 and "textual" in mods
-    # nor Typer: plain options are read without it (cli/_open_argv.py)
-    assert not {"numpy", "scipy", "pandas", "pygments", "typer"} & {m.split(".")[0] for m in mods}
+    assert not {"numpy", "scipy", "pandas", "pygments"} & {m.split(".")[0] for m in mods}
     assert not [
         m
         for m in mods
         if m.startswith(("efc_tui.scoring.", "efc_tui.adapter", "efc_tui.fitting"))
         and m != "efc_tui.scoring.columns"
     ]
-    # what the first frame does not show is imported after it: the Footer (mounted then);
-    # hashlib, which checking the compiled extension's stamp no longer needs
-    assert not {"textual.widgets._footer", "hashlib"} & set(mods)
+    # what the first frame does not show is imported after it: the Footer (mounted then)
+    assert "textual.widgets._footer" not in mods
 
 
 def test_code_in_the_first_event_is_highlighted_after_the_first_frame(tmp_path: Path) -> None:

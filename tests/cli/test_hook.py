@@ -248,24 +248,32 @@ def test_codex_payloads_get_the_same_contract(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "argv",
+    "argv,expected",
     [
-        ["claude-code"],
-        ["codex", "--mode", "veto"],
-        ["claude-code", "--mode=stop", "--max-usd", "2.5", "--max-tokens", "90000"],
-        ["claude-code", "--max-steps", "40", "--window-rule", "--epsilon", "0"],
-        ["codex", "--window", "8", "--repeat", "0", "--state-dir", "/tmp/x"],
+        (["claude-code"], HookOptions()),
+        (["codex", "--mode", "veto"], HookOptions("codex", "veto")),
+        (
+            ["claude-code", "--mode=stop", "--max-usd", "2.5", "--max-tokens", "90000"],
+            HookOptions(mode="stop", max_usd=2.5, max_tokens=90_000),
+        ),
+        (
+            ["claude-code", "--max-steps", "40", "--window-rule", "--epsilon", "0"],
+            HookOptions(max_steps=40, window_rule=True, epsilon=0.0),
+        ),
+        (
+            ["codex", "--window", "8", "--repeat", "0", "--state-dir", "/tmp/x"],
+            HookOptions("codex", window=8, repeat=0, state_dir=Path("/tmp/x")),
+        ),
     ],
 )
-def test_the_plain_hook_options_read_as_typer_reads_them(
-    argv: list[str], monkeypatch: pytest.MonkeyPatch
+def test_the_hook_entry_s_options_reach_the_hook(
+    argv: list[str], expected: HookOptions, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The hook's start-up path (``cli/_hook_argv.py``, no Typer) builds the same options
-    as the ``hook`` command Typer runs."""
+    """What a hook entry writes on its command line is what the hook is run with."""
     from typer.testing import CliRunner
 
     from efc_tui.adapter.integrations import hook
-    from efc_tui.cli import _hook_argv, _registered_app
+    from efc_tui.cli import app
 
     seen: list[HookOptions] = []
 
@@ -274,17 +282,9 @@ def test_the_plain_hook_options_read_as_typer_reads_them(
         return hook.HookAnswer()
 
     monkeypatch.setattr(hook, "handle", capture)
-    r = CliRunner().invoke(_registered_app("hook"), ["hook", *argv], input="{}")
+    r = CliRunner().invoke(app, ["hook", *argv], input="{}")
     assert r.exit_code == 0, r.output
-    assert _hook_argv.parse(argv) == seen[0]
-
-
-def test_options_the_plain_path_does_not_know_go_to_typer() -> None:
-    from efc_tui.cli import _hook_argv
-
-    assert _hook_argv.parse(["claude-code", "--json"]) is None
-    assert _hook_argv.parse(["claude-code", "--mode", "nope"]) is None
-    assert _hook_argv.parse(["install", "claude-code"]) is None
+    assert seen == [expected]
 
 
 def test_veto_lets_the_check_run_again_after_an_edit(tmp_path: Path) -> None:

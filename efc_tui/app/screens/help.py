@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 #: key names as a person types them
 _NAMES = {
@@ -54,8 +54,6 @@ def screen_title(screen: Screen[object]) -> str:
 def key_rows(screen: Screen[object]) -> list[tuple[str, str]]:
     """(keys, what it does) for every described binding active on ``screen``, merged by
     description, in binding order."""
-    from textual.widgets import Input
-
     merged: dict[str, list[str]] = {}
     words: dict[str, str] = {}
     editing = {b.action for b in Input.BINDINGS if isinstance(b, Binding)}

@@ -14,14 +14,13 @@ change); see docs/app.md for its cost.
 from __future__ import annotations
 
 import asyncio
-import gc
 import time
 from collections.abc import Callable
 from pathlib import Path
 from threading import Event, Thread
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import on, widgets, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
@@ -30,6 +29,7 @@ from textual.timer import Timer
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from efc_tui._lazy import lazy_module
 from efc_tui.app.eventline import full_action
 from efc_tui.app.loading import (
     FIRST_PAINT_WAIT,
@@ -67,6 +67,14 @@ from efc_tui.report.text import sanitize_label
 if TYPE_CHECKING:
     from efc_tui.adapter import ScoredRun
     from efc_tui.app.fitview import FitView
+
+# what a key opens or writes: each imported when first used (efc_tui._lazy)
+filter_screen = lazy_module("efc_tui.app.screens.filter")
+export_screen = lazy_module("efc_tui.app.screens.export")
+text_view = lazy_module("efc_tui.app.screens.text_view")
+export = lazy_module("efc_tui.report.export")
+io = lazy_module("efc_tui.io")
+output = lazy_module("efc_tui.report.output")
 
 #: replay speeds, events per second
 SPEEDS: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
@@ -167,7 +175,7 @@ class ReplayScreen(Screen[None]):
         # the Footer (a widget per key) and the search box (hidden until /) are mounted after
         # the first frame: _after_first_frame
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         self.query_one("#ledger").border_title = "ledger"
         self.query_one("#detail").border_title = "event"
         self._update_summary()
@@ -177,7 +185,7 @@ class ReplayScreen(Screen[None]):
         if self.follow:
             self._follow_timer = self.set_interval(FOLLOW_SECONDS, self.poll_follow)
         self._start_load()
-        self._take_first_rows()
+        await self._take_first_rows()
 
     # -- loading ----------------------------------------------------------------------------
 
@@ -202,11 +210,18 @@ class ReplayScreen(Screen[None]):
         finally:
             self._early.close()  # the load ended or failed: the first frame waits no longer
 
-    def _take_first_rows(self) -> None:
+    async def _take_first_rows(self) -> None:
         """Wait (at most ``FIRST_ROWS_WAIT``) for the load's first rows and apply them now,
         before the first frame: that frame shows them, instead of an empty ledger redrawn
-        when they arrive. A slower read just goes on: its rows arrive as messages."""
-        for update in self._early.take(FIRST_ROWS_WAIT):
+        when they arrive. A slower read just goes on: its rows arrive as messages.
+
+        The wait is the app's one wait in a handler, and it does not hold the event loop:
+        it blocks a thread, which this awaits. The screen is drawn once its mount handler
+        returns, so its first frame still waits for the rows; the app, its timers and its
+        other screens do not."""
+        if not self._early.wait(0):
+            await asyncio.to_thread(self._early.wait, FIRST_ROWS_WAIT)
+        for update in self._early.take(0):
             self._apply(update)
 
     def on_load_update(self, message: LoadUpdate) -> None:
@@ -247,13 +262,12 @@ class ReplayScreen(Screen[None]):
             self._request_score(early=not self.loaded)  # early: a preview's, while the rest is read
 
     async def _mount_later(self) -> None:
-        """The Footer and the search box, after the first frame (the Footer's 16 keys are a
-        widget each: ~20 ms; the box is hidden until ``/``: ~6 ms)."""
-        from textual.widgets import Footer  # imported here: ~3 ms less before the first frame
-
+        """The Footer and the search box, after the first frame: the Footer's keys are a
+        widget each, and the box is hidden until ``/``; neither is worth delaying the first
+        rows for. (Textual's ``widgets`` loads a widget's module when it is first asked for.)"""
         self._search_box()
-        if not self.query(Footer):
-            await self.mount(Footer(compact=True))
+        if not self.query(widgets.Footer):
+            await self.mount(widgets.Footer(compact=True))
             self.refresh_bindings()  # a Footer shows keys once told the bindings changed
 
     def _search_box(self) -> Input:
@@ -376,7 +390,7 @@ class ReplayScreen(Screen[None]):
         self._update_summary()
 
     # description: without one Textual describes a worker by the repr of its arguments,
-    # here a run of every event (2.5 s of the UI thread for 100k events)
+    # here a run of every event (seconds of the UI thread on a large run)
     @work(thread=True, exclusive=True, group="score", exit_on_error=False, description="score")
     def _score(self, run: Run) -> None:
         t0 = time.perf_counter()
@@ -402,9 +416,6 @@ class ReplayScreen(Screen[None]):
             # times); they are scored once all is read, or after a pause (_rescore_later)
             self._rescore_later()
         elif self.loaded:
-            # Move the run's millions of objects out of the cyclic collector's reach: a full
-            # collection over them took ~100 ms and ran every few keypresses on 100k events.
-            gc.freeze()
             self.scored_all = True
             self._maybe_ready()
         self._update_summary()
@@ -640,14 +651,12 @@ class ReplayScreen(Screen[None]):
         self.select_event(target)
 
     def action_filter(self) -> None:
-        from efc_tui.app.screens.filter import FilterScreen
-
         def done(result: RowFilter | bool | None) -> None:
             if result is False:
                 return
             self.set_filter(result if isinstance(result, RowFilter) else None)
 
-        self.app.push_screen(FilterScreen(self.data, self.data.filter), done)
+        self.app.push_screen(filter_screen.FilterScreen(self.data, self.data.filter), done)
 
     def set_filter(self, flt: RowFilter | None) -> None:
         """Show only events matching ``flt`` (None: all). The selection stays on the same
@@ -676,28 +685,24 @@ class ReplayScreen(Screen[None]):
                 "still scoring: export when the ledger is ready", severity="warning", markup=False
             )
             return
-        from efc_tui.app.screens.export import ExportScreen, default_target
-
-        proposed = default_target(scored.run.run_id, self.source_path, self.export_dir)
+        proposed = export_screen.default_target(
+            scored.run.run_id, self.source_path, self.export_dir
+        )
 
         def chosen(target: Path | None) -> None:
             if target is not None:
                 self._export(scored, target)
 
-        self.app.push_screen(ExportScreen(scored.run.run_id, proposed), chosen)
+        self.app.push_screen(export_screen.ExportScreen(scored.run.run_id, proposed), chosen)
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False, description="export")
     def _export(self, ledger: ScoredRun, target: Path) -> None:
-        from efc_tui.io import write_atomic
-        from efc_tui.report.export import check_export_suffix, dumps, ledger_document
-        from efc_tui.report.output import refuse_input
-
         try:
-            check_export_suffix(target, parquet=False)
-            refuse_input(target, [self.source_path] if self.source_path else [])
+            export.check_export_suffix(target, parquet=False)
+            output.refuse_input(target, [self.source_path] if self.source_path else [])
             target.parent.mkdir(parents=True, exist_ok=True)  # as `efc-tui export` does
-            doc = ledger_document(ledger, with_text=True)  # what `efc-tui export` writes
-            write_atomic(target, dumps(doc, pretty=True) + b"\n")
+            doc = export.ledger_document(ledger, with_text=True)  # what `efc-tui export` writes
+            io.write_atomic(target, export.dumps(doc, pretty=True) + b"\n")
         except (EfcError, OSError) as exc:
             self.post_message(Exported(None, str(exc)))
             return
@@ -738,8 +743,6 @@ class ReplayScreen(Screen[None]):
         self.notify(f"fit predictor: {curve.label if curve else name}", timeout=1.5, markup=False)
 
     def action_view_text(self, which: str) -> None:
-        from efc_tui.app.screens.text_view import TextViewScreen
-
         ev = self.selected_event
         if ev is None:
             return
@@ -748,7 +751,7 @@ class ReplayScreen(Screen[None]):
             text, what = full_action(e)
         else:
             text, what = e.observation_text, f"{which} ({len(e.observation_text):,} chars)"
-        self.app.push_screen(TextViewScreen(text, f"event {ev} {what}"))
+        self.app.push_screen(text_view.TextViewScreen(text, f"event {ev} {what}"))
 
     def action_copy(self, which: str = "observation") -> None:
         """Send the selected event's observation or action text to the clipboard. The

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from efc_tui.app.lazy import lazy_module
+from efc_tui._lazy import lazy_module
 
 if TYPE_CHECKING:
     import numpy as np

@@ -18,7 +18,7 @@ from rich.console import RenderableType
 from rich.text import Text
 from textual.widget import Widget
 
-from efc_tui.app.lazy import lazy_module
+from efc_tui._lazy import lazy_module
 from efc_tui.app.replay_data import ReplayData
 from efc_tui.app.widgets.ledger import fmt_num
 

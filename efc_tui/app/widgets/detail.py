@@ -89,7 +89,7 @@ class DetailPane(VerticalScroll):
         self.event: int | None = None
         self.can_focus = True
         #: code, diffs and tracebacks highlighted (Pygments); off until the screen's first
-        #: frame is drawn (``highlight``): importing Pygments and a lexer costs ~20 ms
+        #: frame is drawn (``highlight``), which importing Pygments and a lexer would delay
         self.highlighting = False
 
     def compose(self) -> ComposeResult:

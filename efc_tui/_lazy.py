@@ -1,8 +1,10 @@
-"""A module imported when it is first used, not when the app starts.
+"""A module imported when it is first used: the one lazy boundary of the command line and
+the app, declared at the top of the module that uses it instead of imports inside functions.
 
 The first frame of ``efc-tui open`` needs Textual and the reader, not numpy or the scoring
 code: those are imported by the first scoring pass (in a worker, after the first frame is
-drawn) or by whatever first needs them. ``np = lazy_module("numpy")`` behind an
+drawn) or by whatever first needs them. ``efc-tui COMMAND --help`` needs the command's
+options, not the library that runs it. ``np = lazy_module("numpy")`` behind an
 ``if TYPE_CHECKING: import numpy as np`` keeps the types.
 """
 
