@@ -187,12 +187,12 @@ def _read_all(p: Path, lenient: bool) -> Any:
 
 
 def test_block_reads_give_the_same_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The reader takes the file in blocks of lines, and the compiled line loop hands every
-    line it does not take (a header, a malformed or unusual step, the last line without its
-    newline) back to Python: whatever the block size (a line straddling reads, one longer
-    than a block), compiled or not, the same events, warnings, flags and errors."""
-    from efc_tui import _fast
+    """The reader takes the file in blocks of lines, and the schema path hands every line it
+    does not take (a header, a malformed or unusual step) to the dict path: whatever the
+    block size (a line straddling reads, one longer than a block, the last line without its
+    newline), with the schema path or without, the same events, warnings, flags and errors."""
     from efc_tui.parsers import native
+    from tests.helpers import dict_path
 
     head = json.dumps({"type": "run", "schema": "efc-trace/1", **HEADER})
     step = {"type": "step", **STEP}
@@ -235,7 +235,7 @@ def test_block_reads_give_the_same_runs(tmp_path: Path, monkeypatch: pytest.Monk
             for size in (1, 2, 7, 64, 200, 1 << 20):
                 monkeypatch.setattr(native, "BLOCK", size)
                 seen.append(_read_all(p, lenient))
-                with _fast.pure_python():
+                with dict_path():
                     seen.append(_read_all(p, lenient))
             assert all(s == seen[0] for s in seen), (name, lenient)
             if name == "malformed" and not lenient:

@@ -25,9 +25,8 @@ from typing import Any
 import orjson
 
 #: The largest count any reader takes in (tokens, tool calls, operations, checks), 2**53:
-#: every count is then exact as a double, the sum of two stays below 2**63, and the compiled
-#: path (efc_tui/_speedups.c, MAX_COUNT) reads the same values as Python. A larger one is
-#: malformed, like a negative one (docs/trace-format.md, "Limits").
+#: every count is then exact as a double, and the sum of two stays below 2**63. A larger one
+#: is malformed, like a negative one (docs/trace-format.md, "Limits").
 MAX_COUNT = 1 << 53
 
 #: The deepest nesting of objects and arrays any reader takes in (a JSON line or document is
@@ -128,18 +127,12 @@ def depth(obj: Any) -> int:
 
 def too_deep(raw: bytes | str, obj: Any) -> bool:
     """Does the JSON text ``raw`` (parsed: ``obj``) nest deeper than MAX_DEPTH? Only a text
-    with more brackets than that can; it is then measured (by the compiled extension from
-    the bytes when it is built, else by ``depth``: the same answer)."""
+    with more brackets than that can; its value is then measured (``depth``)."""
     if isinstance(raw, str):
         if raw.count("[") + raw.count("{") <= MAX_DEPTH:
             return False
     elif raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH:
         return False
-    from efc_tui import _fast
-
-    fast = _fast.speedups()
-    if fast is not None and isinstance(raw, bytes):
-        return bool(fast.json_depth(raw) > MAX_DEPTH)
     return depth(obj) > MAX_DEPTH
 
 
