@@ -27,6 +27,26 @@ STEP = {
 }
 
 
+def test_the_step_structs_are_the_published_schema() -> None:
+    """The msgspec Structs a step line is decoded into (parsers/native_schema.py) name the
+    fields, kinds and statuses the published JSON Schema names, part by part."""
+    from efc_tui.parsers import native_schema as ns
+
+    step = SCHEMA["$defs"]["step"]["properties"]
+    assert set(ns.StepLine.__struct_fields__) == set(step)
+    for name, struct in (
+        ("action", ns.Action),
+        ("observation", ns.Observation),
+        ("update", ns.Update),
+        ("usage", ns.Usage),
+    ):
+        assert set(struct.__struct_fields__) == set(step[name]["properties"]), name
+    checks = step["observation"]["properties"]["checks"]["properties"]
+    assert set(ns.StepChecks.__struct_fields__) == set(checks)
+    assert step["action"]["properties"]["kind"]["enum"] == [k.value for k in EventKind]
+    assert step["observation"]["properties"]["status"]["enum"] == [s.value for s in Status]
+
+
 def test_sample_traces_match_the_published_schema() -> None:
     validator = jsonschema.Draft202012Validator(SCHEMA)
     for path in sorted(SAMPLES.glob("*.jsonl")):

@@ -425,6 +425,11 @@ def test_damaged_lines_read_the_same(tmp_path: Path, edits: list[tuple[int, int,
         b'{"type": "step"}\x0b',
         b'[{"type": "step"}]',
         b'{"type": "run", "run_id": "second"}',
+        b'{"type": "step", "oracle": {"n": 123456789012345678901234567890, "f": [0.1, -0]}}',
+        b'{"type": "step", "oracle": {"n": 18446744073709551615}, "t": 9223372036854775808}',
+        b'{"type": "step", "oracle": [1]}',
+        b'{"type": "step", "update": {"memory_write": false, "plan": 0}}',
+        b'{"type": "step", "action": {"kind": null}}',
     ],
 )
 def test_edge_lines_read_the_same(tmp_path: Path, line: bytes) -> None:

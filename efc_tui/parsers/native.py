@@ -272,7 +272,7 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
     counts = Usage(*(_usage_num(usage, k) for k in Usage.__struct_fields__))
 
     refs_raw = obj.get("refs")
-    refs = None
+    refs: list[int] | None = None
     if refs_raw:
         if not isinstance(refs_raw, list | tuple) or not all(
             type(r) is int and 0 <= r < index for r in refs_raw
@@ -280,7 +280,7 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
             raise MalformedLine(
                 f"refs must be a list of indices of earlier events (< {index}), got {_brief(refs_raw)}"
             )
-        refs = refs_raw
+        refs = list(refs_raw)
     oracle = obj.get("oracle")
     if oracle is not None:
         oracle = _obj(oracle, "oracle")
@@ -316,16 +316,17 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
         ),
         counts,
         refs,
-        oracle,
+        None,
         ts,
     )
-    return event_of(line, index, prev_failed, extra, wrote_memory=bool(memory_write))
+    return event_of(line, index, prev_failed, oracle, extra, wrote_memory=bool(memory_write))
 
 
 def event_of(
     s: StepLine,
     index: int,
     prev_failed: bool,
+    oracle: dict[str, Any] | None,
     extra: dict[str, Any] | None = None,
     *,
     wrote_memory: bool | None = None,
@@ -335,8 +336,9 @@ def event_of(
     classified from the text and exit code when absent, tokens estimated from text length
     (4 characters a token) when neither count is given, one tool call for a tool or check,
     and ``ops`` the model call, the tool call and a memory write; each estimate is named in
-    ``flags``. ``wrote_memory``: whether the line's memory write counts as an operation
-    (the raw value's truth, when the dict path turned a non-text value into text)."""
+    ``flags``. ``oracle``: the line's oracle object, as orjson reads it. ``wrote_memory``:
+    whether the line's memory write counts as an operation (the raw value's truth, when the
+    dict path turned a non-text value into text)."""
     action = s.action
     has_action = action is not None
     if action is None:
@@ -421,7 +423,7 @@ def event_of(
         update.plan,
         obs.truncated is True,
         s.timestamp,
-        s.oracle,
+        oracle,
         tuple(flags),
         {} if extra is None else extra,
     )
@@ -431,7 +433,7 @@ def _schema_event(raw: bytes, index: int, prev_failed: bool) -> Event | None:
     """The Event of a step line that fits the schema exactly (native_schema), else None:
     the line then goes through orjson and ``step_to_event``, which give the same Event or
     the precise error. Besides the types, a fit has ``refs`` to earlier events, an
-    ``action`` with a field set, and an ``oracle`` that cannot nest past MAX_DEPTH."""
+    ``action`` with a field set, and an ``oracle`` object that cannot nest past MAX_DEPTH."""
     try:
         s = decode_step(raw)
     except (ValueError, RecursionError):  # msgspec's errors, UnicodeDecodeError
@@ -441,9 +443,17 @@ def _schema_event(raw: bytes, index: int, prev_failed: bool) -> Event | None:
         return None  # {} and {"kind": null} differ in ops: the dict path tells them apart
     if s.refs and not all(0 <= r < index for r in s.refs):
         return None
-    if s.oracle is not None and raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:
-        return None
-    return event_of(s, index, prev_failed)
+    oracle = None
+    if s.oracle is not None:
+        if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:
+            return None
+        try:
+            oracle = orjson.loads(memoryview(s.oracle))
+        except orjson.JSONDecodeError:
+            return None
+        if type(oracle) is not dict:
+            return None
+    return event_of(s, index, prev_failed, oracle)
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:

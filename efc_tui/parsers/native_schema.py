@@ -17,10 +17,10 @@ operations, checks, wall time) in ``[0, MAX_COUNT]``; the step index and exit co
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import msgspec
-from msgspec import UNSET, Meta, Struct, UnsetType
+from msgspec import UNSET, Meta, Raw, Struct, UnsetType
 
 from efc_tui.model import EventKind, Status
 from efc_tui.parsers._values import MAX_COUNT
@@ -81,7 +81,8 @@ class Usage(Struct, forbid_unknown_fields=True, gc=False):
 
 class StepLine(Struct, forbid_unknown_fields=True, gc=False):
     """One ``{"type": "step", ...}`` line. ``t`` defaults to the event's index; ``refs``
-    are indices of earlier events; ``oracle`` is free-form (checked for depth)."""
+    are indices of earlier events; ``oracle`` is any object, kept as its JSON text here
+    (orjson reads it, as it reads every free-form value: a long integer as a float)."""
 
     type: Literal["step"]
     t: Int64 | UnsetType = UNSET
@@ -90,7 +91,7 @@ class StepLine(Struct, forbid_unknown_fields=True, gc=False):
     update: Update | None = None
     usage: Usage | None = None
     refs: list[Int64] | None = None
-    oracle: dict[str, Any] | None = None
+    oracle: Raw | None = None
     timestamp: Seconds | None = None
 
 
