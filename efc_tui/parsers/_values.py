@@ -10,7 +10,8 @@ every reader.
   ``[0, MAX_COUNT]``; None resp. 0 when absent or malformed (negative, or past MAX_COUNT);
 - ``as_float``: a finite number, from a number or a numeric string;
 - ``parse_json_text``: tool arguments and other fields that hold JSON as a string;
-- ``too_deep`` / ``depth``: JSON nested deeper than MAX_DEPTH levels, which no reader takes;
+- ``too_deep`` / ``depth`` / ``text_depth``: JSON nested deeper than MAX_DEPTH levels, which
+  no reader takes;
 - ``dumps``: compact JSON text of anything (never raises).
 
 Booleans are never numbers here (``True`` is not 1 token).
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+from itertools import accumulate
 from typing import Any
 
 import orjson
@@ -127,13 +129,35 @@ def depth(obj: Any) -> int:
 
 def too_deep(raw: bytes | str, obj: Any) -> bool:
     """Does the JSON text ``raw`` (parsed: ``obj``) nest deeper than MAX_DEPTH? Only a text
-    with more brackets than that can; its value is then measured (``depth``)."""
+    with more brackets than that can; it is then measured (``text_depth`` from the bytes,
+    ``depth`` from the value of a str: the same answer)."""
     if isinstance(raw, str):
-        if raw.count("[") + raw.count("{") <= MAX_DEPTH:
-            return False
-    elif raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH:
-        return False
-    return depth(obj) > MAX_DEPTH
+        return raw.count("[") + raw.count("{") > MAX_DEPTH and depth(obj) > MAX_DEPTH
+    return raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and text_depth(raw) > MAX_DEPTH
+
+
+#: every byte but quotes and brackets
+_NOT_MARKS = bytes(range(256)).translate(None, b'"[]{}')
+_STRINGS = re.compile(rb'"[^"]*"')  # a string, once only its quotes and brackets are left
+#: per bracket: +1 opens an object or array, -1 closes one
+_BRACKET_STEP = tuple(1 if c in b"[{" else -1 for c in range(256))
+
+
+def text_depth(raw: bytes) -> int:
+    """``depth`` of the value the valid JSON text ``raw`` parses to, from its bytes: the
+    deepest nesting of brackets outside strings. Escaped backslashes, then escaped quotes,
+    are dropped (left to right, as JSON reads them), so every quote left opens or closes a
+    string; only quotes and brackets are kept, the strings dropped (adjacent quotes first:
+    most strings hold no bracket), and the deepest level of the brackets left is the depth.
+    Bytes operations and one pass over the brackets: linear, and a fraction of the time
+    walking the parsed value of a large document takes."""
+    if b"\\" in raw:
+        if b"\\\\" in raw:
+            raw = raw.replace(b"\\\\", b"")
+        raw = raw.replace(b'\\"', b"")
+    marks = raw.translate(None, _NOT_MARKS).replace(b'""', b"")
+    brackets = _STRINGS.sub(b"", marks) if b'"' in marks else marks
+    return max(accumulate(map(_BRACKET_STEP.__getitem__, brackets), initial=0))
 
 
 _BRACKET = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
