@@ -322,6 +322,9 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
     return event_of(line, index, prev_failed, oracle, extra, wrote_memory=bool(memory_write))
 
 
+_MESSAGE, _TOOL, _CHECK = EventKind.MESSAGE, EventKind.TOOL, EventKind.CHECK
+
+
 def event_of(
     s: StepLine,
     index: int,
@@ -356,7 +359,7 @@ def event_of(
         kind = (
             infer_kind(tool, action_text, after_failure=prev_failed)
             if (tool or action_text)
-            else EventKind.MESSAGE
+            else _MESSAGE
         )
         flags.append("kind")
     c = obs.checks
@@ -372,9 +375,7 @@ def event_of(
     status = obs.status
     if status is None:
         exit_code = obs.exit_code
-        status, found = classify_observation(
-            obs_text, exit_code=exit_code, is_check=kind is EventKind.CHECK
-        )
+        status, found = classify_observation(obs_text, exit_code=exit_code, is_check=kind is _CHECK)
         if checks is None:
             checks = found
         if obs_text or exit_code is not None:
@@ -392,11 +393,7 @@ def event_of(
         flags.append("wall_s")
     tool_calls = usage.tool_calls
     if tool_calls is None:
-        tool_calls = (
-            1
-            if kind in (EventKind.TOOL, EventKind.CHECK) or (tool and kind is not EventKind.MESSAGE)
-            else 0
-        )
+        tool_calls = 1 if kind is _TOOL or kind is _CHECK or (tool and kind is not _MESSAGE) else 0
     memory_write = update.memory_write
     ops = usage.ops
     if ops is None:
