@@ -1,13 +1,13 @@
-"""Differential fuzzing of the compiled path (efc_tui/_speedups.c) against the pure-Python
-path: mutated real and generated logs go through both, and anything but the same result
+"""Differential fuzzing of the compiled path (efc_tui/_speedups.c, and the native reader's
+schema path) against the pure-Python path (and the native reader's dict path): mutated real and generated logs go through both, and anything but the same result
 (the same runs to the last bit, or the same one-line error) is a finding, as is any
 exception that is not the project's own (a crash).
 
 Two depths, per input:
 
-- ``native``: the native reader only (``native.read``: the C line loop and step builder
-  against the Python loop), comparing ``repr`` of the runs read: every field of every event,
-  warnings and flags. Cheap: the volume run.
+- ``native``: the native reader only (``native.read``: the schema path, msgspec Structs,
+  against orjson's dicts and ``step_to_event``), comparing ``repr`` of the runs read: every
+  field of every event, warnings and flags. Cheap: the volume run.
 - ``full``: any reader (the seed's), then scoring and the adapter (the C feature, gate,
   cost, streak and decide passes), comparing every figure, column and decision
   (``tests.reference_ledgers.snapshot``).
@@ -37,6 +37,7 @@ from efc_tui.errors import EfcError
 from efc_tui.parsers import detect, get_reader
 from efc_tui.parsers.base import ReadOptions
 from tests.conftest import FIXTURES, REPO, SHARED
+from tests.helpers import dict_path
 
 #: seeds larger than this are left out (a mutation of a large file mostly re-reads the same)
 SEED_BYTES = 256 * 1024
@@ -294,7 +295,7 @@ def check(
     path = folder / f"input{suffix}"
     path.write_bytes(data)
     compiled = _result(path, reader, full, lenient)
-    with _fast.pure_python():
+    with _fast.pure_python(), dict_path():
         pure = _result(path, reader, full, lenient)
     if compiled.startswith("CRASH") or pure.startswith("CRASH"):
         return "crash", compiled if compiled.startswith("CRASH") else pure

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from efc_tui.model import Checks, Event, EventKind, Run, Status
 
@@ -70,3 +73,14 @@ def assert_well_formed(run: Run, fmt: str | None = None) -> None:
     ledger = score_run(run)
     assert len(ledger) == len(run.events)
     assert math.isfinite(ledger.figures.c_raw) and ledger.figures.c_raw >= 0
+
+
+@contextmanager
+def dict_path() -> Iterator[None]:
+    """Read native traces without the schema decoder (efc_tui/parsers/native_schema.py):
+    every line through orjson and ``native.step_to_event``, the reference the schema path
+    must match event for event."""
+    from efc_tui.parsers import native
+
+    with mock.patch.object(native, "_schema_event", lambda raw, index, prev_failed: None):
+        yield

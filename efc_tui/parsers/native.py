@@ -1,13 +1,11 @@
 """The project's own format, ``efc-trace/1`` (SPEC §9): JSONL, a run header then steps.
 
-Streaming: the file is read in blocks of whole lines (about 1 MB) and each line parsed
-with orjson; a new ``run`` header line ends the previous run, so a file may hold a whole
-corpus while only one run is in memory. With the compiled extension the loop over a block's
-well-formed step lines runs in C (``native_lines``): a step line of plain JSON (the step's
-known keys, strings, numbers, true/false/null) is read straight from its bytes into the
-Event, with the values orjson would give and none of its dicts; any other step line is
-parsed by orjson there, and every line it does not take goes through the Python loop
-below, which gives the same events, errors and warnings.
+Streaming: the file is read in blocks of whole lines (about 1 MB); a new ``run`` header
+line ends the previous run, so a file may hold a whole corpus while only one run is in
+memory. A step line that fits the schema (``native_schema``: msgspec Structs) is decoded
+straight into it; any other line (a header, a value to coerce or reject, an unknown
+field) is parsed by orjson and read field by field (``step_to_event``), which gives the
+same Event or the error naming file and line. Both end in ``event_of``, the rules.
 
 Each step becomes one event. Its kind is ``action.kind`` (inferred from the tool and input
 when absent); its status is ``observation.status`` (classified from the text when absent,
@@ -19,18 +17,31 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterator
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import orjson
+from msgspec import UNSET
 
-from efc_tui import _fast
 from efc_tui.errors import InputError
 from efc_tui.model import Checks, Event, EventKind, Run, Status, TaskDemand
 from efc_tui.parsers import sniffs
 from efc_tui.parsers._values import MAX_COUNT, MAX_DEPTH, depth, too_deep
 from efc_tui.parsers.base import ReadOptions, open_binary
+from efc_tui.parsers.native_schema import (
+    NO_ACTION,
+    NO_OBSERVATION,
+    NO_UPDATE,
+    NO_USAGE,
+    Action,
+    Observation,
+    StepChecks,
+    StepLine,
+    Update,
+    Usage,
+    decode_step,
+)
 from efc_tui.parsers.status import classify_observation, infer_kind, is_failure
 
 SCHEMA_ID = "efc-trace/1"
@@ -52,17 +63,8 @@ _RUN_KEYS = {
     "cost_usd",
     "task_demand",
 }
-_STEP_KEYS = {
-    "type",
-    "t",
-    "action",
-    "observation",
-    "update",
-    "usage",
-    "refs",
-    "oracle",
-    "timestamp",
-}
+#: a step line's known keys: the schema's (native_schema.StepLine)
+_STEP_KEYSET = frozenset(StepLine.__struct_fields__)
 _COUNT_KEYS = frozenset({"tokens_in", "tokens_out", "tool_calls", "ops"})
 _KINDS = {k.value: k for k in EventKind}
 _STATUSES = {s.value: s for s in Status}
@@ -185,11 +187,6 @@ def _opt_str(value: Any) -> str | None:
 
 
 _EMPTY: dict[str, Any] = {}
-_ACTION_KEYS = frozenset({"kind", "tool", "input"})
-_OBS_KEYS = frozenset({"text", "status", "checks", "truncated", "exit_code"})
-_UPDATE_KEYS = frozenset({"memory_write", "plan"})
-_USAGE_KEYS = frozenset({"tokens_in", "tokens_out", "wall_s", "tool_calls", "ops"})
-_STEP_KEYSET = frozenset(_STEP_KEYS)
 
 
 def _part(obj: dict[str, Any], name: str) -> dict[str, Any]:
@@ -213,17 +210,23 @@ def _usage_num(usage: dict[str, Any], key: str) -> float | None:
     return _num(v, f"usage.{key}")
 
 
-def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
-    """One ``step`` line as an Event (raises MalformedLine on a malformed field).
+def _unknown(part: dict[str, Any], struct: type[msgspec.Struct]) -> dict[str, Any] | None:
+    known = struct.__struct_fields__
+    rest = {k: v for k, v in part.items() if k not in known}
+    return rest or None
 
-    Written for speed (it runs once per line): type checks are exact-type fast paths
-    falling back to the general validators, which raise the precise error.
-    """
+
+def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
+    """One ``step`` line, as the dict orjson gives, as an Event (raises MalformedLine on a
+    malformed field): each field checked and coerced to the schema's type (a number as
+    ``tool`` becomes text, an object as ``input`` its JSON text) in the order below, which
+    is the order the errors are found in; unknown fields are kept in ``extra``; then
+    ``event_of`` builds the Event. Lines that fit the schema exactly skip this
+    (native_schema.decode_step)."""
     action = _part(obj, "action")
     obs = _part(obj, "observation")
     update = _part(obj, "update")
     usage = _part(obj, "usage")
-    flags: list[str] = []
 
     tool = action.get("tool")
     if tool is not None and type(tool) is not str:
@@ -236,76 +239,40 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
         obs_text = _text(obs_text, "observation.text")
 
     kind_raw = action.get("kind")
-    if kind_raw is None:
-        kind = (
-            infer_kind(tool, action_text, after_failure=prev_failed)
-            if (tool or action_text)
-            else (EventKind.MESSAGE)
-        )
-        flags.append("kind")
-    else:
-        found_kind = _KINDS.get(kind_raw) if type(kind_raw) is str else None
-        if found_kind is None:
+    kind = None
+    if kind_raw is not None:
+        kind = _KINDS.get(kind_raw) if type(kind_raw) is str else None
+        if kind is None:
             raise MalformedLine(f"action.kind {_brief(kind_raw)} is not one of {', '.join(_KINDS)}")
-        kind = found_kind
 
     checks = None
     ch = obs.get("checks")
     if ch is not None:
         ch = _obj(ch, "observation.checks")
         total = _count(ch.get("total"), "observation.checks.total")
-        checks = Checks(
-            passed=int(_count(ch.get("passed"), "observation.checks.passed", 0) or 0),
-            failed=int(_count(ch.get("failed"), "observation.checks.failed", 0) or 0),
-            total=None if total is None else int(total),
+        checks = StepChecks(
+            passed=_count(ch.get("passed"), "observation.checks.passed", 0),
+            failed=_count(ch.get("failed"), "observation.checks.failed", 0),
+            total=total,
         )
     status_raw = obs.get("status")
+    status = exit_code = None
     if status_raw is None:
         exit_code = obs.get("exit_code")
         if exit_code is not None and type(exit_code) is not int:
             raise MalformedLine(
                 f"observation.exit_code must be an integer, not {_brief(exit_code)}"
             )
-        status, found = classify_observation(
-            obs_text, exit_code=exit_code, is_check=kind is EventKind.CHECK
-        )
-        if checks is None:
-            checks = found
-        if obs_text or exit_code is not None:
-            flags.append("status")
     else:
-        found_status = _STATUSES.get(status_raw) if type(status_raw) is str else None
-        if found_status is None:
+        status = _STATUSES.get(status_raw) if type(status_raw) is str else None
+        if status is None:
             raise MalformedLine(
                 f"observation.status {_brief(status_raw)} is not one of {', '.join(_STATUSES)}"
             )
-        status = found_status
-
-    tin = _usage_num(usage, "tokens_in")
-    tout = _usage_num(usage, "tokens_out")
-    if tin is None and tout is None:
-        # SPEC §4: estimate from text length at 4 chars/token, and say so.
-        tout = len(action_text) // CHARS_PER_TOKEN
-        tin = len(obs_text) // CHARS_PER_TOKEN
-        flags.append("tokens")
-    wall = _usage_num(usage, "wall_s")
-    if wall is None:
-        flags.append("wall_s")
-    tool_calls = _usage_num(usage, "tool_calls")
-    if tool_calls is None:
-        tool_calls = (
-            1
-            if kind in (EventKind.TOOL, EventKind.CHECK) or (tool and kind is not EventKind.MESSAGE)
-            else 0
-        )
-    memory_write = update.get("memory_write")
-    plan = update.get("plan")
-    ops = _usage_num(usage, "ops")
-    if ops is None:
-        # model call that chose the action + the tool/check call + a memory update
-        ops = (1 if action else 0) + int(tool_calls) + (1 if memory_write else 0)
+    counts = Usage(*(_usage_num(usage, k) for k in Usage.__struct_fields__))
 
     refs_raw = obj.get("refs")
+    refs: list[int] | None = None
     if refs_raw:
         if not isinstance(refs_raw, list | tuple) or not all(
             type(r) is int and 0 <= r < index for r in refs_raw
@@ -313,9 +280,7 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
             raise MalformedLine(
                 f"refs must be a list of indices of earlier events (< {index}), got {_brief(refs_raw)}"
             )
-        refs = tuple(refs_raw)
-    else:
-        refs = ()
+        refs = list(refs_raw)
     oracle = obj.get("oracle")
     if oracle is not None:
         oracle = _obj(oracle, "oracle")
@@ -326,21 +291,119 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
     extra: dict[str, Any] = {}
     if not obj.keys() <= _STEP_KEYSET:
         extra = {k: v for k, v in obj.items() if k not in _STEP_KEYSET}
-    for name, part, known in (
-        ("action", action, _ACTION_KEYS),
-        ("observation", obs, _OBS_KEYS),
-        ("update", update, _UPDATE_KEYS),
-        ("usage", usage, _USAGE_KEYS),
+    for name, part, struct in (
+        ("action", action, Action),
+        ("observation", obs, Observation),
+        ("update", update, Update),
+        ("usage", usage, Usage),
     ):
-        if part and not part.keys() <= known:
-            extra[name] = {k: v for k, v in part.items() if k not in known}
+        if part and (rest := _unknown(part, struct)):
+            extra[name] = rest
 
     step = obj.get("t", index)
     if type(step) is not int:
         raise MalformedLine(f"t must be an integer step index, not {_brief(step)}")
+    memory_write = update.get("memory_write")
+    plan = update.get("plan")
+    line = StepLine(
+        "step",
+        step,
+        Action(kind, tool, action_text) if action else None,
+        Observation(obs_text, status, checks, obs.get("truncated", False) is True, exit_code),
+        Update(
+            None if memory_write is None else _text(memory_write, "update.memory_write"),
+            None if plan is None else _text(plan, "update.plan"),
+        ),
+        counts,
+        refs,
+        None,
+        ts,
+    )
+    return event_of(line, index, prev_failed, oracle, extra, wrote_memory=bool(memory_write))
+
+
+_MESSAGE, _TOOL, _CHECK = EventKind.MESSAGE, EventKind.TOOL, EventKind.CHECK
+
+
+def event_of(
+    s: StepLine,
+    index: int,
+    prev_failed: bool,
+    oracle: dict[str, Any] | None,
+    extra: dict[str, Any] | None = None,
+    *,
+    wrote_memory: bool | None = None,
+) -> Event:
+    """The Event of one step line read into the schema (SPEC §9): its kind inferred from the
+    tool and input when absent (after a failure, a rewrite is a repair), its status
+    classified from the text and exit code when absent, tokens estimated from text length
+    (4 characters a token) when neither count is given, one tool call for a tool or check,
+    and ``ops`` the model call, the tool call and a memory write; each estimate is named in
+    ``flags``. ``oracle``: the line's oracle object, as orjson reads it. ``wrote_memory``:
+    whether the line's memory write counts as an operation (the raw value's truth, when the
+    dict path turned a non-text value into text)."""
+    action = s.action
+    has_action = action is not None
+    if action is None:
+        action = NO_ACTION
+    obs = s.observation or NO_OBSERVATION
+    usage = s.usage or NO_USAGE
+    update = s.update or NO_UPDATE
+    flags: list[str] = []
+
+    tool = action.tool
+    action_text = action.input or ""
+    obs_text = obs.text or ""
+    kind = action.kind
+    if kind is None:
+        kind = (
+            infer_kind(tool, action_text, after_failure=prev_failed)
+            if (tool or action_text)
+            else _MESSAGE
+        )
+        flags.append("kind")
+    c = obs.checks
+    checks = (
+        None
+        if c is None
+        else Checks(
+            passed=int(c.passed or 0),
+            failed=int(c.failed or 0),
+            total=None if c.total is None else int(c.total),
+        )
+    )
+    status = obs.status
+    if status is None:
+        exit_code = obs.exit_code
+        status, found = classify_observation(obs_text, exit_code=exit_code, is_check=kind is _CHECK)
+        if checks is None:
+            checks = found
+        if obs_text or exit_code is not None:
+            flags.append("status")
+
+    tin = usage.tokens_in
+    tout = usage.tokens_out
+    if tin is None and tout is None:
+        # SPEC §4: estimate from text length at 4 chars/token, and say so.
+        tout = len(action_text) // CHARS_PER_TOKEN
+        tin = len(obs_text) // CHARS_PER_TOKEN
+        flags.append("tokens")
+    wall = usage.wall_s
+    if wall is None:
+        flags.append("wall_s")
+    tool_calls = usage.tool_calls
+    if tool_calls is None:
+        tool_calls = 1 if kind is _TOOL or kind is _CHECK or (tool and kind is not _MESSAGE) else 0
+    memory_write = update.memory_write
+    ops = usage.ops
+    if ops is None:
+        # model call that chose the action + the tool/check call + a memory update
+        if wrote_memory is None:
+            wrote_memory = bool(memory_write)
+        ops = (1 if has_action else 0) + int(tool_calls) + (1 if wrote_memory else 0)
     return Event(
         index,
-        step,
+        index if s.t is UNSET else s.t,
         kind,
         tool,
         status,
@@ -351,85 +414,77 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
         int(tool_calls),
         float(wall or 0.0),
         int(ops),
-        refs,
+        tuple(s.refs) if s.refs else (),
         checks,
-        None if memory_write is None else _text(memory_write, "update.memory_write"),
-        None if plan is None else _text(plan, "update.plan"),
-        obs.get("truncated", False) is True,
-        ts,
+        memory_write,
+        update.plan,
+        obs.truncated is True,
+        s.timestamp,
         oracle,
         tuple(flags),
-        extra,
+        {} if extra is None else extra,
     )
 
 
-def _compiled_step() -> Any:
-    """``native_step`` of the compiled extension, set up with the model's types and the
-    classifier (None when the pure-Python path runs). It builds the same Event as
-    ``step_to_event`` for a well-formed step, and returns None for anything else (unknown
-    fields, values to coerce or reject), which ``step_to_event`` then handles."""
-    fast = _fast.speedups()
-    if fast is None:
-        return None
+def _schema_event(raw: bytes, index: int, prev_failed: bool) -> Event | None:
+    """The Event of a step line that fits the schema exactly (native_schema), else None:
+    the line then goes through orjson and ``step_to_event``, which give the same Event or
+    the precise error. Besides the types, a fit has ``refs`` to earlier events, an
+    ``action`` with a field set, and an ``oracle`` object that cannot nest past MAX_DEPTH."""
     try:
-        fast.setup_native(
-            Event,
-            tuple(f.name for f in fields(Event)),
-            Checks,
-            _KINDS,
-            _STATUSES,
-            infer_kind,
-            classify_observation,
-            EventKind.MESSAGE,
-            EventKind.TOOL,
-            EventKind.CHECK,
-            Status.NONE,
-            Status.PASSED,
-        )
-    except ValueError:  # the model's Event changed under the compiled code: Python builds it
+        s = decode_step(raw)
+    except (ValueError, RecursionError):  # msgspec's errors, UnicodeDecodeError
         return None
-    return fast.native_step
-
-
-def _compiled_lines() -> Any:
-    """``native_lines`` of the compiled extension (None when the pure-Python path runs): the
-    loop below over a block's well-formed step lines, in one call per block."""
-    fast = _fast.speedups()
-    return None if fast is None or _compiled_step() is None else fast.native_lines
+    a = s.action
+    if a is not None and a.kind is None and a.tool is None and a.input is None:
+        return None  # {} and {"kind": null} differ in ops: the dict path tells them apart
+    if s.refs and not all(0 <= r < index for r in s.refs):
+        return None
+    oracle = None
+    if s.oracle is not None:
+        if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:
+            return None
+        try:
+            oracle = orjson.loads(memoryview(s.oracle))
+        except orjson.JSONDecodeError:
+            return None
+        if type(oracle) is not dict:
+            return None
+    return event_of(s, index, prev_failed, oracle)
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
     """Yield the runs of a native trace file, one at a time."""
-    compiled_step = _compiled_step()
-    compiled_lines = _compiled_lines()
     run: Run | None = None
+    events: list[Event] = []
     runs_seen = 0
     skipped = 0
     prev_failed = False
     lineno = 0
     with open_binary(path) as f:
         for block, pos, end in _blocks(f, path, BLOCK):
-            while pos < end:
-                if compiled_lines is not None and run is not None:
-                    # the step lines it takes, up to the first it leaves to the code below
-                    pos, taken, prev_failed = compiled_lines(
-                        block, pos, end, run.events, prev_failed, orjson.loads
-                    )
-                    lineno += taken
-                    if pos >= end:
-                        break
-                nl = block.find(b"\n", pos)
-                stop = end if nl < 0 else nl + 1
-                raw = block[pos:stop]
-                pos = stop
+            lines = block[pos:end].split(b"\n")
+            unended = lines[-1]  # the last line of the file when it has no newline
+            if not unended:
+                lines.pop()
+            for raw in lines:
                 lineno += 1
-                if raw.isspace():  # blank line (isspace: no stripped copy of the line)
+                if (
+                    run is not None
+                    and (event := _schema_event(raw, len(events), prev_failed)) is not None
+                ):
+                    if event.status is not Status.NONE:  # has a verdict
+                        prev_failed = is_failure(event.status)
+                    events.append(event)
                     continue
+                if not raw or raw.isspace():  # blank line (isspace: no stripped copy)
+                    continue
+                ended = not unended or raw is not unended
                 try:
                     try:
-                        obj = orjson.loads(raw)
+                        obj = orjson.loads(raw + b"\n" if ended else raw)
                     except orjson.JSONDecodeError as exc:
-                        if not raw.endswith(b"\n"):
+                        if not ended:
                             # The last line of a log still being written: a warning, not an error.
                             if run is not None:
                                 run.warnings.append(
@@ -446,6 +501,7 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
                             yield _finish(run, skipped)
                             skipped = 0
                         run = parse_header(obj, path, runs_seen)
+                        events = run.events
                         runs_seen += 1
                         prev_failed = False
                         continue
@@ -457,14 +513,10 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
                         raise MalformedLine(
                             f'unknown line type {_brief(typ)} (expected "run" or "step")'
                         )
-                    event = (
-                        compiled_step(obj, len(run.events), prev_failed) if compiled_step else None
-                    )
-                    if event is None:
-                        event = step_to_event(obj, len(run.events), prev_failed)
-                    if event.status is not Status.NONE:  # has a verdict
+                    event = step_to_event(obj, len(events), prev_failed)
+                    if event.status is not Status.NONE:
                         prev_failed = is_failure(event.status)
-                    run.events.append(event)
+                    events.append(event)
                 except MalformedLine as bad:
                     if not options.lenient:
                         raise InputError(str(bad), path, lineno) from None

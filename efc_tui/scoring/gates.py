@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from types import ModuleType
+from operator import attrgetter
 
 import numpy as np
 
-from efc_tui import _fast
 from efc_tui.model import SEVERITY, Event, EventKind, Status
 from efc_tui.scoring.constants import (
     ALPHA_A,
@@ -70,56 +69,47 @@ def loop_gate(kind: EventKind, status: Status) -> tuple[float, float]:
     return L_OTHER
 
 
-_compiled_ready: set[int] = set()
-
-
-def _compiled_gates(fast: ModuleType, events: list[Event]) -> Gates:
-    """The loop below in C (efc_tui/_speedups.c, ``gate_pass``): the same arrays."""
-    if id(fast) not in _compiled_ready:
-        fast.setup_gates(
-            Q_STATUS,
-            EventKind.REPAIR,
-            EventKind.GENERATION,
-            G_FIRST,
-            G_NEWLY_PASSED,
-            G_ROSE,
-            G_SAME_FAIL,
-            G_FELL,
-            G_OTHER,
-            L_REPAIR,
-            L_GEN_PASSED,
-            L_GEN_OTHER,
-            L_OTHER,
-        )
-        _compiled_ready.add(id(fast))
-    q, g, g_nr, lam, lam_nr, a = fast.gate_pass(events)
-    f64 = np.float64
-    return Gates(
-        np.frombuffer(q, f64),
-        np.frombuffer(g, f64),
-        np.frombuffer(g_nr, f64),
-        np.frombuffer(lam, f64),
-        np.frombuffer(lam_nr, f64),
-        np.frombuffer(a, np.int64),
-    )
+# The rules above as tables, for the whole run at once: the same function, the same values.
+_STATUS_LIST = tuple(Status)
+_KIND_LIST = tuple(EventKind)
+_STATUS_CODE = {s: i for i, s in enumerate(_STATUS_LIST)}
+_KIND_CODE = {k: i for i, k in enumerate(_KIND_LIST)}
+_NONE = _STATUS_CODE[Status.NONE]
+_START = len(_STATUS_LIST)  # the previous-status row of an event before any verdict
+#: (G, G_nr) by (previous verdict, or _START before the first; status)
+_PROGRESS = np.array(
+    [
+        [progress_gate(s, p, 0 if p is None else 1) for s in _STATUS_LIST]
+        for p in (*_STATUS_LIST, None)
+    ]
+)
+#: (Λ, Λ_nr) by (kind, status)
+_LOOP = np.array([[loop_gate(k, s) for s in _STATUS_LIST] for k in _KIND_LIST])
+_Q = np.array([Q_STATUS[s] for s in _STATUS_LIST])
+_status_of = attrgetter("status")
+_kind_of = attrgetter("kind")
 
 
 def compute_gates(events: list[Event]) -> Gates:
-    """Q, G, G_nr, Λ, Λ_nr and A for every event (compiled when built: the same values)."""
-    fast = _fast.speedups()
-    if fast is not None and type(events) is list:
-        return _compiled_gates(fast, events)
+    """Q, G, G_nr, Λ, Λ_nr and A for every event: ``progress_gate`` and ``loop_gate`` looked
+    up by each event's status, kind and previous verdict (what ``GateState`` carries)."""
     T = len(events)
-    Q = np.empty(T)
-    G = np.empty(T)
-    G_nr = np.empty(T)
-    L = np.empty(T)
-    L_nr = np.empty(T)
-    A = np.zeros(T, dtype=np.int64)
-    step = GateState().step
-    for t, e in enumerate(events):
-        Q[t], G[t], G_nr[t], L[t], L_nr[t], A[t] = step(e)
-    return Gates(Q, G, G_nr, L, L_nr, A)
+    s = np.fromiter(map(_STATUS_CODE.__getitem__, map(_status_of, events)), np.intp, T)
+    k = np.fromiter(map(_KIND_CODE.__getitem__, map(_kind_of, events)), np.intp, T)
+    verdict = s != _NONE
+    A = (np.cumsum(verdict, dtype=np.int64) - verdict).astype(np.int64)  # verdicts before t
+    # the last event with a verdict at or before t, then the one before t
+    last = np.maximum.accumulate(np.where(verdict, np.arange(T), -1))
+    before = np.concatenate(([-1], last))[:T]
+    prev = np.where(before >= 0, s[before], _START)
+    return Gates(
+        _Q[s],
+        _PROGRESS[prev, s, 0],
+        _PROGRESS[prev, s, 1],
+        _LOOP[k, s, 0],
+        _LOOP[k, s, 1],
+        A,
+    )
 
 
 class GateState:

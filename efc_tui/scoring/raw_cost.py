@@ -8,10 +8,10 @@ Per event, ΔC_t is the same sum over what that event consumed; C_raw is Σ ΔC_
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import add, attrgetter
 
 import numpy as np
 
-from efc_tui import _fast
 from efc_tui.model import Run
 from efc_tui.scoring.constants import W_OP, W_TOK, W_TOOL, W_WALL
 
@@ -54,26 +54,24 @@ class RawCost:
         }
 
 
+_tokens_in = attrgetter("tokens_in")
+_tokens_out = attrgetter("tokens_out")
+_tool_calls = attrgetter("tool_calls")
+_wall_s = attrgetter("wall_s")
+_ops = attrgetter("ops")
+_flags = attrgetter("flags")
+
+
 def raw_cost(run: Run) -> RawCost:
     events = run.events
     T = len(events)
-    fast = _fast.speedups()
-    cols = None
-    if fast is not None and type(events) is list:  # the columns below, in C: the same values
-        try:
-            cols = fast.cost_pass(events)
-        except _fast.Fallback:
-            cols = None
-    if cols is not None:
-        tokens, tools, wall, ops = (np.frombuffer(b, dtype=np.float64) for b in cols[:4])
-        est_tok, no_wall = cols[4], cols[5]
-    else:
-        tokens = np.fromiter((e.tokens_in + e.tokens_out for e in events), float, T)
-        tools = np.fromiter((e.tool_calls for e in events), float, T)
-        wall = np.fromiter((e.wall_s for e in events), float, T)
-        ops = np.fromiter((e.ops for e in events), float, T)
-        est_tok = sum(1 for e in events if "tokens" in e.flags)
-        no_wall = sum(1 for e in events if "wall_s" in e.flags)
+    tokens = np.fromiter(map(add, map(_tokens_in, events), map(_tokens_out, events)), float, T)
+    tools = np.fromiter(map(_tool_calls, events), float, T)
+    wall = np.fromiter(map(_wall_s, events), float, T)
+    ops = np.fromiter(map(_ops, events), float, T)
+    event_flags = list(map(_flags, events))
+    est_tok = sum(1 for f in event_flags if "tokens" in f)
+    no_wall = sum(1 for f in event_flags if "wall_s" in f)
     delta = W_TOK * tokens / 1000.0 + W_TOOL * tools + W_WALL * wall + W_OP * ops
     flags = []
     if est_tok:

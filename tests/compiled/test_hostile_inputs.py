@@ -178,13 +178,6 @@ def test_every_count_takes_2_53_and_rejects_more(tmp_path: Path, field: str, mod
         _one_error_line(runs[value], p, 2, "past the largest count, 2**53")
 
 
-def test_the_compiled_limits_are_the_python_ones() -> None:
-    if fast is None:
-        pytest.skip(_fast.STATUS)
-    assert fast.MAX_COUNT == MAX_COUNT == 2**53
-    assert fast.MAX_DEPTH == native.MAX_DEPTH
-
-
 def test_a_count_past_2_53_is_malformed_for_the_other_readers() -> None:
     assert opt_count(MAX_COUNT) == MAX_COUNT and opt_count(1e308) is None
     assert opt_count(MAX_COUNT + 1) is None and as_count("99999999999999999999") == 0

@@ -1,10 +1,8 @@
-"""The compiled native reader's line parser (``step_line`` in efc_tui/_speedups.c) reads a
-step line straight into an Event, without orjson's dicts, and declines anything it does not
-take (which then goes through orjson as before). Whatever it takes or declines, reading a
-file gives what the pure-Python reader gives: the same events, field by field and type by
-type, or the same error naming file and line.
-
-Skipped when the extension is not built.
+"""The native reader's two ways of reading a step line: the schema (msgspec Structs,
+efc_tui/parsers/native_schema.py) straight from its bytes, and orjson's dict through
+``native.step_to_event``, which takes every line the schema declines. Whatever the schema
+takes or declines, reading a file gives what the dict path alone gives: the same events,
+field by field and type by type, or the same error naming file and line.
 """
 
 from __future__ import annotations
@@ -19,14 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from efc_tui import _fast
 from efc_tui.errors import InputError
-from efc_tui.model import EventKind, Status
+from efc_tui.model import Event, EventKind, Status
 from efc_tui.parsers import native
 from efc_tui.parsers.base import ReadOptions
-
-fast: Any = _fast.speedups()
-pytestmark = pytest.mark.skipif(fast is None, reason=f"compiled fast path: {_fast.STATUS}")
+from tests.helpers import dict_path
 
 HEADER = b'{"type": "run", "schema": "efc-trace/1", "run_id": "r"}\n'
 
@@ -59,10 +54,10 @@ def _same_both_ways(tmp_path: Path, lines: list[bytes]) -> None:
     path = tmp_path / "t.jsonl"
     path.write_bytes(HEADER + b"".join(lines))
     for lenient in (False, True):
-        compiled = _read(path, lenient)
-        with _fast.pure_python():
-            pure = _read(path, lenient)
-        assert compiled == pure
+        schema = _read(path, lenient)
+        with dict_path():
+            reference = _read(path, lenient)
+        assert schema == reference
 
 
 # ---------------------------------------------------------------- generated steps
@@ -202,7 +197,7 @@ def _serialize(step: dict[str, Any], how: int) -> bytes | None:
 )
 @given(st.lists(st.tuples(steps(), st.integers(0, 3)), min_size=1, max_size=6))
 def test_generated_steps_read_the_same(
-    simd: bool, tmp_path: Path, batch: list[tuple[dict[str, Any], int]]
+    tmp_path: Path, batch: list[tuple[dict[str, Any], int]]
 ) -> None:
     lines = [line for step, how in batch if (line := _serialize(step, how)) is not None]
     _same_both_ways(tmp_path, lines)
@@ -274,13 +269,17 @@ TRICKY_NUMBERS = [
     "123.456e-2",
     "0.1234567890123456789",
     "1.00000000000000011102230246251565",
+    "9223372036854775807",
+    "9223372036854775808",
+    "18446744073709551615",
+    "18446744073709551616",
 ]
 
 
 @pytest.mark.parametrize("number", TRICKY_NUMBERS)
 def test_tricky_numbers(tmp_path: Path, number: str) -> None:
-    """Numbers on both sides of the compiled reader's exact fast path (2^53, 10^22, 19
-    digits) and of the double range read as orjson reads them."""
+    """Numbers on both sides of the schema's ranges (2^53, 2^63, 2^64) and of the double
+    range, and numbers hard to round (10^22, 19 digits), read as orjson reads them."""
     line = (
         f'{{"type": "step", "usage": {{"wall_s": {number.lstrip("-")}}}, "timestamp": {number}}}\n'
     )
@@ -336,9 +335,9 @@ escapes = st.lists(
     max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(escapes, st.sampled_from(["input", "text", "tool", "plan", "kind", "status"]))
-def test_strings_as_written(simd: bool, tmp_path: Path, parts: list[str], field: str) -> None:
+def test_strings_as_written(tmp_path: Path, parts: list[str], field: str) -> None:
     """Escapes (valid, invalid, surrogate pairs, lone surrogates), raw control characters and
-    quotes inside a string: the compiled reader reads what orjson reads, or what the Python
+    quotes inside a string: the schema path reads what orjson reads, or what the dict
     reader says about the line."""
     raw = "".join(parts).encode("utf-8", "surrogatepass")
     where = {
@@ -426,8 +425,236 @@ def test_damaged_lines_read_the_same(tmp_path: Path, edits: list[tuple[int, int,
         b'{"type": "step"}\x0b',
         b'[{"type": "step"}]',
         b'{"type": "run", "run_id": "second"}',
+        b'{"type": "step", "oracle": {"n": 123456789012345678901234567890, "f": [0.1, -0]}}',
+        b'{"type": "step", "oracle": {"n": 18446744073709551615}, "t": 9223372036854775808}',
+        b'{"type": "step", "oracle": [1]}',
+        b'{"type": "step", "update": {"memory_write": false, "plan": 0}}',
+        b'{"type": "step", "action": {"kind": null}}',
     ],
 )
 def test_edge_lines_read_the_same(tmp_path: Path, line: bytes) -> None:
     _same_both_ways(tmp_path, [line + b"\n", line + b"\r\n"])
     _same_both_ways(tmp_path, [line])  # the last line, without its newline
+
+
+# ---------------------------------------------------------------- one step: schema or dict
+
+junk = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 2**64),
+    st.floats(allow_nan=True),
+    unicode_text,
+    st.lists(st.integers(-1, 5), max_size=3),
+    st.dictionaries(st.sampled_from(["a", "passed"]), st.integers(0, 3)),
+)
+
+
+valid_steps = st.fixed_dictionaries(
+    {"type": st.just("step")},
+    optional={
+        "t": st.integers(0, 9),
+        "action": st.fixed_dictionaries(
+            {},
+            optional={
+                "kind": st.sampled_from([k.value for k in EventKind]),
+                "tool": st.one_of(
+                    st.none(), st.sampled_from(["bash", "edit", "todowrite", "", "pytest"])
+                ),
+                "input": st.one_of(
+                    unicode_text,
+                    st.sampled_from(
+                        [
+                            "pytest -q",
+                            "grep -n x f",
+                            "sed -i s/a/b/ f.py",
+                            "",
+                            "submit",
+                            "cat > f.py <<EOF",
+                        ]
+                    ),
+                ),
+            },
+        ),
+        "observation": st.fixed_dictionaries(
+            {},
+            optional={
+                "text": st.one_of(
+                    unicode_text,
+                    st.sampled_from(
+                        [
+                            "1 passed in 0.1s",
+                            "Traceback (most recent call last):\nKeyError: 1",
+                            "ok\n",
+                        ]
+                    ),
+                ),
+                "status": st.sampled_from([s.value for s in Status]),
+                "checks": st.fixed_dictionaries(
+                    {},
+                    optional={
+                        "passed": st.integers(0, 9),
+                        "failed": st.integers(0, 9),
+                        "total": st.one_of(st.none(), st.integers(0, 9)),
+                    },
+                ),
+                "exit_code": st.sampled_from([None, 0, 1, 2, 126, 127]),
+                "truncated": st.booleans(),
+            },
+        ),
+        "update": st.fixed_dictionaries(
+            {},
+            optional={
+                "memory_write": st.one_of(st.none(), unicode_text),
+                "plan": st.one_of(st.none(), unicode_text),
+            },
+        ),
+        "usage": st.fixed_dictionaries(
+            {},
+            optional={
+                k: st.one_of(st.none(), st.integers(0, 10**6), st.floats(0, 1e6))
+                for k in ("tokens_in", "tokens_out", "wall_s", "tool_calls", "ops")
+            },
+        ),
+        "refs": st.lists(st.integers(0, 9), max_size=3),
+        "oracle": st.one_of(
+            st.none(), st.dictionaries(st.sampled_from(["n", "B_mem"]), st.floats(0, 1))
+        ),
+        "timestamp": st.one_of(st.none(), st.floats(0, 2e9), st.integers(0, 2**40)),
+    },
+)
+
+PATHS = [
+    (),
+    ("t",),
+    ("action",),
+    ("action", "kind"),
+    ("action", "tool"),
+    ("action", "input"),
+    ("action", "extra"),
+    ("observation",),
+    ("observation", "text"),
+    ("observation", "status"),
+    ("observation", "checks"),
+    ("observation", "checks", "passed"),
+    ("observation", "checks", "total"),
+    ("observation", "exit_code"),
+    ("observation", "truncated"),
+    ("update", "memory_write"),
+    ("update", "plan"),
+    ("usage",),
+    ("usage", "tokens_in"),
+    ("usage", "wall_s"),
+    ("usage", "ops"),
+    ("refs",),
+    ("oracle",),
+    ("timestamp",),
+    ("extra_field",),
+]
+
+
+@st.composite
+def fields_steps(draw: st.DrawFn) -> dict[str, Any]:
+    """A well-formed step; in one of three, one field replaced by anything (or added)."""
+    step: dict[str, Any] = draw(valid_steps)
+    if draw(st.integers(0, 2)) == 0:
+        path = draw(st.sampled_from(PATHS[1:]))
+        node: Any = step
+        for key in path[:-1]:
+            if not isinstance(node.get(key), dict):
+                node[key] = {}
+            node = node[key]
+        node[path[-1]] = draw(junk)
+    return step
+
+
+def _event_fields(ev: Event) -> tuple[Any, ...]:
+    return tuple((name, type(getattr(ev, name)), getattr(ev, name)) for name in Event.__slots__)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(fields_steps(), st.integers(0, 12), st.booleans())
+def test_schema_step_matches_step_to_event(
+    obj: dict[str, Any], index: int, prev_failed: bool
+) -> None:
+    """A step line the schema takes gives exactly the Event step_to_event builds from
+    orjson's dict; it declines (None) every line step_to_event rejects."""
+    try:
+        raw = orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        return
+    got = native._schema_event(raw, index, prev_failed)
+    try:
+        want = native.step_to_event(orjson.loads(raw), index, prev_failed)
+    except native.MalformedLine:
+        assert got is None
+        return
+    if got is not None:
+        assert _event_fields(got) == _event_fields(want)
+
+
+def test_the_schema_declines_what_it_does_not_fit() -> None:
+    """Unknown fields, values to coerce or reject, refs to later events, an empty action
+    (which step_to_event tells from an absent one): the dict path reads those."""
+    base = {
+        "type": "step",
+        "action": {"tool": "bash", "input": "ls"},
+        "observation": {"text": "a\nb"},
+    }
+
+    def fits(step: dict[str, Any], index: int = 0) -> bool:
+        return native._schema_event(json.dumps(step).encode(), index, False) is not None
+
+    assert fits(base) and fits({**base, "refs": [0]}, 1)
+    assert not fits({**base, "note": 1})
+    assert not fits({**base, "action": {"tool": "bash", "input": "ls", "x": 1}})
+    assert not fits({**base, "refs": [0]})  # not an earlier event
+    assert not fits({**base, "usage": {"tokens_in": -1}})
+    assert not fits({**base, "usage": {"tokens_in": True}})
+    assert not fits({**base, "usage": {"tokens_in": 2**53 + 1}})
+    assert not fits({**base, "t": 2**64})  # orjson reads it as a float: an error
+    assert not fits({**base, "action": {"tool": 7}})  # coerced to "7"
+    assert not fits({**base, "action": {"kind": None}})  # counts as an action in ops
+    assert not fits({**base, "observation": {"text": {"a": 1}}})  # its JSON text
+    assert not fits({**base, "observation": {"status": "great"}})
+    assert not fits({"type": "run"}) and not fits({k: v for k, v in base.items() if k != "type"})
+
+
+def _step_lines(path: Path) -> list[bytes]:
+    out = []
+    with path.open("rb") as f:
+        for raw in f:
+            if raw.strip():
+                obj = orjson.loads(raw)
+                if isinstance(obj, dict) and obj.get("type") == "step":
+                    out.append(raw)
+    return out
+
+
+def test_schema_step_on_every_native_line(tmp_path: Path) -> None:
+    """Every step line of the native fixtures and generated traces: the schema path builds
+    the same Event as step_to_event, and builds most of them itself."""
+    from efc_tui.errors import EfcError
+    from efc_tui.parsers import detect
+    from tests.reference_ledgers import fixture_files, generated
+
+    def is_native(p: Path) -> bool:
+        try:
+            return detect(p).name == "native"
+        except EfcError:
+            return False
+
+    paths = [p for _, p in fixture_files() if is_native(p)] + [p for _, p in generated(tmp_path)]
+    built = total = 0
+    for path in paths:
+        prev_failed = False
+        for i, raw in enumerate(_step_lines(path)):
+            want = native.step_to_event(orjson.loads(raw), i, prev_failed)
+            got = native._schema_event(raw, i, prev_failed)
+            total += 1
+            if got is not None:
+                built += 1
+                assert _event_fields(got) == _event_fields(want), (path.name, i)
+            if want.status is not Status.NONE:
+                prev_failed = want.status is not Status.PASSED
+    assert total > 2000 and built / total > 0.9

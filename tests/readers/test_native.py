@@ -27,6 +27,26 @@ STEP = {
 }
 
 
+def test_the_step_structs_are_the_published_schema() -> None:
+    """The msgspec Structs a step line is decoded into (parsers/native_schema.py) name the
+    fields, kinds and statuses the published JSON Schema names, part by part."""
+    from efc_tui.parsers import native_schema as ns
+
+    step = SCHEMA["$defs"]["step"]["properties"]
+    assert set(ns.StepLine.__struct_fields__) == set(step)
+    for name, struct in (
+        ("action", ns.Action),
+        ("observation", ns.Observation),
+        ("update", ns.Update),
+        ("usage", ns.Usage),
+    ):
+        assert set(struct.__struct_fields__) == set(step[name]["properties"]), name
+    checks = step["observation"]["properties"]["checks"]["properties"]
+    assert set(ns.StepChecks.__struct_fields__) == set(checks)
+    assert step["action"]["properties"]["kind"]["enum"] == [k.value for k in EventKind]
+    assert step["observation"]["properties"]["status"]["enum"] == [s.value for s in Status]
+
+
 def test_sample_traces_match_the_published_schema() -> None:
     validator = jsonschema.Draft202012Validator(SCHEMA)
     for path in sorted(SAMPLES.glob("*.jsonl")):
@@ -187,12 +207,12 @@ def _read_all(p: Path, lenient: bool) -> Any:
 
 
 def test_block_reads_give_the_same_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The reader takes the file in blocks of lines, and the compiled line loop hands every
-    line it does not take (a header, a malformed or unusual step, the last line without its
-    newline) back to Python: whatever the block size (a line straddling reads, one longer
-    than a block), compiled or not, the same events, warnings, flags and errors."""
-    from efc_tui import _fast
+    """The reader takes the file in blocks of lines, and the schema path hands every line it
+    does not take (a header, a malformed or unusual step) to the dict path: whatever the
+    block size (a line straddling reads, one longer than a block, the last line without its
+    newline), with the schema path or without, the same events, warnings, flags and errors."""
     from efc_tui.parsers import native
+    from tests.helpers import dict_path
 
     head = json.dumps({"type": "run", "schema": "efc-trace/1", **HEADER})
     step = {"type": "step", **STEP}
@@ -235,7 +255,7 @@ def test_block_reads_give_the_same_runs(tmp_path: Path, monkeypatch: pytest.Monk
             for size in (1, 2, 7, 64, 200, 1 << 20):
                 monkeypatch.setattr(native, "BLOCK", size)
                 seen.append(_read_all(p, lenient))
-                with _fast.pure_python():
+                with dict_path():
                     seen.append(_read_all(p, lenient))
             assert all(s == seen[0] for s in seen), (name, lenient)
             if name == "malformed" and not lenient:

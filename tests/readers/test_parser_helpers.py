@@ -4,7 +4,13 @@ and ``_messages``) disagreed, with values computed by hand."""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
+import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from efc_tui.model import EventKind as K
 from efc_tui.model import Run
@@ -15,14 +21,18 @@ from efc_tui.parsers._drafts import Draft, finalize
 from efc_tui.parsers._msg import ToolCall, Usage
 from efc_tui.parsers._time import parse_time
 from efc_tui.parsers._values import (
+    MAX_DEPTH,
     as_count,
     as_float,
     as_int,
     as_str,
+    depth,
     id_str,
     opt_count,
     opt_str,
     parse_json_text,
+    text_depth,
+    too_deep,
 )
 
 # --------------------------------------------------------------------------- values
@@ -86,6 +96,38 @@ def test_parse_json_text() -> None:
 # --------------------------------------------------------------------------- time
 
 T = 1756860439.293123  # 2025-09-03T00:47:19.293123Z
+
+
+_DEEP_JSON = st.recursive(
+    st.none() | st.integers(-(2**63), 2**63 - 1) | st.text(alphabet='[]{}"\\ab\n/', max_size=8),
+    lambda c: (
+        st.lists(c, max_size=3)
+        | st.dictionaries(st.text(alphabet='[{"\\k]}', max_size=4), c, max_size=3)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_DEEP_JSON)
+def test_the_depth_of_a_json_text_is_the_depth_of_its_value(value: Any) -> None:
+    """text_depth reads it from the bytes (brackets and quotes inside strings, escaped
+    quotes and backslashes, any spacing) as depth measures the parsed value."""
+    for text in (
+        orjson.dumps(value),
+        orjson.dumps(value, option=orjson.OPT_INDENT_2),
+        json.dumps(value, ensure_ascii=True).encode(),
+    ):
+        assert text_depth(text) == depth(value), text
+
+
+def test_too_deep_at_the_limit() -> None:
+    for levels in (MAX_DEPTH, MAX_DEPTH + 1):
+        text = b'{"a": "[[[\\\\\\"", "b": ' + b"[" * (levels - 1) + b"]" * (levels - 1) + b"}"
+        value = orjson.loads(text)
+        assert depth(value) == text_depth(text) == levels
+        assert too_deep(text, value) is (levels > MAX_DEPTH)
+        assert too_deep(text.decode(), value) is (levels > MAX_DEPTH)
 
 
 @pytest.mark.parametrize(

@@ -6,12 +6,14 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import efc_tui
 from efc_tui.model import EventKind, Status
 from efc_tui.scoring import load_estimator
 from efc_tui.scoring.constants import Q_STATUS
-from efc_tui.scoring.gates import compute_gates, loop_gate, progress_gate
+from efc_tui.scoring.gates import GateState, compute_gates, loop_gate, progress_gate
 from efc_tui.scoring.ledger import score_run
 from tests.conftest import FIXTURES, SAMPLES, SHARED
 from tests.helpers import ev
@@ -112,3 +114,19 @@ def test_attempt_index_and_ambiguity_penalty() -> None:
     assert g.G_nr.tolist() == [1.0, 1.0, 1.0, 0.16, 1.35, 1.0]
     assert g.L_nr.tolist() == [1.0, 1.0, 0.45, 1.0, 1.0, 1.0]
     assert g.Q.tolist() == [1.0, 0.42, 1.0, 0.42, 1.0, 1.0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(list(EventKind)), st.sampled_from(list(Status)))))
+def test_the_run_at_once_is_the_rules_event_by_event(pairs: list[tuple[EventKind, Status]]) -> None:
+    """compute_gates (the rules as tables, the whole run at once) gives, bit for bit, what
+    GateState.step (progress_gate and loop_gate, one event after another) gives."""
+    events = [ev(i, k.value, s.value) for i, (k, s) in enumerate(pairs)]
+    g = compute_gates(events)
+    state = GateState()
+    rows = [state.step(e) for e in events]
+    columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[]] * 6
+    for name, col in zip(("Q", "G", "G_nr", "L", "L_nr", "A"), columns, strict=True):
+        got = getattr(g, name)
+        assert got.tolist() == col, name
+        assert got.dtype == (np.int64 if name == "A" else np.float64) and len(got) == len(events)
