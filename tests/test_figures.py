@@ -100,10 +100,9 @@ def test_the_readers_take_titles_and_ranks_from_the_spec() -> None:
         assert words[BY_KEY[key].title] == BY_KEY[key].meaning
     assert words["$ logged"] == BY_KEY["cost_usd"].meaning
     for p in PREDICTORS:
-        f = BY_KEY.get(p.name)
-        if f is not None:
-            assert f.predictor == p.label, p.name
-            assert (p.num, p.den) == (f.ratio or (f.key, None)), p.name
+        if (over := BY_KEY.get(p.name)) is not None:
+            assert over.predictor == p.label, p.name
+            assert (p.num, p.den) == (over.ratio or (over.key, None)), p.name
     assert {p.name for p in PREDICTORS} >= {f.key for f in FIGURES if f.predictor}
 
 
@@ -165,3 +164,22 @@ def test_the_ci_report_and_the_gates_use_the_titles() -> None:
     ]
     out = junit_xml([RunCheck("r", "r.jsonl", row, misses)]).decode()
     assert f"{BY_KEY['eta_nrs'].title} 0.125" in out and "eta_NRS" not in out
+
+
+def test_the_fitting_docs_list_every_predictor_with_its_label() -> None:
+    """docs/fitting.md, "Predictors": one row per predictor (or a figure and its form over
+    the fitted D_task, "(hand, fitted)"), labelled as the code labels it."""
+    from efc_tui.fitting.predictors import PREDICTORS
+
+    doc = (REPO / "docs" / "fitting.md").read_text(encoding="utf-8")
+    table = doc.split("### Predictors", 1)[1].split("\n\n", 2)[1]
+    listed: dict[str, str] = {}
+    for line in table.splitlines()[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        names = [n.strip(" `") for n in cells[0].split(",")]
+        if len(names) == 2:
+            base = cells[1].removesuffix(" (hand, fitted)")
+            listed.update({names[0]: base, names[1]: f"{base} (fitted)"})
+        else:
+            listed[names[0]] = cells[1]
+    assert listed == {p.name: p.label for p in PREDICTORS}
