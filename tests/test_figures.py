@@ -183,3 +183,18 @@ def test_the_fitting_docs_list_every_predictor_with_its_label() -> None:
         else:
             listed[names[0]] = cells[1]
     assert listed == {p.name: p.label for p in PREDICTORS}
+
+
+def test_the_export_schema_has_the_computed_figures() -> None:
+    """efc-ledger-1.schema.json's ``figures``: every computed figure, in order, typed by its
+    kind (a count an integer, a yes / no a boolean or null, the rest numbers)."""
+    import json
+
+    schema = json.loads((PACKAGE / "schemas" / "efc-ledger-1.schema.json").read_text("utf-8"))
+    figures = schema["properties"]["figures"]
+    keys = [f.key for f in LEDGER_FIGURES]
+    assert figures["required"] == keys and list(figures["properties"]) == keys
+    for f in LEDGER_FIGURES:
+        kind = figures["properties"][f.key]["type"]
+        want = {"count": "integer", "bool": ["boolean", "null"]}.get(f.kind, "number")
+        assert kind == want or kind == [want, "null"], f.key
