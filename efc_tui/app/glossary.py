@@ -2,15 +2,17 @@
 (shown under the keys by ``?``).
 
 The ledger's columns come from the ledger widget (``ORDER``; their words in one place
-there); the run's figures, the detail pane's letters, the fit panel's marks and the
-units are written here, once, in the words a person reads; the phi features' meanings
-come from the one column spec (``efc_tui.scoring.columns``).
+there); the run's figures from the one figure spec (``efc_tui.scoring.figures``); the
+summary's cost words, the detail pane's letters, the fit panel's marks and the units are
+written here, once, in the words a person reads; the phi features' meanings come from the
+one column spec (``efc_tui.scoring.columns``).
 """
 
 from __future__ import annotations
 
 from efc_tui.app.widgets.ledger import BY_VIEW_KEY, CHANGED, ORDER, PENDING, STATUS_SHORT
 from efc_tui.scoring.columns import BY_KEY
+from efc_tui.scoring.figures import BY_KEY as FIGURE
 
 #: gutter marks, left of each row
 MARKS: tuple[tuple[str, str], ...] = (
@@ -35,38 +37,31 @@ DECISIONS: tuple[tuple[str, str], ...] = (
     ("↶ rollback", "go back to an earlier, better-scoring candidate"),
 )
 
-#: the summary's figures, with their units
+
+def _figure(key: str, symbol: str | None = None) -> tuple[str, str]:
+    """A run figure's entry: its title (or how the summary shows it) and its meaning, both
+    from ``efc_tui.scoring.figures``."""
+    figure = FIGURE[key]
+    return symbol or figure.title, figure.meaning
+
+
+#: the summary's figures, with their units (the run figures' words are
+#: ``efc_tui.scoring.figures``'s; the cost line's own are written here)
 FIGURES: tuple[tuple[str, str], ...] = (
-    (
-        "C_raw",
-        "raw cost, in cost units: tokens ÷ 1,000 + 0.35 per tool call + 0.10 per second of "
-        "wall time + 0.04 per operation (1 unit = 1,000 tokens = 10 s)",
-    ),
+    _figure("c_raw"),
     ("ΔC", "the raw cost one event consumed, in cost units (its parts in the detail pane)"),
     ("tokens in / out", "model tokens: in (the prompt, cached reads included), out (the reply)"),
     ("cached", "share of input tokens read from the provider's prompt cache"),
-    ("$ logged", "dollars the log itself records (never estimated from tokens)"),
+    _figure("cost_usd", "$ logged"),
     (
         "waste",
         "share of C_raw spent on repeated actions, repeated errors, redundant observations "
         "and after the adapter's stop (the causes overlap; the first figure is their union)",
     ),
-    (
-        "NRS-EFC",
-        "the run's credit: effective feedback that was non-redundant and status-aware, summed "
-        "over its events (Σ ÊFC_nr; no unit, 0 to 10 per event)",
-    ),
-    ("η_NRS", "credit per cost: NRS-EFC ÷ C_raw (per cost unit)"),
-    (
-        "X_NRS",
-        "coverage: NRS-EFC ÷ D_task, the task's estimated demand (1 = as much feedback as "
-        "the task is estimated to need)",
-    ),
-    (
-        "EFC",
-        "strict effective feedback: only verdicts that moved progress count; 0 on most real "
-        "logs, so η and X built on it are 0 too",
-    ),
+    _figure("nrs_efc"),
+    _figure("eta_nrs"),
+    _figure("x_nrs"),
+    _figure("efc"),
 )
 
 #: the detail pane's letters (SPEC §3.3, §3.5)

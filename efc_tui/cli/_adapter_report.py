@@ -14,7 +14,7 @@ from rich import box
 from rich.table import Table
 
 from efc_tui.adapter import AdapterSummary, CorpusSummary, SweepPoint
-from efc_tui.cli._col import Col
+from efc_tui.cli._col import Col, figure_col
 from efc_tui.cli._common import fmt_value, text_cell
 from efc_tui.cli._tables import fitted_table
 from efc_tui.report.display import at_risk_label, common_folder, short_path, success_label
@@ -42,7 +42,7 @@ RUNS_TABLE: tuple[Col, ...] = (
     Col("file", "file", "path", 10, min_width=20),
     Col("events", "events", rank=8),
     Col("stop at", "stop"),
-    Col("C_raw", "c_raw", rank=2),
+    figure_col("c_raw", rank=2),
     Col("saved", "saved", rank=1),
     Col("saved %", "saved_pct", rank=4),
     Col("success", "success", "label", 1),
@@ -100,7 +100,7 @@ CORPUS_TABLE: tuple[Col, ...] = (
     Col("budget", "budget", "name", 0, min_width=16),
     Col("runs", "runs", rank=3),
     Col("stopped", "stopped", rank=2),
-    Col("C_raw", "c_raw", rank=4),
+    figure_col("c_raw", rank=4),
     Col("saved", "saved"),
     Col("saved %", "saved_pct", rank=1),
     Col("successes", "successes", rank=2),

@@ -8,7 +8,9 @@ builds this class).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
+
+from efc_tui.scoring.figures import BY_KEY
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,3 +30,12 @@ class Col:
     min_width: int = 20
     #: left out when no row has a value (every cell "–"), e.g. an exit status no log gives
     optional: bool = False
+
+
+def figure_col(
+    key: str, kind: Literal["label", "number"] = "number", rank: int | None = None, **kw: Any
+) -> Col:
+    """The column of a run-level figure: its title, and its rank in the score table
+    unless ``rank`` is given (``efc_tui.scoring.figures``)."""
+    figure = BY_KEY[key]
+    return Col(figure.title, key, kind, (figure.rank or 0) if rank is None else rank, **kw)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from efc_tui.cli._col import Col
+from efc_tui.cli._col import Col, figure_col
 from efc_tui.cli._common import (
     collect_paths,
     fail,
@@ -29,6 +29,7 @@ from efc_tui.cli._common import (
 from efc_tui.cli._exits import EXIT_THRESHOLD, exit_now
 from efc_tui.errors import EfcError
 from efc_tui.report.display import common_folder
+from efc_tui.scoring.figures import title
 
 if TYPE_CHECKING:  # the scoring core, the adapter and rich load when the command runs
     from collections.abc import Iterator
@@ -94,14 +95,11 @@ class Thresholds:
     def misses(self, row: dict[str, Any]) -> list[str]:
         """The thresholds a run's row of figures (``run_row``) misses."""
         out: list[str] = []
-        for name, limit, value in (
-            ("eta", self.min_eta, row["eta"]),
-            ("X", self.min_x, row["x"]),
-            ("NRS-EFC", self.min_nrs, row["nrs_efc"]),
-        ):
+        for key, limit in (("eta", self.min_eta), ("x", self.min_x), ("nrs_efc", self.min_nrs)):
+            value = row[key]
             if limit is not None and (value is None or value < limit):
                 shown = "n/a" if value is None else f"{value:.4g}"
-                out.append(f"{name} {shown} < {limit:g}")
+                out.append(f"{title(key)} {shown} < {limit:g}")
         usd = row.get("cost_usd")
         if self.max_usd is not None and isinstance(usd, int | float) and usd > self.max_usd:
             out.append(f"${usd:.4g} spent > max-usd {self.max_usd:g}")
@@ -152,32 +150,31 @@ def gate_warnings(limits: Thresholds, formats: set[str]) -> list[str]:
     return out
 
 
-#: the score table: which figures it shows and, by rank, which go first when the terminal
-#: is narrow (0 stays). What a person asks first stays longest: did the run succeed and how
-#: did it end, what did it cost (C_raw, dollars), how long was it; then NRS-EFC's ratios.
+#: the score table: which figures it shows, in order; by rank (``scoring.figures``'s column
+#: priority), which go first when the terminal is narrow (0 stays).
 SCORE_TABLE: tuple[Col, ...] = (
     Col("run", "run_id", "name", 0, min_width=24),
     Col("file", "file", "path", 7, min_width=20),
     Col("format", "source_format", "label", 10),
-    Col("events", "events", "number", 2),
-    Col("success", "success", "label", 1),
+    figure_col("events"),
+    figure_col("success", "label"),
     Col("ended", "ended", "name", 3, min_width=9, optional=True),
     # headline figures are the NRS variants (non-zero on real traces: docs/equations.md);
     # the strict EFC stays, ranked lower
-    Col("NRS-EFC", "nrs_efc"),
-    Col("C_raw", "c_raw", rank=1),
-    Col("cost $", "cost_usd", rank=2, optional=True),
-    Col("η_NRS", "eta_nrs", rank=5),
-    Col("D_task", "d_task", rank=6),
-    Col("X_NRS", "x_nrs", rank=5),
-    Col("Est-EFC", "est_efc", rank=8),
-    Col("EFC", "efc", rank=6),
-    Col("eta", "eta", rank=8),
+    figure_col("nrs_efc"),
+    figure_col("c_raw"),
+    figure_col("cost_usd", optional=True),
+    figure_col("eta_nrs"),
+    figure_col("d_task"),
+    figure_col("x_nrs"),
+    figure_col("est_efc"),
+    figure_col("efc"),
+    figure_col("eta"),
 )
 FIT_TABLE: tuple[Col, ...] = (
-    Col("P(success)", "fit_success", rank=1),
-    Col("z/med", "fit_z_norm", rank=6),
-    Col("pctl", "fit_pctl", rank=7),
+    figure_col("fit_success"),
+    figure_col("fit_z_norm"),
+    figure_col("fit_pctl"),
 )
 
 

@@ -10,7 +10,7 @@ import typer
 
 from efc_tui._lazy import lazy_module
 from efc_tui.cli._app import app
-from efc_tui.cli._col import Col
+from efc_tui.cli._col import Col, figure_col
 from efc_tui.cli._common import (
     LABELS_HELP,
     THRESHOLD_HELP,
@@ -24,6 +24,7 @@ from efc_tui.cli._common import (
 from efc_tui.errors import EfcError
 from efc_tui.report.display import success_label
 from efc_tui.report.text import sanitize_label
+from efc_tui.scoring.figures import title
 
 if TYPE_CHECKING:
     from efc_tui.model import Run
@@ -121,14 +122,14 @@ RUNS_TABLE: tuple[Col, ...] = (
     Col("run", "run_id", "name", 0, min_width=16),
     Col("model", "model", "name", 7, min_width=10),
     Col("file", "file", "path", 5, min_width=16),
-    Col("events", "events", "number", 4),
-    Col("success", "success", "label", 1),
-    Col("NRS-EFC", "nrs_efc"),
-    Col("C_raw", "c_raw"),
-    Col("cost $", "cost_usd", rank=6, optional=True),
+    figure_col("events", rank=4),
+    figure_col("success", "label"),
+    figure_col("nrs_efc"),
+    figure_col("c_raw", rank=0),
+    figure_col("cost_usd", rank=6, optional=True),
     Col("first pass", "first_pass", rank=2),
     Col("adapter stop", "stop_event", rank=3),
-    Col("saves", "cost_saved", rank=3),
+    Col(title("saved"), "cost_saved", rank=3),
 )
 STEPS_TABLE: tuple[Col, ...] = (
     Col("step", "step"),

@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from efc_tui.scoring.figures import BY_KEY as FIGURE
+
 
 @dataclass(frozen=True, slots=True)
 class Predictor:
@@ -102,29 +104,46 @@ def _finite(v: Any) -> float | None:
     return f if math.isfinite(f) else None
 
 
-#: every predictor, in the order of the comparison table (the paper's order)
+def _figure(key: str, family: str) -> Predictor:
+    """The predictor over a run figure: its label and, for a ratio, its numerator and
+    denominator from ``efc_tui.scoring.figures``."""
+    figure = FIGURE[key]
+    assert figure.predictor is not None, key
+    num, den = figure.ratio or (key, None)
+    return Predictor(key, figure.predictor, family, num, den)
+
+
+def _fitted(p: Predictor) -> Predictor:
+    """``p`` over the fitted D_task instead of the hand-designed one."""
+    return Predictor(f"{p.name}_fitted", f"{p.label} (fitted)", p.family, p.num, "d_task_fitted")
+
+
+_ORACLE_X = Predictor("oracle_x", "Oracle-EFC/D_task", "efc/d_task", "oracle_efc", "d_task")
+_X_EST = _figure("x_est", "efc/d_task")
+_RF_RATE = Predictor("rf_rate", "RF rate", "efc", "rf_rate")
+
+#: every predictor, in the order of the comparison table (the paper's order); those over a
+#: run figure take its label and parts from ``efc_tui.scoring.figures``
 PREDICTORS: tuple[Predictor, ...] = (
-    Predictor("tokens", "Raw tokens", "raw", "tokens"),
-    Predictor("tool_calls", "Tool calls", "raw", "tool_calls"),
-    Predictor("wall_s", "Wall time", "raw", "wall_s"),
-    Predictor("ops", "Operations", "raw", "ops"),
-    Predictor("c_raw", "Raw cost", "raw", "c_raw"),
+    _figure("tokens", "raw"),
+    _figure("tool_calls", "raw"),
+    _figure("wall_s", "raw"),
+    _figure("ops", "raw"),
+    _figure("c_raw", "raw"),
     Predictor("sas", "SAS", "baseline", None, curve=False),
-    Predictor("oracle_efc", "Oracle-EFC", "efc", "oracle_efc"),
-    Predictor("oracle_x", "Oracle-EFC/D_task", "efc/d_task", "oracle_efc", "d_task"),
-    Predictor(
-        "oracle_x_fitted", "Oracle-EFC/D_task (fitted)", "efc/d_task", "oracle_efc", "d_task_fitted"
-    ),
-    Predictor("est_efc", "Estimated-EFC", "efc", "est_efc"),
-    Predictor("x_est", "Est-EFC/D_task", "efc/d_task", "est_efc", "d_task"),
-    Predictor("x_est_fitted", "Est-EFC/D_task (fitted)", "efc/d_task", "est_efc", "d_task_fitted"),
-    Predictor("nrs_efc", "NRS-EFC", "efc", "nrs_efc"),
-    Predictor("x_nrs", "NRS-EFC/D_task", "efc/d_task", "nrs_efc", "d_task"),
-    Predictor("x_nrs_fitted", "NRS-EFC/D_task (fitted)", "efc/d_task", "nrs_efc", "d_task_fitted"),
-    Predictor("rf_rate", "RF rate", "efc", "rf_rate"),
-    Predictor("x_rf", "RF rate/D_task", "efc/d_task", "rf_rate", "d_task"),
-    Predictor("eta", "eta = EFC/C_raw", "eta", "efc", "c_raw"),
-    Predictor("eta_nrs", "eta_NRS", "eta", "nrs_efc", "c_raw"),
+    _figure("oracle_efc", "efc"),
+    _ORACLE_X,
+    _fitted(_ORACLE_X),
+    _figure("est_efc", "efc"),
+    _X_EST,
+    _fitted(_X_EST),
+    _figure("nrs_efc", "efc"),
+    _figure("x_nrs", "efc/d_task"),
+    _figure("x_nrs_fitted", "efc/d_task"),
+    _RF_RATE,
+    Predictor("x_rf", f"{_RF_RATE.label}/D_task", "efc/d_task", "rf_rate", "d_task"),
+    _figure("eta", "eta"),
+    _figure("eta_nrs", "eta"),
 )
 
 BY_NAME: dict[str, Predictor] = {p.name: p for p in PREDICTORS}

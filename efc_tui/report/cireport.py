@@ -17,19 +17,22 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-#: the figures shown in a test case's output, in order (``run_row`` keys, labels)
-FIGURES: tuple[tuple[str, str], ...] = (
-    ("nrs_efc", "NRS-EFC"),
-    ("efc", "EFC"),
-    ("c_raw", "C_raw"),
-    ("eta", "eta"),
-    ("eta_nrs", "eta_NRS"),
-    ("d_task", "D_task"),
-    ("x", "X"),
-    ("x_nrs", "X_NRS"),
-    ("cost_usd", "cost_usd"),
-    ("events", "events"),
-    ("success", "success"),
+from efc_tui.scoring.figures import title
+
+#: the figures shown in a test case's output, in order (``run_row`` keys; their titles are
+#: ``efc_tui.scoring.figures``'s)
+FIGURES: tuple[str, ...] = (
+    "nrs_efc",
+    "efc",
+    "c_raw",
+    "eta",
+    "eta_nrs",
+    "d_task",
+    "x",
+    "x_nrs",
+    "cost_usd",
+    "events",
+    "success",
 )
 
 #: characters XML 1.0 cannot carry at all (log text is untrusted): replaced by U+FFFD
@@ -43,7 +46,7 @@ class RunCheck:
     run_id: str
     source_path: str | None
     row: dict[str, Any]
-    #: one line per threshold missed, with the numbers ("eta 0.12 < 0.3")
+    #: one line per threshold missed, with the numbers ("η 0.12 < 0.3")
     misses: list[str] = field(default_factory=list)
 
 
@@ -53,7 +56,7 @@ def _xml_text(text: object) -> str:
 
 def _figures(row: dict[str, Any]) -> str:
     parts = []
-    for key, label in FIGURES:
+    for key in FIGURES:
         if key not in row:
             continue
         v = row[key]
@@ -65,7 +68,7 @@ def _figures(row: dict[str, Any]) -> str:
             shown = f"{v:.6g}"
         else:
             shown = str(v)
-        parts.append(f"{label} {shown}")
+        parts.append(f"{title(key)} {shown}")
     return "  ".join(parts)
 
 

@@ -40,8 +40,8 @@ SCORE_SCHEMA = "efc-score/1"
 NAME_LIMIT = 120
 NAME_BYTES = 200
 
-#: the per-run row: run metadata, the run's tokens (``TOKEN_COLUMNS``), then figures
-#: (``RunFigures`` names)
+#: the per-run row: run metadata, the run's tokens, then its figures (keys of
+#: ``efc_tui.scoring.figures``: what each is, and its title)
 RUN_COLUMNS: tuple[str, ...] = (
     "run_id", "source_format", "source_path", "task_id", "harness", "model", "events", "success",
     "reward", "success_from", "exit_status", "cost_usd", "tokens_in", "tokens_cached", "tokens_out",

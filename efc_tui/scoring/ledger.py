@@ -23,6 +23,7 @@ from efc_tui.scoring.factors import (
     oracle_factors,
 )
 from efc_tui.scoring.features import Features, compute_features
+from efc_tui.scoring.figures import LEDGER_FIGURES
 from efc_tui.scoring.gates import Gates, compute_gates
 from efc_tui.scoring.raw_cost import RawCost, raw_cost
 
@@ -30,21 +31,23 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-def _ratio(num: float, den: float | None) -> float | None:
-    if den is None or den <= 0:
+def _ratio(num: float | None, den: float | None) -> float | None:
+    """A ratio figure: None without a numerator, or without a positive denominator."""
+    if num is None or den is None or den <= 0:
         return None
     return num / den
 
 
 @dataclass(slots=True)
 class RunFigures:
-    """Run-level figures (SPEC §1, §4)."""
+    """Run-level figures (SPEC §1, §4): one field per ``scoring.figures.LEDGER_FIGURES``,
+    in its order (what each is: ``efc_tui.scoring.figures``; tests/test_figures.py checks)."""
 
     events: int
-    efc: float  # Σ EFC_t from the factor estimates (Oracle-EFC when the trace has oracles)
-    est_efc: float  # Estimated-EFC, Σ ÊFC_t
-    stable_efc: float  # Σ ÊFC_stable_t
-    nrs_efc: float  # NRS-EFC, Σ ÊFC_nr_t
+    efc: float
+    est_efc: float
+    stable_efc: float
+    nrs_efc: float
     oracle_efc: float | None
     c_raw: float
     tokens: float
@@ -53,10 +56,10 @@ class RunFigures:
     ops: float
     d_task: float
     d_task_fitted: float | None
-    eta: float | None  # EFC / C_raw
+    eta: float | None
     eta_est: float | None
     eta_nrs: float | None
-    x: float  # EFC / D_task
+    x: float  # D_task is floored above 0: the X ratios are never None
     x_est: float
     x_nrs: float
     x_nrs_fitted: float | None
@@ -149,31 +152,27 @@ def score_run(run: Run, estimator: Estimator | None = None) -> Ledger:
     dem = task_demand(run, f, est_file.demand)
 
     efc = float(ofa.efc.sum()) if ofa is not None else float(efc_t.sum())
-    c = cost.total
     totals = cost.totals()
-    fig = RunFigures(
-        events=len(run.events),
-        efc=efc,
-        est_efc=float(est.sum()),
-        stable_efc=float(stable.sum()),
-        nrs_efc=float(nr.sum()),
-        oracle_efc=None if ofa is None else float(ofa.efc.sum()),
-        c_raw=c,
-        tokens=totals["tokens"],
-        tool_calls=totals["tool_calls"],
-        wall_s=totals["wall_s"],
-        ops=totals["ops"],
-        d_task=dem.hand,
-        d_task_fitted=dem.fitted,
-        eta=_ratio(efc, c),
-        eta_est=_ratio(float(est.sum()), c),
-        eta_nrs=_ratio(float(nr.sum()), c),
-        x=efc / dem.hand,
-        x_est=float(est.sum()) / dem.hand,
-        x_nrs=float(nr.sum()) / dem.hand,
-        x_nrs_fitted=_ratio(float(nr.sum()), dem.fitted),
-        success=run.success,
-    )
+    values: dict[str, Any] = {
+        "events": len(run.events),
+        "efc": efc,
+        "est_efc": float(est.sum()),
+        "stable_efc": float(stable.sum()),
+        "nrs_efc": float(nr.sum()),
+        "oracle_efc": None if ofa is None else float(ofa.efc.sum()),
+        "c_raw": cost.total,
+        "tokens": totals["tokens"],
+        "tool_calls": totals["tool_calls"],
+        "wall_s": totals["wall_s"],
+        "ops": totals["ops"],
+        "d_task": dem.hand,
+        "d_task_fitted": dem.fitted,
+        "success": run.success,
+    }
+    for figure in LEDGER_FIGURES:  # η, X, ...: as scoring/figures.py declares them
+        if figure.ratio is not None:
+            values[figure.key] = _ratio(values[figure.ratio[0]], values[figure.ratio[1]])
+    fig = RunFigures(**values)
     flags = list(run.flags) + hq.flags + cost.flags + dem.flags
     if (overflow := fig.non_finite()) is not None:
         flags.append(overflow)

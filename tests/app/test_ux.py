@@ -24,6 +24,7 @@ from efc_tui.app.widgets.detail import DetailPane
 from efc_tui.app.widgets.ledger import LedgerView, fmt_num
 from efc_tui.app.widgets.summary import HEADLINE, RunSummary
 from efc_tui.scoring import load_estimator
+from efc_tui.scoring.figures import title
 from tests.conftest import FIXTURES
 from tests.pilot import pilot_test, settle
 
@@ -273,7 +274,8 @@ async def _follow(tmp_path: Path, source: Path, first: int, name: str, changed: 
         assert marked == changed
         summary = s.query_one(RunSummary).render_summary().plain
         if changed:
-            label, name, _ = HEADLINE[0]
+            name, _ = HEADLINE[0]
+            label = title(name)
             was = old.ledger.figures.as_dict()[name]
             assert was != new.ledger.figures.as_dict()[name]
             assert (

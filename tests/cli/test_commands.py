@@ -95,7 +95,7 @@ def test_thresholds_exit_1_and_name_the_run() -> None:
     assert ok.exit_code == 0
     r = invoke("score", SAMPLES, "--min-eta", "0.2", "--jsonl")
     assert r.exit_code == 1
-    assert "threshold not met" in r.stderr and "repair-loop" in r.stderr and "eta" in r.stderr
+    assert "threshold not met" in r.stderr and "repair-loop" in r.stderr and "η " in r.stderr
     assert "clean-pass" not in r.stderr  # its eta is above 0.2
     assert len(r.stdout.splitlines()) == 4  # results are still printed
 
@@ -259,7 +259,7 @@ def test_dollars_beside_c_raw_only_where_the_log_records_them(tmp_path: Path) ->
     assert r.exit_code == 0
     lines = r.stdout.splitlines()
     head = next(line for line in lines if "C_raw" in line)
-    assert head.index("C_raw") < head.index("cost $") < head.index("eta")  # beside C_raw
+    assert head.index("C_raw") < head.index("cost $") < head.index("η_NRS")  # beside C_raw
     end = head.index("cost $") + len("cost $")  # numbers are right-aligned under it
     priced_row = next(line for line in lines if "priced" in line)
     plain_row = next(line for line in lines if "clean-pass" in line)

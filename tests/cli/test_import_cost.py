@@ -125,8 +125,13 @@ def test_building_every_command_imports_no_core() -> None:
         )
         == []
     )
-    # scoring and synthetic: only the constants the options show as defaults
-    assert ours(mods, "efc_tui.scoring") == ["efc_tui.scoring", "efc_tui.scoring.constants"]
+    # scoring and synthetic: only the constants the options show as defaults, and the
+    # figures' titles the tables are declared with (plain data, both)
+    assert ours(mods, "efc_tui.scoring") == [
+        "efc_tui.scoring",
+        "efc_tui.scoring.constants",
+        "efc_tui.scoring.figures",
+    ]
     assert "efc_tui.synthetic.corpus" not in mods and "efc_tui.synthetic.engine" not in mods
 
 

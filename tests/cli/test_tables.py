@@ -114,11 +114,12 @@ def test_score_table_at_80_and_120_columns_shows_whole_figures(width: str) -> No
     body = lines[rule + 1 : rule + 1 + len(rows)]
     assert len(body) == len(rows)  # one line per run: every run is named
     from efc_tui.cli._common import fmt_value
+    from efc_tui.scoring.figures import title
 
-    for key, title in (("efc", "EFC"), ("nrs_efc", "NRS-EFC"), ("eta", "eta"), ("x", "X")):
-        if title in titles:
+    for key in ("efc", "nrs_efc", "eta", "x"):
+        if title(key) in titles:
             for line, row in zip(body, rows, strict=True):
-                assert f" {fmt_value(row[key])} " in f"{line} ", (title, line)
+                assert f" {fmt_value(row[key])} " in f"{line} ", (key, line)
     # every column is either shown or named as left out (optional ones, "ended" and "cost $",
     # are left out silently: no run of these says how it ended or what it cost in dollars)
     from efc_tui.cli.score import SCORE_TABLE

@@ -39,6 +39,7 @@ from efc_tui.report.display import (
     success_label,
 )
 from efc_tui.report.text import sanitize_label
+from efc_tui.scoring.figures import BY_KEY as FIGURE
 
 if TYPE_CHECKING:
     from efc_tui.adapter import ScoredRun
@@ -51,25 +52,33 @@ class PickerColumn:
     numeric: bool
     #: cells: fixed, so the columns never collapse while rows arrive
     width: int
+    #: how its cells are written: "name" or "path" (cut in the middle / at the start), or
+    #: a run figure's kind ("count", "number", "usd", "bool": ``efc_tui.scoring.figures``)
+    kind: str = "name"
+
+
+def _figure(key: str, width: int) -> PickerColumn:
+    """A run figure's column: its title and kind from ``efc_tui.scoring.figures``."""
+    figure = FIGURE[key]
+    return PickerColumn(key, figure.title, figure.kind != "bool", width, figure.kind)
 
 
 #: the picker's columns, in order: what a person asks first (which run, did it succeed, how
 #: it ended, what it cost, how long it was) fits 80 columns; the EFC figures follow
-#: ("ended": exit status or reward, when the log says; "$": dollars the log records;
-#: "file": relative to the inputs)
+#: ("ended": exit status or reward, when the log says; "file": relative to the inputs)
 PICKER_COLUMNS: tuple[PickerColumn, ...] = (
     PickerColumn("title", "run", False, 22),
-    PickerColumn("success", "success", False, 7),
+    _figure("success", 7),
     PickerColumn("ended", "ended", False, 22),
-    PickerColumn("c_raw", "C_raw", True, 8),
-    PickerColumn("events", "events", True, 6),
-    PickerColumn("cost_usd", "$", True, 7),
-    PickerColumn("nrs_efc", "NRS-EFC", True, 8),
-    PickerColumn("saved", "saves", True, 8),
-    PickerColumn("eta_nrs", "η_NRS", True, 7),
-    PickerColumn("x_nrs", "X_NRS", True, 7),
-    PickerColumn("efc", "EFC", True, 7),
-    PickerColumn("file", "file", False, 30),
+    _figure("c_raw", 8),
+    _figure("events", 6),
+    _figure("cost_usd", 7),
+    _figure("nrs_efc", 8),
+    _figure("saved", 8),
+    _figure("eta_nrs", 7),
+    _figure("x_nrs", 7),
+    _figure("efc", 7),
+    PickerColumn("file", "file", False, 30, "path"),
 )
 BY_KEY = {c.key: c for c in PICKER_COLUMNS}
 
@@ -114,21 +123,21 @@ def picker_row(
 def _cell(col: PickerColumn, value: Any) -> Text:
     """One cell, cut to its column (names in the middle, files at the start; numbers are
     sized to fit the column by ``fmt_num``). Log text is sanitized: never markup."""
-    key, width = col.key, col.width
-    if key == "success":
+    width = col.width
+    if col.kind == "bool":
         if value is None:
             return Text("unknown", style="dim")
         return Text("✓ yes", style="green") if value else Text("✗ no", style="red")
-    if key == "cost_usd":
+    if col.kind == "usd":
         if value is None:
             return Text("–", justify="right", style="dim")
         return Text(f"{value:.2f}" if value < 1000 else f"{value:.0f}", justify="right")
-    if key == "events":
+    if col.kind == "count":
         return Text(f"{value:,}", justify="right")
-    if key in ("run_id", "title", "ended"):
-        return Text(middle_ellipsis(sanitize_label(str(value or "–"), 200), width))
-    if key == "file":
+    if col.kind == "path":
         return Text(start_ellipsis(sanitize_label(str(value), 400), width))
+    if col.kind == "name":
+        return Text(middle_ellipsis(sanitize_label(str(value or "–"), 200), width))
     if isinstance(value, float | int) and not isinstance(value, bool):
         return Text(fmt_num(float(value), width), justify="right")
     return Text("–", justify="right", style="dim")

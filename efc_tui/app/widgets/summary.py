@@ -23,15 +23,17 @@ from efc_tui.app.replay_data import ReplayData, no_stop_reason
 from efc_tui.app.widgets.ledger import CHANGED, fmt_num
 from efc_tui.report.display import at_risk_label, ended_label, run_title
 from efc_tui.report.text import sanitize_label
+from efc_tui.scoring.figures import title as figure_title
 
-#: the figures line: (label, RunFigures name, cells); change the headline here
-#: η and X of the NRS variant head it: the strict EFC is 0 on most real traces (no verdict
-#: moves Δ), so its η and X are too (docs/equations.md); the strict EFC stays at the end
-HEADLINE: tuple[tuple[str, str, int], ...] = (
-    ("NRS-EFC", "nrs_efc", 8),
-    ("η_NRS", "eta_nrs", 7),
-    ("X_NRS", "x_nrs", 7),
-    ("EFC", "efc", 8),
+#: the figures line: (RunFigures name, cells), titled as ``efc_tui.scoring.figures`` says;
+#: change the headline here. η and X of the NRS variant head it: the strict EFC is 0 on
+#: most real traces (no verdict moves Δ), so its η and X are too (docs/equations.md); the
+#: strict EFC stays at the end
+HEADLINE: tuple[tuple[str, int], ...] = (
+    ("nrs_efc", 8),
+    ("eta_nrs", 7),
+    ("x_nrs", 7),
+    ("efc", 8),
 )
 
 
@@ -86,7 +88,7 @@ class RunSummary(Static):
         usd = d.run.cost_usd if d.run.cost_usd is not None else tok.usd
         if usd is not None:  # dollars only when the log records them
             t.append(f"  ${usd:.4g} logged")
-        t.append(f"  C_raw {fmt_num(led.figures.c_raw, 9)} units")
+        t.append(f"  {figure_title('c_raw')} {fmt_num(led.figures.c_raw, 9)} units")
         s = d.summary
         if s is not None:
             w = s.waste
@@ -136,7 +138,8 @@ class RunSummary(Static):
             figures = led.figures.as_dict()
             t.append(
                 "  ".join(
-                    f"{label} {fmt_num(figures[name], cells)}" for label, name, cells in HEADLINE
+                    f"{figure_title(name)} {fmt_num(figures[name], cells)}"
+                    for name, cells in HEADLINE
                 )
             )
             s = d.summary
@@ -158,9 +161,9 @@ class RunSummary(Static):
             t.append(
                 f"  rescored: {len(d.changed)} earlier event(s) changed ({CHANGED})", style="yellow"
             )
-            name = HEADLINE[0][1]
+            name = HEADLINE[0][0]
             if was[name] != d.figures.as_dict()[name]:
-                t.append(f", {HEADLINE[0][0]} was {fmt_num(was[name], 8)}", style="yellow")
+                t.append(f", {figure_title(name)} was {fmt_num(was[name], 8)}", style="yellow")
         if not st.loaded:
             t.append("  reading…", style="italic")
         elif st.scoring or (led is None and d.n_rows):
