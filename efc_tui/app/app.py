@@ -64,6 +64,7 @@ class EfcApp(App[int]):
         picker: bool | None = None,
         outcomes: Outcomes | None = None,
         compare: Path | None = None,
+        jobs: int | None = None,
     ) -> None:
         super().__init__()
         #: trace files (folders and globs expanded, as ``efc-tui score`` expands them)
@@ -83,6 +84,9 @@ class EfcApp(App[int]):
         self.export_dir = export_dir
         #: ``--compare B``: open the compare view of the one run given and B's run
         self.compare = compare
+        #: processes the picker reads and scores files on (None: as ``efc-tui score``
+        #: decides, ``cluster.work.pool_jobs``)
+        self.jobs = jobs
         self.use_picker = (
             picker
             if picker is not None
@@ -127,8 +131,10 @@ class EfcApp(App[int]):
 
     def _picker(self) -> PickerScreen:
         from efc_tui.app.screens.picker import PickerScreen
+        from efc_tui.cluster.work import pool_jobs
 
-        return PickerScreen(self.paths, read=self.read_runs, score=self.score)
+        jobs = pool_jobs(self.paths, self.jobs)
+        return PickerScreen(self.paths, read=self.read_runs, score=self.score, jobs=jobs)
 
     def on_fit_wanted(self, message: FitWanted) -> None:
         """Read the package's fit in a worker thread (once) and hand it to every replay
