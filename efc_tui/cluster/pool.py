@@ -14,7 +14,7 @@ import gc
 import multiprocessing
 import signal
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import suppress
@@ -83,7 +83,7 @@ def read_files(files: list[Path], job: Job, jobs: int) -> Iterator[FileResult]:
 
 def map_files(
     files: list[Path], task: Callable[[int, Path], R], jobs: int, ahead: int = AHEAD
-) -> Iterator[R]:
+) -> Generator[R, None, None]:
     """``task(index, path)`` of every file, in input order, on ``jobs`` processes, at most
     ``ahead`` files per worker ahead of the one the caller is waiting for. The workers stop
     when the caller stops iterating. A worker that dies (killed, out of memory) raises
