@@ -12,7 +12,7 @@ outcomes), then measures in this process:
 Prints each against the headless time. The machine may be shared: the ratios matter more
 than the seconds.
 
-    .venv/bin/python bench/picker_bench.py [--runs 600] [--events 30]
+    .venv/bin/python bench/picker_bench.py [--runs 600] [--events 30] [--jobs N]
 """
 
 from __future__ import annotations
@@ -51,12 +51,14 @@ def headless(folder: Path) -> float:
     return time.perf_counter() - t0
 
 
-async def picker(folder: Path, sorts: int) -> tuple[float, list[float], float]:
+async def picker(
+    folder: Path, sorts: int, jobs: int | None
+) -> tuple[float, list[float], float, int]:
     from efc_tui.app.app import EfcApp
     from efc_tui.app.screens.picker import PickerScreen
 
     t0 = time.perf_counter()
-    app = EfcApp([folder])
+    app = EfcApp([folder], jobs=jobs)
     async with app.run_test(size=(160, 40)) as pilot:
         await app.ready.wait()
         await pilot.pause()
@@ -73,7 +75,7 @@ async def picker(folder: Path, sorts: int) -> tuple[float, list[float], float]:
         await pilot.press("7")
         await pilot.pause()
         filtered = time.perf_counter() - t
-    return loaded, sort_times, filtered
+    return loaded, sort_times, filtered, screen.jobs
 
 
 def main() -> None:
@@ -81,14 +83,17 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=600)
     ap.add_argument("--events", type=int, default=30)
     ap.add_argument("--sorts", type=int, default=6)
+    ap.add_argument(
+        "--jobs", type=int, default=None, help="the picker's processes (default: as open decides)"
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "runs"
         folder.mkdir()
         make_corpus(folder, args.runs, args.events)
         base = headless(folder)
-        loaded, sorts, filtered = asyncio.run(picker(folder, args.sorts))
-    print(f"{args.runs:,} runs of {args.events} events")
+        loaded, sorts, filtered, jobs = asyncio.run(picker(folder, args.sorts, args.jobs))
+    print(f"{args.runs:,} runs of {args.events} events; the picker on {jobs} process(es)")
     print(f"headless read + score:        {base:7.2f} s")
     print(f"picker: every run listed:     {loaded:7.2f} s  = {loaded / base:.2f}x headless")
     print(

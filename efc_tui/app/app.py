@@ -39,6 +39,7 @@ fitview = lazy_module("efc_tui.app.fitview")
 glossary = lazy_module("efc_tui.app.glossary")
 help_screen = lazy_module("efc_tui.app.screens.help")
 picker = lazy_module("efc_tui.app.screens.picker")
+pipeline_score = lazy_module("efc_tui.pipeline.score")
 compare_screen = lazy_module("efc_tui.app.screens.compare")
 
 
@@ -73,6 +74,7 @@ class EfcApp(App[int]):
         picker: bool | None = None,
         outcomes: Outcomes | None = None,
         compare: Path | None = None,
+        jobs: int | None = None,
     ) -> None:
         super().__init__()
         #: trace files (folders and globs expanded, as ``efc-tui score`` expands them)
@@ -92,6 +94,9 @@ class EfcApp(App[int]):
         self.export_dir = export_dir
         #: ``--compare B``: open the compare view of the one run given and B's run
         self.compare = compare
+        #: processes the picker reads and scores files on (None: as ``efc-tui score``
+        #: decides, ``pipeline.score.pool_jobs``)
+        self.jobs = jobs
         self.use_picker = (
             picker
             if picker is not None
@@ -133,7 +138,8 @@ class EfcApp(App[int]):
         )
 
     def _picker(self) -> PickerScreen:
-        return picker.PickerScreen(self.paths, read=self.read_runs, score=self.score)
+        jobs = pipeline_score.pool_jobs(self.paths, self.jobs)
+        return picker.PickerScreen(self.paths, read=self.read_runs, score=self.score, jobs=jobs)
 
     def on_fit_wanted(self, message: FitWanted) -> None:
         """Read the package's fit in a worker thread (once) and hand it to every replay

@@ -420,10 +420,10 @@ def _local_items(
     are files to share (by default this machine's cores, once the files hold enough to
     repay starting them), else in this process (``--jobs 1``), the same runs, warnings and
     errors either way."""
-    from efc_tui.pipeline.score import default_jobs, score_item, worth_a_pool
+    from efc_tui.pipeline.score import pool_jobs, score_item
 
-    n = jobs if jobs is not None else default_jobs()
-    if n > 1 and len(files) > 1 and (jobs is not None or worth_a_pool(files)):
+    n = pool_jobs(files, jobs)
+    if n > 1:
         yield from iter_scored(files, job, n, quiet=quiet)
         return
     for run in iter_runs(files, job.fmt, job.lenient, quiet=quiet, outcomes=job.outcomes):

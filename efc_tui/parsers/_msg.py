@@ -92,15 +92,11 @@ def _error_flag(err: Any) -> bool | None:
     return bool(err)
 
 
-def chat_message(m: Any) -> Msg | None:
-    """An OpenAI Chat Completions, Anthropic Messages or Inspect message as a Msg."""
-    if not isinstance(m, dict):
-        return None
-    role = opt_str(m.get("role")) or opt_str(m.get("type")) or "user"
-    content = m.get("content")
-    msg = Msg(role=role, id=id_str(m.get("id")))
+def _blocks(msg: Msg, content: Any) -> None:
+    """The text, reasoning, tool calls and results of content that is not plain text:
+    Anthropic tool_use / tool_result blocks (semconv parts use the same walk), or any
+    other shape ``text_of`` reads."""
     blocks = content if isinstance(content, list) else []
-    # Anthropic tool_use / tool_result blocks; semconv parts use the same walk.
     rest: list[Any] = []
     for b in blocks:
         if is_call_block(b):
@@ -126,6 +122,19 @@ def chat_message(m: Any) -> Msg | None:
             rest.append(b)
     msg.text = text_of(rest if isinstance(content, list) else content)
     msg.reasoning = reasoning_of(blocks)
+
+
+def chat_message(m: Any) -> Msg | None:
+    """An OpenAI Chat Completions, Anthropic Messages or Inspect message as a Msg."""
+    if not isinstance(m, dict):
+        return None
+    role = opt_str(m.get("role")) or opt_str(m.get("type")) or "user"
+    content = m.get("content")
+    msg = Msg(role=role, id=id_str(m.get("id")))
+    if isinstance(content, str):  # plain text (OpenAI chat): no blocks to walk
+        msg.text = content
+    elif content is not None:
+        _blocks(msg, content)
     for key in ("reasoning_content", "reasoning"):
         r = m.get(key)
         if isinstance(r, str) and r:

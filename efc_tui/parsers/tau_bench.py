@@ -252,22 +252,24 @@ def _feed(b: RunBuilder, traj: list[Any]) -> bool:
             out = msg.text[len(_API_OUTPUT) :]
             d = b.result(None, out)
             if d is not None:
-                _answer(d)
+                _answer(d, failed_answer(out))
             open_react = False
             continue
         open_react = False
         for d in b.feed(msg):
             if d.is_call:
-                _answer(d)
+                # feed marked a JSON error answer is_error already (its text parsed once)
+                _answer(d, d.is_error is True or d.observation.startswith(_ERROR))
     return react
 
 
-def _answer(d: Draft) -> None:
+def _answer(d: Draft, failed: bool) -> None:
     """The outcome of a tool answer: a tool the environment does not have ("Unknown action
-    X") was rejected; ``Error: ...`` / a JSON error is a failure (``failed_answer``)."""
+    X") was rejected; ``Error: ...`` / a JSON error is a failure (``failed``:
+    ``failed_answer`` of its text)."""
     if d.observation.startswith(_UNKNOWN):
         d.status = Status.STATIC_REJECT
-    elif failed_answer(d.observation):
+    elif failed:
         d.is_error = True
 
 

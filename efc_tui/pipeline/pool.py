@@ -14,13 +14,18 @@ import gc
 import multiprocessing
 import signal
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import suppress
+from functools import partial
 from pathlib import Path
+from typing import Any, TypeVar
 
 from efc_tui.errors import EfcError
 from efc_tui.pipeline.score import FileResult, Job, read_file
+
+R = TypeVar("R")
 
 #: files read ahead of the one the command is waiting for, per worker: enough to keep every
 #: worker busy past a slow file (a 3 MB tau-bench file among small ones), few enough that
@@ -29,21 +34,29 @@ AHEAD = 8
 #: ... when each run's result holds its whole ledger (``--json``) or adapter summary
 AHEAD_LARGE = 2
 
-_job: Job | None = None
+_task: Callable[[int, Path], Any] | None = None
 
 
-def _start(job: Job) -> None:
-    """In each worker: the job (inherited, not sent: the fork copies it), and Ctrl-C left
-    to the command, which stops the workers itself."""
-    global _job
-    _job = job
+def _start(task: Callable[[int, Path], Any]) -> None:
+    """In each worker: the task (inherited, not sent: the fork copies it, and the job or
+    the screen's readers it holds), and Ctrl-C left to the command, which stops the
+    workers itself; signals a terminal sends the command's process group (a window
+    resized) are not the workers' either."""
+    global _task
+    _task = task
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in ("SIGWINCH", "SIGTSTP", "SIGCONT"):  # (an app's handlers, not a worker's)
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            signal.signal(sig, signal.SIG_DFL)
+    with suppress(ValueError):
+        signal.set_wakeup_fd(-1)  # the command's event loop is not the worker's
     gc.set_threshold(100_000, 50, 100)  # as the command does (many small acyclic objects)
 
 
-def _read(index: int, path: str) -> FileResult:
-    assert _job is not None
-    return read_file(index, Path(path), _job)
+def _run(index: int, path: str) -> Any:
+    assert _task is not None
+    return _task(index, Path(path))
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -54,24 +67,42 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context()
 
 
+def can_fork() -> bool:
+    """Whether workers are forked here: a task that is not picklable (the app's readers)
+    goes to the pool only then."""
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
 def read_files(files: list[Path], job: Job, jobs: int) -> Iterator[FileResult]:
     """Every file's result, in input order, read on ``jobs`` processes. The workers stop
     when the caller stops iterating (an error it exits on, Ctrl-C). A worker that dies
     (killed, out of memory) raises EfcError naming the first file whose result it took."""
+    ahead = AHEAD_LARGE if job.documents or job.summaries else AHEAD
+    return map_files(files, partial(read_file, job=job), jobs, ahead)
+
+
+def map_files(
+    files: list[Path], task: Callable[[int, Path], R], jobs: int, ahead: int = AHEAD
+) -> Generator[R, None, None]:
+    """``task(index, path)`` of every file, in input order, on ``jobs`` processes, at most
+    ``ahead`` files per worker ahead of the one the caller is waiting for. The workers stop
+    when the caller stops iterating. A worker that dies (killed, out of memory) raises
+    EfcError naming the first file whose result it took; an exception the task raises is
+    raised here, as it would be in this process."""
     pool = ProcessPoolExecutor(
         max_workers=max(1, min(jobs, len(files))),
         mp_context=_context(),
         initializer=_start,
-        initargs=(job,),
+        initargs=(task,),
     )
-    pending: deque[tuple[Path, Future[FileResult]]] = deque()
+    pending: deque[tuple[Path, Future[R]]] = deque()
     todo = iter(enumerate(files))
-    ahead = (AHEAD_LARGE if job.documents or job.summaries else AHEAD) * jobs
+    limit = ahead * jobs
     done = False
     try:
         for index, path in todo:
-            pending.append((path, pool.submit(_read, index, str(path))))
-            if len(pending) >= ahead:
+            pending.append((path, pool.submit(_run, index, str(path))))
+            if len(pending) >= limit:
                 break
         while pending:
             path, future = pending.popleft()
@@ -83,7 +114,7 @@ def read_files(files: list[Path], job: Job, jobs: int) -> Iterator[FileResult]:
                     f"file after it was read ({exc}); try --jobs 1, or fewer jobs"
                 ) from None
             for index, nxt in todo:
-                pending.append((nxt, pool.submit(_read, index, str(nxt))))
+                pending.append((nxt, pool.submit(_run, index, str(nxt))))
                 break
             yield result
         done = True
@@ -105,4 +136,4 @@ def _stop(pool: ProcessPoolExecutor) -> None:
         proc.join()
 
 
-__all__ = ["AHEAD", "AHEAD_LARGE", "read_files"]
+__all__ = ["AHEAD", "AHEAD_LARGE", "can_fork", "map_files", "read_files"]

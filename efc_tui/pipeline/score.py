@@ -121,6 +121,16 @@ def worth_a_pool(files: list[Path]) -> bool:
     return False
 
 
+def pool_jobs(files: list[Path], jobs: int | None) -> int:
+    """How many processes read ``files``: ``jobs`` when given, else this machine's cores
+    once the files hold enough to repay starting them (``worth_a_pool``); 1 (this
+    process) for a single file, which one reader reads in order anyway."""
+    n = jobs if jobs is not None else default_jobs()
+    if n > 1 and len(files) > 1 and (jobs is not None or worth_a_pool(files)):
+        return n
+    return 1
+
+
 def score_item(run: Run, job: Job) -> ScoredItem:
     """Score one run the way ``score`` / ``fit`` do and keep what the command needs (the
     ledger and its events are dropped here)."""

@@ -46,7 +46,7 @@ from typing import Any
 
 from efc_tui.model import EventKind, Run
 from efc_tui.scoring.constants import D_PRIOR, EPS_D
-from efc_tui.scoring.factors import entropy_bits, tool_counts
+from efc_tui.scoring.factors import entropy_bits, share, tool_counts
 from efc_tui.scoring.features import Features, target
 
 COMPONENTS = ("L", "H_tool", "S_state", "N_obs", "V_ver")
@@ -105,9 +105,9 @@ def estimate_components(run: Run, f: Features) -> dict[str, float]:
     return {
         "L": float(max(1, len(targets))),
         "H_tool": 1.0 + entropy_bits(tool_counts(events)),
-        "S_state": 1.0 + (float(f.z.mean()) if T else 0.0),
-        "N_obs": float((f.q < 1.0).mean()) if T else 0.0,
-        "V_ver": min(V_VER_CAP, float(f.has_verdict.mean()) if T else 0.0),
+        "S_state": 1.0 + (share(f.z) if T else 0.0),
+        "N_obs": share(f.q < 1.0) if T else 0.0,
+        "V_ver": min(V_VER_CAP, share(f.has_verdict) if T else 0.0),
     }
 
 

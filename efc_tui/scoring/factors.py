@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import pairwise
 from operator import attrgetter
 from typing import Any
 
@@ -26,6 +27,20 @@ _KIND_CODE = {k: i for i, k in enumerate(EventKind)}
 def tool_counts(events: list[Event]) -> Counter[str]:
     """How many events name each tool (events without a tool left out), in order of first use."""
     return Counter(filter(None, map(_TOOL, events)))
+
+
+#: a run shorter than this has its run-level shares and counts taken from Python lists:
+#: numpy's set-up, a few µs a call, costs more than the arithmetic on a short run (a
+#: tau-bench task is 18 events, a file holds a hundred of them). The numbers are the same
+#: either way: counts, and counts over the length (exact in both)
+SMALL_RUN = 256
+
+
+def share(col: np.ndarray) -> float:
+    """The mean of a non-empty column of 0/1 values or bools: the share of 1s."""
+    if len(col) < SMALL_RUN:
+        return sum(col.tolist()) / len(col)
+    return float(col.mean())
 
 
 def clip(x: Any) -> Any:
@@ -69,36 +84,22 @@ def harness_quantities(run: Run, f: Features) -> Harness:
     meta = run.extra.get("harness_quantities") if isinstance(run.extra, dict) else None
     meta = meta if isinstance(meta, dict) else {}
 
-    # the per-event columns once, through C-level map calls (no Python loop per event)
     kinds = list(map(_KIND, events))
-    codes = np.fromiter(map(_KIND_CODE.__getitem__, kinds), dtype=np.int8, count=len(kinds))
-    if "B_router" in meta:
-        b_router = float(meta["B_router"])
+    b_router = float(meta["B_router"]) if "B_router" in meta else None
+    b_verify = float(meta["B_verify"]) if "B_verify" in meta else None
+    if len(kinds) < SMALL_RUN:
+        router, verify, kind_counts = _kind_shares_short(kinds, f.z)
     else:
-        toolish = (codes == _KIND_CODE[EventKind.TOOL]) | (codes == _KIND_CODE[EventKind.CHECK])
-        b_router = float(f.z[toolish].mean()) if toolish.any() else 0.0
+        router, verify, kind_counts = _kind_shares(kinds, f.z)
+    if b_router is None:
+        b_router = router
         flags.append("B_router estimated: share of tool events later referenced")
-
-    if "B_verify" in meta:
-        b_verify = float(meta["B_verify"])
-    else:
-        # share of generation/repair events followed by a check before the next one: in the
-        # sequence of generation, repair and check events, a generation/repair right before
-        # a check
-        check = _KIND_CODE[EventKind.CHECK]
-        edit = (codes == _KIND_CODE[EventKind.GENERATION]) | (codes == _KIND_CODE[EventKind.REPAIR])
-        seq = codes[edit | (codes == check)]
-        total = int(edit.sum())
-        verified = int(((seq[:-1] != check) & (seq[1:] == check)).sum()) if len(seq) > 1 else 0
-        b_verify = verified / total if total else 0.0
+    if b_verify is None:
+        b_verify = verify
         flags.append("B_verify estimated: share of generations/repairs checked before the next")
 
     tools = tool_counts(events)
     h_tool = entropy_bits(tools)
-    # Counter(kinds) without hashing an enum member per event: the counts in order of first
-    # occurrence, as the Counter holds them (entropy_bits sums in that order)
-    _, first, counts = np.unique(codes, return_index=True, return_counts=True)
-    kind_counts = counts[np.argsort(first)].tolist()
     e_explore = entropy_bits(kind_counts) / math.log2(N_KINDS) if events else 0.0
 
     if run.task_demand is not None and run.task_demand.V_ver is not None:
@@ -106,9 +107,43 @@ def harness_quantities(run: Run, f: Features) -> Harness:
     elif "V_ver" in meta:
         v_ver = float(meta["V_ver"])
     else:
-        v_ver = min(1.0, float(f.has_verdict.mean())) if len(events) else 0.0
+        v_ver = min(1.0, share(f.has_verdict)) if len(events) else 0.0
         flags.append("V_ver estimated: share of events with a verdict")
     return Harness(b_router, b_verify, h_tool, e_explore, v_ver, flags)
+
+
+def _kind_shares(kinds: list[EventKind], z: np.ndarray) -> tuple[float, float, list[int]]:
+    """B_router and B_verify as estimated from the events' kinds (SPEC §3.3), and how many
+    events are of each kind, in order of first occurrence (as a Counter holds them, so
+    the entropy sums in its order): the per-event columns once, through C-level map calls
+    and numpy (no Python loop per event, nor an enum member hashed per event)."""
+    codes = np.fromiter(map(_KIND_CODE.__getitem__, kinds), dtype=np.int8, count=len(kinds))
+    # B_router: the share of tool and check events whose observation is cited later
+    toolish = (codes == _KIND_CODE[EventKind.TOOL]) | (codes == _KIND_CODE[EventKind.CHECK])
+    b_router = float(z[toolish].mean()) if toolish.any() else 0.0
+    # B_verify: share of generation/repair events followed by a check before the next one:
+    # in the sequence of generation, repair and check events, a generation/repair right
+    # before a check
+    check = _KIND_CODE[EventKind.CHECK]
+    edit = (codes == _KIND_CODE[EventKind.GENERATION]) | (codes == _KIND_CODE[EventKind.REPAIR])
+    seq = codes[edit | (codes == check)]
+    total = int(edit.sum())
+    verified = int(((seq[:-1] != check) & (seq[1:] == check)).sum()) if len(seq) > 1 else 0
+    _, first, counts = np.unique(codes, return_index=True, return_counts=True)
+    return b_router, verified / total if total else 0.0, counts[np.argsort(first)].tolist()
+
+
+def _kind_shares_short(kinds: list[EventKind], z: np.ndarray) -> tuple[float, float, list[int]]:
+    """``_kind_shares`` of a short run (``SMALL_RUN``), from Python lists: the same numbers."""
+    tool, check = EventKind.TOOL, EventKind.CHECK
+    gen, repair = EventKind.GENERATION, EventKind.REPAIR
+    zs = z.tolist()
+    cited = [zs[i] for i, k in enumerate(kinds) if k is tool or k is check]
+    b_router = sum(cited) / len(cited) if cited else 0.0
+    seq = [k is check for k in kinds if k is gen or k is repair or k is check]
+    total = seq.count(False)
+    verified = sum(1 for a, b in pairwise(seq) if not a and b)
+    return b_router, verified / total if total else 0.0, list(Counter(kinds).values())
 
 
 @dataclass(slots=True)

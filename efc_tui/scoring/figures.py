@@ -22,7 +22,7 @@ Each :class:`Figure` says what one figure of a whole run is and how every reader
   ``score_run``), "row" (the run's log, added to its row), "adapter" (the adapter's
   counterfactual) or "fit" (``score --fit``).
 
-So a figure is added, renamed or re-titled here only; ``tests/test_figures.py`` checks the
+So a figure is added, renamed or re-titled here only; ``tests/unit/test_figures.py`` checks the
 readers and the table in docs/export.md against this list. Plain data: importing it loads
 nothing else (the CLI declares its tables from it at start-up).
 """
@@ -300,7 +300,7 @@ _FOUND = {
 
 
 def markdown_table() -> str:
-    """The table of docs/export.md (``tests/test_figures.py`` compares the two)."""
+    """The table of docs/export.md (``tests/unit/test_figures.py`` compares the two)."""
     lines = [
         "| key | title | = | unit | from | what it is |",
         "|---|---|---|---|---|---|",

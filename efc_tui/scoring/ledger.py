@@ -41,7 +41,7 @@ def _ratio(num: float | None, den: float | None) -> float | None:
 @dataclass(slots=True)
 class RunFigures:
     """Run-level figures (SPEC §1, §4): one field per ``scoring.figures.LEDGER_FIGURES``,
-    in its order (what each is: ``efc_tui.scoring.figures``; tests/test_figures.py checks)."""
+    in its order (what each is: ``efc_tui.scoring.figures``; tests/unit/test_figures.py checks)."""
 
     events: int
     efc: float

@@ -11,7 +11,9 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -21,7 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
-from textual.worker import get_current_worker
+from textual.worker import Worker, get_current_worker
 
 from efc_tui.app.messages import OpenRun, PickerDone, PickerRow, ScreenReady
 from efc_tui.app.widgets.ledger import fmt_num
@@ -118,6 +120,43 @@ def picker_row(
             if v
         ).lower(),
     }
+
+
+#: one file's picker rows and the one-line error that stopped its reading (None: read whole)
+FileResult = tuple[list[dict[str, Any]], str | None]
+FileRows = Callable[..., FileResult]
+
+
+class _Cancelled(Exception):
+    """The picker's loading was cancelled (the screen closed)."""
+
+
+def _check(worker: Worker[None]) -> None:
+    if worker.is_cancelled:
+        raise _Cancelled
+
+
+def file_rows(
+    index: int,
+    path: Path,
+    *,
+    read: Callable[[Path], Iterator[Run]],
+    score: Callable[[Run], ScoredRun],
+    base: Path | None,
+    cancelled: Callable[[], None] | None = None,
+) -> FileResult:
+    """The picker rows of one file's runs, and why its reading stopped (the runs before a
+    bad line are kept). What the picker's loading does per file, in its thread or on a
+    worker process (``index``: the file's place in the list, unused here)."""
+    rows: list[dict[str, Any]] = []
+    try:
+        for k, run in enumerate(read(path)):
+            if cancelled is not None:
+                cancelled()
+            rows.append(picker_row(score(run), path, k, short_path(path, base)))
+    except EfcError as exc:
+        return rows, str(exc)
+    return rows, None
 
 
 def _cell(col: PickerColumn, value: Any) -> Text:
@@ -235,9 +274,13 @@ class PickerScreen(Screen[None]):
         *,
         read: Callable[[Path], Iterator[Run]],
         score: Callable[[Run], ScoredRun],
+        jobs: int = 1,
     ) -> None:
         super().__init__()
         self.paths = paths
+        #: processes that read and score the files (``pipeline.score.pool_jobs``); 1: the
+        #: screen's worker thread alone
+        self.jobs = jobs
         self._read = read
         self._score = score
         self.rows: list[dict[str, Any]] = []
@@ -265,28 +308,46 @@ class PickerScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="picker", exit_on_error=False)
     def _load(self) -> None:
-        """Read and score every run; hand them over in batches (one message per run made
-        the UI thread the bottleneck: 4x the headless time on 600 runs)."""
+        """Read and score every run (on ``jobs`` processes, a file each, when there are
+        several); hand them over in batches (one message per run made the UI thread the
+        bottleneck: 4x the headless time on 600 runs)."""
         worker = get_current_worker()
         errors: list[str] = []
         base = common_folder(self.paths)
+        rows = partial(file_rows, read=self._read, score=self._score, base=base)
         batch: list[dict[str, Any]] = []
         last = time.perf_counter()
-        for n, path in enumerate(self.paths, start=1):
-            if worker.is_cancelled:
-                return
-            try:
-                for k, run in enumerate(self._read(path)):
-                    if worker.is_cancelled:
-                        return
-                    batch.append(picker_row(self._score(run), path, k, short_path(path, base)))
-            except EfcError as exc:
-                errors.append(str(exc))
-            now = time.perf_counter()
-            if now - last >= BATCH_SECONDS or n == len(self.paths):
-                self.post_message(PickerRow(batch, n, len(self.paths)))
-                batch, last = [], now
+        try:
+            for n, (got, error) in enumerate(self._files(rows, worker), start=1):
+                batch.extend(got)
+                if error is not None:
+                    errors.append(error)
+                now = time.perf_counter()
+                if now - last >= BATCH_SECONDS or n == len(self.paths):
+                    self.post_message(PickerRow(batch, n, len(self.paths)))
+                    batch, last = [], now
+        except _Cancelled:
+            return
+        except EfcError as exc:  # a worker process died: the files read so far stay
+            errors.append(str(exc))
         self.post_message(PickerDone(errors))
+
+    def _files(self, rows: FileRows, worker: Worker[None]) -> Iterator[FileResult]:
+        """Each file's rows and error, in order: on the pool when there are ``jobs``
+        (its workers stop when this stops, cancelled), else in this thread."""
+        cancelled = partial(_check, worker)
+        if self.jobs > 1 and len(self.paths) > 1:
+            from efc_tui.pipeline.pool import can_fork, map_files
+
+            if can_fork():  # (the task holds the app's readers: it is inherited, not sent)
+                with closing(map_files(self.paths, rows, self.jobs)) as results:
+                    for result in results:
+                        cancelled()
+                        yield result
+                return
+        for index, path in enumerate(self.paths):
+            cancelled()
+            yield rows(index, path, cancelled=cancelled)
 
     def on_picker_row(self, message: PickerRow) -> None:
         self.files_done = message.done
