@@ -13,8 +13,7 @@
  *       non-ASCII one by the Python function.
  *   no_hints(text)  parsers/status.py: true when neither a test summary nor a failure
  *       hint can be in the text (the substring pre-filters of parse_checks and
- *       _has_failure_hint), so the classifier needs no regular expression. On a CPU
- *       with AVX2, 1-byte text is filtered 32 positions at a time (scan_teddy).
+ *       _has_failure_hint), so the classifier needs no regular expression.
  *   native_step(...)  parsers/native.py, step_to_event for a well-formed step;
  *       native_lines(...)  native.read's loop over a block of such step lines, each read
  *       straight from its bytes into the Event (step_line) when it is plain JSON of the
@@ -1867,9 +1866,6 @@ typedef struct {
     uint32_t head[MAX_NEEDLES];
     size_t len[MAX_NEEDLES];
     int n;
-    /* the vector filter (scan_teddy): needle k is in bucket k % 8, and lo[j] / hi[j] map
-     * the low / high nibble of a byte to the buckets whose needles may have it at j */
-    unsigned char lo[3][16], hi[3][16];
 } NeedleSet;
 
 static NeedleSet CHECK_SET, FAIL_SET, BOTH_SET;
@@ -1890,11 +1886,6 @@ static void needles_add(NeedleSet *ns, const Needle *list) {
         ns->list[ns->n] = n;
         ns->head[ns->n] = v;
         ns->len[ns->n] = strlen(n->s);
-        for (int j = 0; j < 3; j++) {
-            unsigned char c = (unsigned char)n->s[j];
-            ns->lo[j][c & 15] |= (unsigned char)(1u << (ns->n % 8));
-            ns->hi[j][c >> 4] |= (unsigned char)(1u << (ns->n % 8));
-        }
         ns->n++;
     }
 }
@@ -2012,7 +2003,11 @@ static inline int match_at(int kind, const void *data, Py_ssize_t i, Py_ssize_t 
 
 static int use_avx2 = -1; /* -1: not decided yet; 0/1 (scan_simd() sets it for tests) */
 
-/* Whether the AVX2 paths run: the CPU has AVX2 (and scan_simd() did not turn them off). */
+/* Whether the AVX2 path of the line parser's string scan runs: the CPU has AVX2 (and
+ * scan_simd() did not turn it off). no_hints has no AVX2 path: a "Teddy" filter (3-byte
+ * nibble masks, 8 buckets) let nearly every position of plain text through with ~125
+ * needles and measured 7x slower than the 4-byte Bloom filter below (25 vs 3.5 us for an
+ * 850-character observation, AMD EPYC). */
 static inline int avx2_on(void) {
     if (use_avx2 < 0) {
         __builtin_cpu_init();
@@ -2021,50 +2016,6 @@ static inline int avx2_on(void) {
     return use_avx2;
 }
 
-/* scan() over 1-byte text with AVX2, in the manner of Hyperscan's "Teddy": for 32
- * positions at a time, the buckets whose needles' first three bytes fit the text there
- * (nibble tables, pshufb); only positions with a bucket left are compared, with the
- * needles of those buckets.
- * Returns the groups found in text[a:*next) and sets *next to the first position not
- * looked at, which the scalar loop takes from there. Stops early as scan() does. */
-__attribute__((target("avx2"))) static int scan_teddy(const NeedleSet *ns, const unsigned char *d, Py_ssize_t a,
-                                                       Py_ssize_t b, int stop, Py_ssize_t *next) {
-    __m256i lo[3], hi[3];
-    for (int j = 0; j < 3; j++) {
-        lo[j] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)ns->lo[j]));
-        hi[j] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)ns->hi[j]));
-    }
-    const __m256i nib = _mm256_set1_epi8(0x0f), zero = _mm256_setzero_si256();
-    int found = 0;
-    Py_ssize_t i = a;
-    for (; i + 35 <= b; i += 32) { /* the loads reach text[i + 33], load4 text[i + 34] */
-        __m256i r = _mm256_set1_epi8((char)0xff);
-        for (int j = 0; j < 3; j++) {
-            __m256i v = _mm256_loadu_si256((const __m256i *)(d + i + j));
-            __m256i l = _mm256_shuffle_epi8(lo[j], _mm256_and_si256(v, nib));
-            __m256i h = _mm256_shuffle_epi8(hi[j], _mm256_and_si256(_mm256_srli_epi16(v, 4), nib));
-            r = _mm256_and_si256(r, _mm256_and_si256(l, h));
-        }
-        uint32_t hits = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(r, zero));
-        if (!hits) continue;
-        unsigned char buckets[32];
-        _mm256_storeu_si256((__m256i *)buckets, r);
-        while (hits) {
-            int k = __builtin_ctz(hits);
-            hits &= hits - 1;
-            Py_ssize_t at = i + k;
-            uint32_t v = load4(d + at);
-            for (unsigned m = buckets[k]; m; m &= m - 1) /* the needles of each bucket left */
-                for (int n = __builtin_ctz(m); n < ns->n; n += 8)
-                    if (ns->head[n] == v && (size_t)(b - at) >= ns->len[n] &&
-                        memcmp(d + at, ns->list[n]->s, ns->len[n]) == 0)
-                        found |= ns->list[n]->group;
-        }
-        if (found & stop) break;
-    }
-    *next = i;
-    return found;
-}
 #endif
 
 /* The groups of the needles found in text[a:b] ("==" looked for only after "error");
@@ -2073,16 +2024,7 @@ static int scan(const NeedleSet *ns, int kind, const void *data, Py_ssize_t a, P
     int found = 0;
     const unsigned char *d = (const unsigned char *)data;
     if (kind == PyUnicode_1BYTE_KIND) {
-#ifdef HAVE_TEDDY
-        Py_ssize_t from = a;
-        if (b - a >= 64 && avx2_on()) {
-            found = scan_teddy(ns, d, a, b, stop, &from);
-            if (found & stop) return found;
-        }
-#else
-        Py_ssize_t from = a;
-#endif
-        for (Py_ssize_t i = from; i + 4 <= b; i++) {
+        for (Py_ssize_t i = a; i + 4 <= b; i++) {
             uint32_t v = load4(d + i);
             unsigned key = bloom_key(v);
             if (!((ns->bloom[key >> 6] >> (key & 63)) & 1)) continue;
@@ -2171,8 +2113,8 @@ hit:
     Py_RETURN_FALSE;
 }
 
-/* scan_simd(on): whether the AVX2 paths run where the CPU has AVX2 (no_hints' filter, the
- * line parser's string scan); for tests: both ways give the same answers. Returns whether
+/* scan_simd(on): whether the AVX2 path runs where the CPU has AVX2 (the line parser's
+ * string scan); for tests: both ways give the same answers. Returns whether
  * they run now. */
 static PyObject *scan_simd(PyObject *self, PyObject *on) {
 #ifdef HAVE_TEDDY
@@ -4232,7 +4174,7 @@ static PyMethodDef methods[] = {
     {"no_hints", no_hints, METH_O, "True when the classifier's substring pre-filters all miss."},
     {"json_depth", json_depth, METH_O, "The nesting depth of a valid JSON text (_values.depth of its value)."},
     {"set_hints", set_hints, METH_VARARGS, "Give no_hints status.py's hint lists (summary, pair, failure)."},
-    {"scan_simd", scan_simd, METH_O, "Use the AVX2 paths (no_hints, step lines' strings) where the CPU has them (for tests)."},
+    {"scan_simd", scan_simd, METH_O, "Use the AVX2 path (step lines' strings) where the CPU has it (for tests)."},
     {"shingle_count", shingle_count, METH_O, "len(features.shingles(text)), for tests."},
     {"error_text", error_text, METH_O, "error_signature's normalized line of an ASCII text, else None."},
     {"setup_native", setup_native, METH_VARARGS, "Give native_step the model types and the classifier."},

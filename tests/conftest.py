@@ -29,8 +29,8 @@ except ImportError:  # hypothesis is a dev extra
 
 @pytest.fixture(params=[True, False], ids=["simd", "scalar"])
 def simd(request: pytest.FixtureRequest) -> Iterator[bool]:
-    """The compiled scans (the native line parser's strings, the status pre-filter) with
-    AVX2 where the CPU has it, and with their scalar loops."""
+    """The compiled scan of the native line parser's strings with
+    AVX2 where the CPU has it, and with its scalar loop."""
     from efc_tui import _fast
 
     fast = _fast.speedups()

@@ -144,9 +144,9 @@ def test_no_hints_at_the_head_and_tail_cuts(hint: str, at: int, wide: str) -> No
 
 
 @pytest.mark.parametrize("size", [64, 65, 97, 130, 200])
-def test_no_hints_every_offset(simd: bool, size: int) -> None:
-    """Each hint at every offset of 1-byte texts long enough for the 32-byte vector steps
-    (and its scalar tail): the same answers as the Python pre-filters, both ways."""
+def test_no_hints_every_offset(size: int) -> None:
+    """Each hint at every offset of 1-byte texts, beside near misses of the hints' first
+    four characters (the Bloom filter's key): the same answers as the Python pre-filters."""
     near = "ab erro Ran pas fai Trac comm: no Syn Ind Tab not nva nkn too Ass tim Tim can had Mis É\n  "
     filler = (near * 3)[:size]
     assert fast.no_hints(filler) == _python_no_hints(filler)
@@ -164,13 +164,9 @@ pieces = st.sampled_from(
 )
 
 
-@settings(
-    max_examples=300,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(pieces, max_size=60))
-def test_no_hints_long_texts_match_python(simd: bool, parts: list[str]) -> None:
+def test_no_hints_long_texts_match_python(parts: list[str]) -> None:
     t = "".join(parts)
     assert fast.no_hints(t) == _python_no_hints(t)
 
