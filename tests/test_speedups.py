@@ -610,9 +610,9 @@ def test_scoring_and_adapter_match_python(
 
 def test_compiled_loops_are_the_ones_running() -> None:
     """The speed-ups are in use (a silent fallback would pass every equality test)."""
-    from efc_tui.adapter.config import LOOP_NEUTRAL_KINDS, AdapterConfig
+    from efc_tui.adapter.config import AdapterConfig
     from efc_tui.adapter.decide import _compiled_loop, _Inputs
-    from efc_tui.adapter.loops import observation_digest, streaks_and_starts
+    from efc_tui.adapter.loops import streaks_and_starts
     from efc_tui.parsers import load
     from efc_tui.parsers.native import _compiled_lines
     from efc_tui.scoring import load_estimator, score_run
@@ -622,9 +622,6 @@ def test_compiled_loops_are_the_ones_running() -> None:
     assert _compiled_lines() is fast.native_lines
     run = next(load(SAMPLES / "repair_loop.jsonl"))
     assert _compiled_pass(fast, run.events) is not None
-    assert len(fast.streak_pass(run.events, LOOP_NEUTRAL_KINDS, observation_digest)[0]) == 8 * len(
-        run.events
-    )
     ledger = score_run(run, load_estimator())  # sets the gate tables up
     assert len(fast.gate_pass(run.events)[0]) == 8 * len(run.events)
     assert fast.cost_pass(run.events) is not None
@@ -744,45 +741,6 @@ def test_repetition_rule_decided_alike(repeat: int, epsilon: float) -> None:
     assert bool(fired) == (repeat > 0)
     if fired and fired[0].control == "stop":
         assert "times in a row since event" in fired[0].control_reason
-
-
-loop_events = st.builds(
-    lambda kind, tool, act, status, checks, obs: Event(
-        index=0,
-        step=0,
-        kind=kind,
-        tool=tool,
-        status=status,
-        action_text=act,
-        observation_text=obs,
-        checks=checks,
-    ),
-    st.sampled_from(
-        [EventKind.TOOL, EventKind.CHECK, EventKind.REPAIR, EventKind.REFLECT, EventKind.MESSAGE]
-    ),
-    st.sampled_from([None, "", "bash"]),
-    st.sampled_from(["", "  ", "pytest -q", " pytest \t -q ", "ls", "pytest  -q\u2003"]),
-    st.sampled_from([Status.NONE, Status.PASSED, Status.ASSERTION_ERROR, Status.RUNTIME_ERROR]),
-    st.sampled_from([None, Checks(1, 1, 2), Checks(0, 2, 2), Checks(2**70, 1, None)]),
-    st.sampled_from(
-        ["1 failed 0x1F", "1 failed 0x2a", "1  FAILED\n7", "É failed 12", "é failed 13", "", "é"]
-    ),
-)
-
-
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(loop_events, max_size=30))
-def test_streaks_match_python(evs: list[Event]) -> None:
-    """The repetition streaks and their starts, compiled and in Python, on runs drawn from a
-    few actions, outcomes and observations (ASCII and not) so that loops form and break."""
-    from efc_tui.adapter.loops import streaks_and_starts
-
-    run = Run(run_id="s", events=evs)
-    a = streaks_and_starts(run)
-    with _fast.pure_python():
-        b = streaks_and_starts(run)
-    assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
-    assert a[0].dtype == b[0].dtype == np.int64
 
 
 def test_slot_reads_and_other_classes() -> None:
