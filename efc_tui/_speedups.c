@@ -21,8 +21,10 @@
  *       CPU with AVX2 its strings are scanned 32 bytes at a time.
  *   gate_pass(events)  scoring/gates.py, the loop of compute_gates (Q, G, G_nr, Λ, Λ_nr, A).
  *   cost_pass(events)  scoring/raw_cost.py, the per-event columns of raw_cost.
- *   decide_pass(...)  adapter/decide.py, the per-event loop of decide: memory gating,
- *       roll-back, both stop rules with their reasons, ROI ranks; a Decision per event.
+ *   decide_pass(...)  adapter/decide.py, the run figures of decide's per-event loop
+ *       (score's summary): memory gating's counts, the first pass and roll-back, the
+ *       steps with ranked alternatives. No Decision and no reason: Python builds and
+ *       words those (DecideState) when they are read.
  *
  * The passes read the fields of Event and Checks instances straight from their slots
  * (SlotReader, set up from _fast.py), other objects through getattr.
@@ -802,12 +804,7 @@ static const char *const EVENT_FIELDS[] = {
     "index", "step", "kind", "tool", "status", "action_text", "observation_text", "tokens_in",
     "tokens_out", "tool_calls", "wall_s", "ops", "refs", "checks", "memory_write", "plan",
     "truncated", "timestamp", "oracle", "flags", "extra", NULL};
-static const char *const DECISION_FIELDS[] = {
-    "index", "step", "efc_nr", "dC", "x_nr", "memory", "memory_reason", "control", "control_reason",
-    "window_ratio", "stop_rule", "repeat_count", "repeat_rule", "rollback_to", "candidate_score",
-    "selection", "roi", "roi_rank", "roi_of", NULL};
-
-static Maker EVENT_MAKER, DECISION_MAKER;
+static Maker EVENT_MAKER;
 
 /* ---------------------------------------------------------------- reading instances' slots */
 
@@ -3126,10 +3123,8 @@ error:
 
 /* What adapter/decide.py's loop needs, given once by setup_decide(). */
 typedef struct {
-    PyObject *decision_type, *candidate_kinds, *alternative_kinds, *invalid_statuses, *kind_error;
-    PyObject *status_none, *status_passed, *q_status, *status_names, *kind_names;
-    PyObject *c_continue, *c_stop, *c_rollback, *s_audit, *s_rank, *m_promote, *m_scratch, *m_discard;
-    PyObject *discard_g, *promote_g; /* f"{DISCARD_NOVELTY:g}", f"{PROMOTE_NOVELTY:g}" */
+    PyObject *candidate_kinds, *alternative_kinds, *invalid_statuses, *kind_error, *status_none, *status_passed,
+        *q_status;
     double discard_novelty, promote_novelty;
 } Decide;
 
@@ -3137,27 +3132,10 @@ static Decide D;
 
 static PyObject *setup_decide(PyObject *self, PyObject *args) {
     Decide d;
-    PyObject *controls, *memories, *fields;
-    if (!PyArg_ParseTuple(args, "OO!OOOOOOO!O!O!O!O!ddUU", &d.decision_type, &PyTuple_Type, &fields,
-                          &d.candidate_kinds,
-                          &d.alternative_kinds, &d.invalid_statuses, &d.kind_error, &d.status_none,
-                          &d.status_passed, &PyDict_Type, &d.q_status, &PyDict_Type, &d.status_names,
-                          &PyDict_Type, &d.kind_names, &PyTuple_Type, &controls, &PyTuple_Type, &memories,
-                          &d.discard_novelty, &d.promote_novelty, &d.discard_g, &d.promote_g))
+    if (!PyArg_ParseTuple(args, "OOOOOOO!dd", &d.candidate_kinds, &d.alternative_kinds, &d.invalid_statuses,
+                          &d.kind_error, &d.status_none, &d.status_passed, &PyDict_Type, &d.q_status,
+                          &d.discard_novelty, &d.promote_novelty))
         return NULL;
-    if (PyTuple_GET_SIZE(controls) != 5 || PyTuple_GET_SIZE(memories) != 3) {
-        PyErr_SetString(PyExc_ValueError, "controls: 5 names, memories: 3 names");
-        return NULL;
-    }
-    if (maker_setup(&DECISION_MAKER, d.decision_type, fields, DECISION_FIELDS) < 0) return NULL;
-    d.c_continue = PyTuple_GET_ITEM(controls, 0);
-    d.c_stop = PyTuple_GET_ITEM(controls, 1);
-    d.c_rollback = PyTuple_GET_ITEM(controls, 2);
-    d.s_audit = PyTuple_GET_ITEM(controls, 3);
-    d.s_rank = PyTuple_GET_ITEM(controls, 4);
-    d.m_promote = PyTuple_GET_ITEM(memories, 0);
-    d.m_scratch = PyTuple_GET_ITEM(memories, 1);
-    d.m_discard = PyTuple_GET_ITEM(memories, 2);
     PyObject **dst = (PyObject **)&D, **src = (PyObject **)&d;
     size_t nobj = offsetof(Decide, discard_novelty) / sizeof(PyObject *);
     for (size_t i = 0; i < nobj; i++) {
@@ -3169,170 +3147,17 @@ static PyObject *setup_decide(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* A reason being written: UTF-8 pieces appended, then one str. */
-typedef struct {
-    char buf[512];
-    size_t n;
-} Text;
-
-static void put(Text *b, const char *s) {
-    size_t m = strlen(s);
-    if (b->n + m > sizeof(b->buf)) m = sizeof(b->buf) - b->n;
-    memcpy(b->buf + b->n, s, m);
-    b->n += m;
-}
-
-static void put_int(Text *b, long long v) {
-    char tmp[24];
-    int k = 0;
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    do {
-        tmp[k++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0) tmp[k++] = '-';
-    char out[24];
-    for (int i = 0; i < k; i++) out[i] = tmp[k - 1 - i];
-    out[k] = 0;
-    put(b, out);
-}
-
-/* format(x, ".2f") or format(x, ".3g"): Python's own float formatting */
-static int put_float(Text *b, double x, char code, int prec) {
-    char *s = PyOS_double_to_string(x, code, prec, 0, NULL);
-    if (!s) return -1;
-    put(b, s);
-    PyMem_Free(s);
-    return 0;
-}
-
-static PyObject *text_str(Text *b) { return PyUnicode_DecodeUTF8(b->buf, (Py_ssize_t)b->n, NULL); }
-
-/* Reasons that depend on one status or kind only are built once per call. */
-#define CACHE_SLOTS 16
-typedef struct {
-    PyObject *key[CACHE_SLOTS], *value[CACHE_SLOTS];
-} Cache;
-
-static PyObject *cache_get(Cache *c, PyObject *key) {
-    for (int i = 0; i < CACHE_SLOTS && c->key[i]; i++)
-        if (c->key[i] == key) return Py_NewRef(c->value[i]);
-    return NULL;
-}
-
-static PyObject *cache_put(Cache *c, PyObject *key, PyObject *value) {
-    if (!value) return NULL;
-    for (int i = 0; i < CACHE_SLOTS; i++)
-        if (!c->key[i]) {
-            c->key[i] = key; /* borrowed: statuses and kinds live as long as the module */
-            c->value[i] = Py_NewRef(value);
-            break;
-        }
-    return value;
-}
-
-static void cache_clear(Cache *c) {
-    for (int i = 0; i < CACHE_SLOTS; i++) Py_CLEAR(c->value[i]);
-    memset(c, 0, sizeof(*c));
-}
-
-typedef struct {
-    Cache repeated, invalid, unverified, unused;
-} Reasons;
-
-static const char *name_of(PyObject *names, PyObject *key) {
-    PyObject *v = PyDict_GetItemWithError(names, key);
-    return v && PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
-}
-
-/* gating.gate_memory: (decision, reason) for one event, new references. */
-static int gate_memory(Reasons *rs, PyObject *status, PyObject *kind, int has_obs, double n, double a,
-                       double p, double memory_write, PyObject **mem, PyObject **reason) {
-    const char *sname = name_of(D.status_names, status);
-    if (!sname) goto bad;
-    Text b = {.n = 0};
-    if (a < 1.0) {
-        *mem = D.m_discard;
-        if (!(*reason = cache_get(&rs->repeated, status))) {
-            put(&b, "repeated error: ");
-            put(&b, sname);
-            put(&b, " with an error signature seen earlier");
-            *reason = cache_put(&rs->repeated, status, text_str(&b));
-        }
-        goto done;
-    }
+/* gating.gate_memory's decision for one event, without its reason (gating.py words it):
+ * 0 promote, 1 scratch, 2 discard; -1 with an exception. */
+static int gate_memory(PyObject *status, PyObject *kind, int has_obs, double n, double a, double p,
+                       double memory_write) {
+    if (a < 1.0) return 2;
     int invalid = PySet_Contains(D.invalid_statuses, status);
     if (invalid < 0) return -1;
-    if (invalid || kind == D.kind_error) {
-        PyObject *key = invalid ? status : kind;
-        *mem = D.m_discard;
-        if (!(*reason = cache_get(&rs->invalid, key))) {
-            put(&b, "invalid: ");
-            put(&b, invalid ? sname : "error event");
-            *reason = cache_put(&rs->invalid, key, text_str(&b));
-        }
-        goto done;
-    }
-    if (has_obs && n < D.discard_novelty) {
-        *mem = D.m_discard;
-        put(&b, "redundant: novelty ");
-        if (put_float(&b, n, 'f', 2) < 0) return -1;
-        put(&b, " < ");
-        put(&b, PyUnicode_AsUTF8(D.discard_g));
-        *reason = text_str(&b);
-        goto done;
-    }
-    if (status == D.status_none) {
-        *mem = D.m_scratch;
-        if (!(*reason = cache_get(&rs->unverified, kind))) {
-            const char *kname = name_of(D.kind_names, kind);
-            if (!kname) goto bad;
-            put(&b, "unverified: no verdict (");
-            put(&b, kname);
-            put(&b, " event)");
-            *reason = cache_put(&rs->unverified, kind, text_str(&b));
-        }
-        goto done;
-    }
-    const char *used = p >= 1.0 && memory_write >= 1.0 ? "plan/action change, memory write"
-                       : p >= 1.0                      ? "plan/action change"
-                       : memory_write >= 1.0           ? "memory write"
-                                                       : NULL;
-    if (n >= D.promote_novelty && used) {
-        *mem = D.m_promote;
-        put(&b, "verified ");
-        put(&b, sname);
-        put(&b, ", novel (n=");
-        if (put_float(&b, n, 'f', 2) < 0) return -1;
-        put(&b, "), used (");
-        put(&b, used);
-        put(&b, ")");
-        *reason = text_str(&b);
-    } else if (n < D.promote_novelty) {
-        *mem = D.m_scratch;
-        put(&b, "verified ");
-        put(&b, sname);
-        put(&b, " but novelty ");
-        if (put_float(&b, n, 'f', 2) < 0) return -1;
-        put(&b, " < ");
-        put(&b, PyUnicode_AsUTF8(D.promote_g));
-        *reason = text_str(&b);
-    } else {
-        *mem = D.m_scratch;
-        if (!(*reason = cache_get(&rs->unused, status))) {
-            put(&b, "verified ");
-            put(&b, sname);
-            put(&b, " but not used (no plan change or memory write)");
-            *reason = cache_put(&rs->unused, status, text_str(&b));
-        }
-    }
-done:
-    if (!*reason) return -1;
-    Py_INCREF(*mem);
-    return 0;
-bad:
-    if (!PyErr_Occurred()) fallback("a status or kind without a name");
-    return -1;
+    if (invalid || kind == D.kind_error) return 2;
+    if (has_obs && n < D.discard_novelty) return 2;
+    if (status == D.status_none) return 1;
+    return n >= D.promote_novelty && (p >= 1.0 || memory_write >= 1.0) ? 0 : 1;
 }
 
 typedef struct {
@@ -3343,8 +3168,7 @@ typedef struct {
 
 typedef struct {
     int64_t step;
-    double *keys;
-    size_t n, cap;
+    size_t n; /* its alternatives so far */
 } RoiGroup;
 
 typedef struct {
@@ -3375,8 +3199,7 @@ static RoiGroup *roi_group(RoiGroups *r, int64_t step) {
     }
     RoiGroup *g = &r->g[r->n++];
     g->step = step;
-    g->keys = NULL;
-    g->n = g->cap = 0;
+    g->n = 0;
     r->slots[j] = (Py_ssize_t)r->n;
     if (r->n * 2 > r->mask + 1) { /* rehash */
         size_t m = (r->mask + 1) * 2;
@@ -3395,7 +3218,6 @@ static RoiGroup *roi_group(RoiGroups *r, int64_t step) {
 }
 
 static void roi_free(RoiGroups *r) {
-    for (size_t i = 0; i < r->n; i++) free(r->g[i].keys);
     free(r->g);
     free(r->slots);
 }
@@ -3422,59 +3244,32 @@ static int get_doubles(PyObject *obj, Py_buffer *view, Py_ssize_t n) {
     return 0;
 }
 
-static int get_int64s(PyObject *obj, Py_buffer *view, Py_ssize_t n) {
-    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return -1;
-    if (view->itemsize != 8 || !view->format || (strcmp(view->format, "q") != 0 && strcmp(view->format, "l") != 0) ||
-        view->len != n * 8) {
-        PyBuffer_Release(view);
-        PyErr_SetString(PyExc_TypeError, "streaks and starts must be int64 arrays of one length per event");
-        return -1;
-    }
-    return 0;
-}
-
-/* adapter/decide.py's loop: (decisions, has_obs, first_pass, first_rollback,
- * (promote, scratch, discard), ranked steps). ``streaks`` / ``starts``: loops.py's
- * streaks_and_starts; ``K``: the repetition limit (0: off). */
+/* The run figures of adapter/decide.py's loop, without a Decision (decide.py's DecideState
+ * builds those, and words their reasons, when they are read): (has_obs, first_pass,
+ * first_rollback, (promote, scratch, discard), ranked steps), from the events and the
+ * prefix columns n, a, p, m and c. */
 static PyObject *decide_pass(PyObject *self, PyObject *args) {
-    PyObject *events, *cols[9], *eps_g, *streaks_o, *starts_o;
-    double d_task, eps;
-    Py_ssize_t W, K;
-    int build = 1; /* 0: the run figures only, no Decision objects (nor their reasons) */
-    if (!PyArg_ParseTuple(args, "O!OOOOOOOOOOOdndUn|p", &PyList_Type, &events, &cols[0], &cols[1], &cols[2],
-                          &cols[3], &cols[4], &cols[5], &cols[6], &cols[7], &cols[8], &streaks_o, &starts_o,
-                          &d_task, &W, &eps, &eps_g, &K, &build))
+    PyObject *events, *cols[5];
+    if (!PyArg_ParseTuple(args, "O!OOOOO", &PyList_Type, &events, &cols[0], &cols[1], &cols[2], &cols[3], &cols[4]))
         return NULL;
-    if (!D.decision_type) {
+    if (!D.q_status) {
         PyErr_SetString(PyExc_RuntimeError, "_speedups.setup_decide() was not called");
         return NULL;
     }
     Py_ssize_t T = PyList_GET_SIZE(events);
-    Py_buffer v[11];
+    Py_buffer v[5];
     int nv = 0;
     PyObject *result = NULL;
-    for (; nv < 9; nv++)
+    for (; nv < 5; nv++)
         if (get_doubles(cols[nv], &v[nv], T) < 0) goto release;
-    if (get_int64s(streaks_o, &v[nv], T) < 0) goto release;
-    nv++;
-    if (get_int64s(starts_o, &v[nv], T) < 0) goto release;
-    nv++;
-    const int64_t *streaks = v[9].buf, *starts = v[10].buf;
-    const double *nr = v[0].buf, *dc = v[1].buf, *xs = v[2].buf, *ratios = v[3].buf, *nn = v[4].buf,
-                 *aa = v[5].buf, *pp = v[6].buf, *mm = v[7].buf, *cc = v[8].buf;
-    const char *epsg = PyUnicode_AsUTF8(eps_g);
-    if (!epsg) goto release;
+    const double *nn = v[0].buf, *aa = v[1].buf, *pp = v[2].buf, *mm = v[3].buf, *cc = v[4].buf;
 
-    PyObject *decisions = build ? PyList_New(T) : Py_NewRef(Py_None);
     unsigned char *has_obs = calloc((size_t)(T > 0 ? T : 1), 1);
     Cand *group = NULL;
     size_t ngroup = 0, capgroup = 0;
     RoiGroups rois = {0};
-    Reasons rs;
-    memset(&rs, 0, sizeof(rs));
-    PyObject *no_cost = NULL;
-    if (!decisions || !has_obs) {
-        if (!has_obs) PyErr_NoMemory();
+    if (!has_obs) {
+        PyErr_NoMemory();
         goto fail;
     }
     int64_t known_checks = 0, group_step = 0, first_pass = -1, fr_t = -1, fr_to = -1;
@@ -3485,14 +3280,12 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
 
     for (Py_ssize_t t = 0; t < T; t++) {
         PyObject *ev = PyList_GET_ITEM(events, t);
-        PyObject *kind = NULL, *status = NULL, *step_o = NULL, *index_o = NULL, *ch = NULL, *obs = NULL;
-        PyObject *mem = NULL, *mem_reason = NULL, *reason = NULL, *dec = NULL;
+        PyObject *kind = NULL, *status = NULL, *step_o = NULL, *ch = NULL, *obs = NULL;
         int64_t step;
         kind = EV_GET(ev, s_kind);
         status = kind ? EV_GET(ev, s_status) : NULL;
         step_o = status ? EV_GET(ev, s_step) : NULL;
-        index_o = step_o ? EV_GET(ev, s_index) : NULL;
-        ch = index_o ? EV_GET(ev, s_checks) : NULL;
+        ch = step_o ? EV_GET(ev, s_checks) : NULL;
         obs = ch ? EV_GET(ev, s_observation_text) : NULL;
         if (!obs) goto event_fail;
         if (as_i64(step_o, 0, &step) < 0 || step_o == Py_None || !PyUnicode_CheckExact(obs)) {
@@ -3580,219 +3373,50 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
         int have_cur = best_of(group, ngroup, &cur_score, &cur_t);
 
         /* memory gating */
-        if (gate_memory(&rs, status, kind, has_obs[t], nn[t], aa[t], pp[t], mm[t], &mem, &mem_reason) < 0)
-            goto event_fail;
-        counts[mem == D.m_promote ? 0 : mem == D.m_scratch ? 1 : 2]++;
+        int mem = gate_memory(status, kind, has_obs[t], nn[t], aa[t], pp[t], mm[t]);
+        if (mem < 0) goto event_fail;
+        counts[mem]++;
 
-        /* stop / roll back */
-        double ratio = ratios[t];
-        int have_ratio = !isnan(ratio);
-        int stop_rule = have_ratio && ratio < eps;
-        int64_t streak = streaks[t];
-        int repeat_rule = K > 0 && streak >= K;
-        PyObject *control;
-        int64_t rollback_to = -1;
-        Text b = {.n = 0};
-        if (have_cur && have_best && best_score > cur_score) {
-            rollback_to = best_t;
-            control = D.c_rollback;
-            if (build) {
-                put(&b, "roll back to candidate at event ");
-                put_int(&b, rollback_to);
-                put(&b, ": it scored ");
-                if (put_float(&b, best_score, 'f', 2) < 0) goto event_fail;
-                put(&b, " > current ");
-                if (put_float(&b, cur_score, 'f', 2) < 0) goto event_fail;
-                reason = text_str(&b);
-            }
-            if (fr_t < 0) {
-                fr_t = t;
-                fr_to = rollback_to;
-            }
-        } else if (repeat_rule) {
-            control = D.c_stop;
-            int64_t start = starts[t];
-            if (start < 0 || start >= T) {
-                fallback("a repetition streak without its first event");
-                goto event_fail;
-            }
-            PyObject *st0 = PyObject_GetAttr(PyList_GET_ITEM(events, start), s_status);
-            if (!st0) goto event_fail;
-            const char *sname = name_of(D.status_names, st0);
-            Py_DECREF(st0); /* borrowed name: statuses live in the enum */
-            if (!sname) {
-                if (!PyErr_Occurred()) fallback("a status without a name");
-                goto event_fail;
-            }
-            if (build) {
-                put(&b, "stop: one action has failed the same way ");
-                put_int(&b, streak);
-                put(&b, " times in a row since event ");
-                put_int(&b, start);
-                put(&b, " (");
-                put(&b, sname);
-                put(&b, "; nothing learned in between; limit ");
-                put_int(&b, K);
-                put(&b, ")");
-                if (stop_rule) {
-                    put(&b, "; window ratio ");
-                    if (put_float(&b, ratio, 'g', 3) < 0) goto event_fail;
-                    put(&b, " < \xce\xb5 ");
-                    put(&b, epsg);
-                    put(&b, " too");
-                }
-                reason = text_str(&b);
-            }
-        } else if (stop_rule) {
-            control = D.c_stop;
-            if (build) {
-                put(&b, "stop: window ratio ");
-                if (put_float(&b, ratio, 'g', 3) < 0) goto event_fail;
-                put(&b, " < \xce\xb5 ");
-                put(&b, epsg);
-                put(&b, " over the last ");
-                put_int(&b, W);
-                put(&b, " events");
-                reason = text_str(&b);
-            }
-        } else if (t + 1 < W) {
-            control = D.c_continue;
-            if (build) {
-                put(&b, "window not full (");
-                put_int(&b, t + 1);
-                put(&b, " of ");
-                put_int(&b, W);
-                put(&b, " events)");
-                reason = text_str(&b);
-            }
-        } else if (!have_ratio) {
-            control = D.c_continue;
-            if (!no_cost) {
-                put(&b, "no raw cost in the last ");
-                put_int(&b, W);
-                put(&b, " events");
-                no_cost = text_str(&b);
-                if (!no_cost) goto event_fail;
-            }
-            reason = Py_NewRef(no_cost);
-        } else {
-            control = D.c_continue;
-            if (build) {
-                put(&b, "window ratio ");
-                if (put_float(&b, ratio, 'g', 3) < 0) goto event_fail;
-                put(&b, " \xe2\x89\xa5 \xce\xb5 ");
-                put(&b, epsg);
-                reason = text_str(&b);
-            }
+        /* the first roll-back (the stop rules are read from the columns in decide.py) */
+        if (have_cur && have_best && best_score > cur_score && fr_t < 0) {
+            fr_t = t;
+            fr_to = best_t;
         }
-        if (build && !reason) goto event_fail;
 
-        /* ROI among alternatives sharing a step index */
-        double nr_t = nr[t], dc_t = dc[t], roi = 0.0;
-        int have_roi = dc_t > 0;
-        if (have_roi) roi = (nr_t / d_task) / dc_t;
-        PyObject *selection = D.s_audit;
-        Py_ssize_t rank = -1, of = -1;
+        /* alternatives sharing a step index: the steps where they are ranked (two or more) */
         int is_alt = PySet_Contains(D.alternative_kinds, kind);
         if (is_alt < 0) goto event_fail;
         if (is_alt) {
-            double key = have_roi ? roi : (nr_t > 0 ? Py_HUGE_VAL : 0.0);
             RoiGroup *g = roi_group(&rois, step);
             if (!g) goto event_fail;
-            if (g->n) {
-                Py_ssize_t above = 0;
-                for (size_t k = 0; k < g->n; k++) above += g->keys[k] >= key;
-                rank = 1 + above;
-                of = (Py_ssize_t)g->n + 1;
-                selection = D.s_rank;
-                if (g->n == 1) ranked++; /* counted once, when the step first ranks */
-            }
-            if (g->n == g->cap) {
-                size_t c = g->cap ? g->cap * 2 : 4;
-                double *q = realloc(g->keys, c * sizeof(double));
-                if (!q) {
-                    PyErr_NoMemory();
-                    goto event_fail;
-                }
-                g->keys = q;
-                g->cap = c;
-            }
-            g->keys[g->n++] = key;
-        }
-
-        if (build) {
-            PyObject *args19[19];
-            PyObject *tmp[10];
-            int nt = 0;
-            args19[0] = index_o;
-            args19[1] = step_o;
-            args19[2] = tmp[nt++] = PyFloat_FromDouble(nr_t);
-            args19[3] = tmp[nt++] = PyFloat_FromDouble(dc_t);
-            args19[4] = tmp[nt++] = PyFloat_FromDouble(xs[t]);
-            args19[5] = mem;
-            args19[6] = mem_reason;
-            args19[7] = control;
-            args19[8] = reason;
-            args19[9] = have_ratio ? (tmp[nt++] = PyFloat_FromDouble(ratio)) : Py_None;
-            args19[10] = stop_rule ? Py_True : Py_False;
-            args19[11] = tmp[nt++] = PyLong_FromLongLong(streak);
-            args19[12] = repeat_rule ? Py_True : Py_False;
-            args19[13] = rollback_to >= 0 ? (tmp[nt++] = PyLong_FromLongLong(rollback_to)) : Py_None;
-            args19[14] = have_cur ? (tmp[nt++] = PyFloat_FromDouble(cur_score)) : Py_None;
-            args19[15] = selection;
-            args19[16] = have_roi && isfinite(roi) ? (tmp[nt++] = PyFloat_FromDouble(roi)) : Py_None;
-            args19[17] = rank >= 0 ? (tmp[nt++] = PyLong_FromSsize_t(rank)) : Py_None;
-            args19[18] = of >= 0 ? (tmp[nt++] = PyLong_FromSsize_t(of)) : Py_None;
-            int ok = 1;
-            for (int k = 0; k < 19; k++)
-                if (!args19[k]) ok = 0;
-            if (ok) dec = maker_new(&DECISION_MAKER, args19);
-            for (int k = 0; k < nt; k++) Py_XDECREF(tmp[k]);
-        }
-        if (build) {
-            if (!dec) goto event_fail;
-            PyList_SET_ITEM(decisions, t, dec);
+            if (++g->n == 2) ranked++;
         }
         Py_DECREF(kind);
         Py_DECREF(status);
         Py_DECREF(step_o);
-        Py_DECREF(index_o);
         Py_DECREF(ch);
         Py_DECREF(obs);
-        Py_DECREF(mem);
-        Py_DECREF(mem_reason);
-        Py_XDECREF(reason);
         continue;
     event_fail:
         Py_XDECREF(kind);
         Py_XDECREF(status);
         Py_XDECREF(step_o);
-        Py_XDECREF(index_o);
         Py_XDECREF(ch);
         Py_XDECREF(obs);
-        Py_XDECREF(mem);
-        Py_XDECREF(mem_reason);
-        Py_XDECREF(reason);
         goto fail;
     }
     {
         PyObject *fp = first_pass >= 0 ? PyLong_FromLongLong(first_pass) : Py_NewRef(Py_None);
         PyObject *fr = fr_t >= 0 ? Py_BuildValue("(LL)", (long long)fr_t, (long long)fr_to) : Py_NewRef(Py_None);
         if (fp && fr)
-            result = Py_BuildValue("(ONNN(nnn)n)", decisions, bytearray_of(has_obs, (size_t)T), fp, fr,
-                                   counts[0], counts[1], counts[2], ranked);
+            result = Py_BuildValue("(NNN(nnn)n)", bytearray_of(has_obs, (size_t)T), fp, fr, counts[0], counts[1],
+                                   counts[2], ranked);
         else {
             Py_XDECREF(fp);
             Py_XDECREF(fr);
         }
     }
 fail:
-    Py_XDECREF(decisions);
-    Py_XDECREF(no_cost);
-    cache_clear(&rs.repeated);
-    cache_clear(&rs.invalid);
-    cache_clear(&rs.unverified);
-    cache_clear(&rs.unused);
     free(has_obs);
     free(group);
     roi_free(&rois);
@@ -3967,8 +3591,8 @@ static PyMethodDef methods[] = {
     {"setup_gates", setup_gates, METH_VARARGS, "Give gate_pass the gate tables."},
     {"gate_pass", gate_pass, METH_O, "The loop of gates.compute_gates."},
     {"cost_pass", cost_pass, METH_O, "The per-event columns of raw_cost.raw_cost."},
-    {"setup_decide", setup_decide, METH_VARARGS, "Give decide_pass the adapter's types and constants."},
-    {"decide_pass", decide_pass, METH_VARARGS, "The per-event loop of adapter.decide."},
+    {"setup_decide", setup_decide, METH_VARARGS, "Give decide_pass the adapter's kinds, statuses and thresholds."},
+    {"decide_pass", decide_pass, METH_VARARGS, "The run figures of adapter.decide's loop (no Decision objects)."},
     {"close_prefix", close_prefix, METH_O, "preview.close_prefix: a document's first bytes closed into a valid one."},
     {NULL, NULL, 0, NULL},
 };

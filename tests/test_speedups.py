@@ -35,7 +35,8 @@ def _snapshots(path: Path) -> list[dict[str, Any]] | None:
     from efc_tui.parsers import load
 
     try:
-        return [snapshot(score_and_decide(run)) for run in load(path)]
+        # lazy: the adapter's run figures from the compiled loop (the decisions are Python's)
+        return [snapshot(score_and_decide(run, lazy=True)) for run in load(path)]
     except EfcError as exc:
         return [{"error": str(exc)}]
 
@@ -602,17 +603,16 @@ def test_scoring_and_adapter_match_python(
         e.tokens_in, e.tool_calls, e.wall_s, e.ops = 10 * i, i % 2, 0.5 * (i % 3), i % 4
         e.flags = ("tokens",) if i % 3 == 0 else ("wall_s",) if i % 3 == 1 else ()
     run = Run(run_id="h", events=evs)
-    a = snapshot(score_and_decide(run, window=window, epsilon=epsilon))
+    a = snapshot(score_and_decide(run, window=window, epsilon=epsilon, lazy=True))
     with _fast.pure_python():
-        b = snapshot(score_and_decide(run, window=window, epsilon=epsilon))
+        b = snapshot(score_and_decide(run, window=window, epsilon=epsilon, lazy=True))
     assert first_difference(b, a) is None
 
 
 def test_compiled_loops_are_the_ones_running() -> None:
     """The speed-ups are in use (a silent fallback would pass every equality test)."""
-    from efc_tui.adapter.config import AdapterConfig
-    from efc_tui.adapter.decide import _compiled_loop, _Inputs
-    from efc_tui.adapter.loops import streaks_and_starts
+    from efc_tui.adapter import score_and_decide
+    from efc_tui.adapter.decide import _compiled_summary, _Inputs
     from efc_tui.parsers import load
     from efc_tui.parsers.native import _compiled_lines
     from efc_tui.scoring import load_estimator, score_run
@@ -626,23 +626,13 @@ def test_compiled_loops_are_the_ones_running() -> None:
     assert len(fast.gate_pass(run.events)[0]) == 8 * len(run.events)
     assert fast.cost_pass(run.events) is not None
     nr = np.ones(len(run.events))
-    streaks, starts = streaks_and_starts(run)
-    inputs = _Inputs(
-        run.events,
-        ledger.features,
-        nr,
-        ledger.cost.delta,
-        nr,
-        nr,
-        streaks,
-        starts,
-        1.0,
-        3,
-        0.01,
-        AdapterConfig(3, 0.01).repeat,
-    )
-    loop = _compiled_loop(fast, inputs)
-    assert loop is not None and len(loop.decisions) == len(run.events)
+    inputs = _Inputs(run.events, ledger.features, nr, nr, nr, nr, nr, nr, 1.0, 3, 0.01, 3)
+    loop = _compiled_summary(fast, inputs)
+    assert loop is not None and loop.decisions is None and len(loop.has_obs) == len(run.events)
+    assert sum(loop.memory_counts.values()) == len(run.events)
+    # score's summary comes from it
+    summary = score_and_decide(run, lazy=True).summary
+    assert summary.memory == loop.memory_counts
 
 
 @pytest.mark.parametrize("value", [2**70, 1.5, -3])
@@ -665,9 +655,9 @@ def test_odd_counts_score_alike(value: Any) -> None:
         for i in range(4)
     ]
     run = Run(run_id="odd", events=evs)
-    a = snapshot(score_and_decide(run))
+    a = snapshot(score_and_decide(run, lazy=True))
     with _fast.pure_python():
-        b = snapshot(score_and_decide(run))
+        b = snapshot(score_and_decide(run, lazy=True))
     assert first_difference(b, a) is None
 
 
@@ -688,10 +678,12 @@ def test_rollback_ties_go_to_the_latest_candidate() -> None:
         for i, (s, st) in enumerate(kinds)
     ]
     run = Run(run_id="ties", events=evs)
-    a = score_and_decide(run).decisions[2]
+    a = score_and_decide(run, lazy=True)
     with _fast.pure_python():
-        b = score_and_decide(run).decisions[2]
-    assert b.rollback_to == 1 and a.as_dict() == b.as_dict()
+        b = score_and_decide(run, lazy=True)
+    assert b.decisions[2].rollback_to == 1 and a.decisions[2].as_dict() == b.decisions[2].as_dict()
+    assert a.summary.rollback_event == b.summary.rollback_event == 2
+    assert a.summary.rollback_to == b.summary.rollback_to == 1
 
 
 @pytest.mark.parametrize("repeat", [0, 2, 3])
@@ -733,9 +725,9 @@ def test_repetition_rule_decided_alike(repeat: int, epsilon: float) -> None:
                 )
             )
     run = Run(run_id="loop", events=evs)
-    a = score_and_decide(run, window=2, epsilon=epsilon, repeat=repeat)
+    a = score_and_decide(run, window=2, epsilon=epsilon, repeat=repeat, lazy=True)
     with _fast.pure_python():
-        b = score_and_decide(run, window=2, epsilon=epsilon, repeat=repeat)
+        b = score_and_decide(run, window=2, epsilon=epsilon, repeat=repeat, lazy=True)
     assert first_difference(snapshot(b), snapshot(a)) is None
     fired = [d for d in a.decisions if d.repeat_rule]
     assert bool(fired) == (repeat > 0)
@@ -762,21 +754,21 @@ def test_slot_reads_and_other_classes() -> None:
         pass
 
     run = next(load(SAMPLES / "repair_loop.jsonl"))
-    want = snapshot(score_and_decide(run))
+    want = snapshot(score_and_decide(run, lazy=True))
     run.events = [
         Sub(**{f.name: getattr(e, f.name) for f in fields(Event)}) if i % 2 else e
         for i, e in enumerate(run.events)
     ]
-    assert first_difference(want, snapshot(score_and_decide(run))) is None
+    assert first_difference(want, snapshot(score_and_decide(run, lazy=True))) is None
     with _fast.pure_python():
-        assert first_difference(want, snapshot(score_and_decide(run))) is None
+        assert first_difference(want, snapshot(score_and_decide(run, lazy=True))) is None
 
 
 @pytest.mark.parametrize("name,path", [pytest.param(n, p, id=n) for n, p in fixture_files()])
 def test_lazy_decisions_are_the_eager_ones(name: str, path: Path) -> None:
-    """``lazy=True`` (what ``score`` asks for): the summary from a pass that builds no
-    Decision, the decisions built when first read; the same ledger, decisions and summary
-    as the eager compiled path and the pure-Python one."""
+    """``lazy=True`` (what ``score`` asks for): the summary from the compiled pass, which
+    builds no Decision, the decisions built (in Python) when first read; the same ledger,
+    decisions and summary as the eager path and the pure-Python one."""
     from efc_tui.adapter import score_and_decide
     from efc_tui.adapter.decide import LazyDecisions
     from efc_tui.errors import EfcError
