@@ -72,7 +72,8 @@
 
 static unsigned char SPACE1[256]; /* str.isspace / str.strip / str.split, code points < 256 */
 static unsigned char BREAK1[256]; /* str.splitlines boundaries, code points < 256 */
-static unsigned char TOKEN1[256]; /* features._KEEP (letters, digits, _ . / -) and >= 128 */
+static unsigned char TOKEN1[256]; /* features._TOKEN_TABLE's token characters (set_tokens) */
+static int TOKENS_SET = 0;          /* until set_tokens() is called, feature_pass declines */
 
 static inline int is_space(Py_UCS4 c) { return c < 256 ? SPACE1[c] : Py_UNICODE_ISSPACE(c); }
 static inline int is_break(Py_UCS4 c) { return c < 256 ? BREAK1[c] : Py_UNICODE_ISLINEBREAK(c); }
@@ -83,9 +84,28 @@ static void init_tables(void) {
         SPACE1[c] = (unsigned char)(Py_UNICODE_ISSPACE(c) ? 1 : 0);
         BREAK1[c] = (unsigned char)(Py_UNICODE_ISLINEBREAK(c) ? 1 : 0);
     }
-    const char *keep = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-";
-    for (const char *p = keep; *p; p++) TOKEN1[(unsigned char)*p] = 1;
-    for (int c = 128; c < 256; c++) TOKEN1[c] = 1;
+}
+
+/* set_tokens(table): features._TOKEN_TABLE, the bytes.translate table that keeps a token
+ * character and maps any other to a space (features.py is the one definition). The loops
+ * here read code points, Python reads UTF-8 bytes: the same only while every byte >= 128
+ * is a token character (a non-ASCII letter's bytes). False, and feature_pass declines
+ * (the Python loop runs), for a table where that does not hold. */
+static PyObject *set_tokens(PyObject *self, PyObject *table) {
+    if (!PyBytes_Check(table) || PyBytes_GET_SIZE(table) != 256) {
+        PyErr_SetString(PyExc_TypeError, "set_tokens takes a 256-byte translate table");
+        return NULL;
+    }
+    const unsigned char *t = (const unsigned char *)PyBytes_AS_STRING(table);
+    TOKENS_SET = 0;
+    for (int c = 0; c < 256; c++) {
+        TOKEN1[c] = t[c] != ' ';
+        if (t[c] != c && t[c] != ' ') Py_RETURN_FALSE;
+        if (c >= 128 && !TOKEN1[c]) Py_RETURN_FALSE;
+    }
+    if (TOKEN1[' ']) Py_RETURN_FALSE;
+    TOKENS_SET = 1;
+    Py_RETURN_TRUE;
 }
 
 /* ---------------------------------------------------------------- hashing */
@@ -1216,6 +1236,7 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_RuntimeError, "_speedups.setup() was not called");
         return NULL;
     }
+    if (!TOKENS_SET) return fallback("features.py has not given its token characters (set_tokens)");
     Py_ssize_t T = PyList_GET_SIZE(events);
     size_t nT = (size_t)(T > 0 ? T : 1);
     double *c = calloc(nT, sizeof(double)), *h = calloc(nT, sizeof(double)), *a = malloc(nT * sizeof(double)),
@@ -3579,6 +3600,7 @@ static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS, "Give the module the model's kinds, statuses and severities."},
     {"setup_slots", setup_slots, METH_VARARGS, "Let the passes read Event and Checks fields from their slots."},
     {"feature_pass", feature_pass, METH_VARARGS, "The per-event loop of features.compute_features."},
+    {"set_tokens", set_tokens, METH_O, "Give feature_pass features._TOKEN_TABLE (False: it declines)."},
     {"no_hints", no_hints, METH_O, "True when the classifier's substring pre-filters all miss."},
     {"json_depth", json_depth, METH_O, "The nesting depth of a valid JSON text (_values.depth of its value)."},
     {"set_hints", set_hints, METH_VARARGS, "Give no_hints status.py's hint lists (summary, pair, failure)."},

@@ -299,6 +299,43 @@ def test_feature_pass_matches_python(evs: list[Event]) -> None:
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
 
 
+def test_token_characters_come_from_features(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled loop splits observations into tokens with ``features._TOKEN_TABLE``,
+    given to it at import (one definition): a table that also keeps ":" changes which
+    observation a later action cites, in both loops alike; a table the C cannot follow
+    (a byte >= 128 as a separator) makes it decline, and Python runs."""
+    from efc_tui.scoring import features
+
+    evs = [
+        Event(index=0, step=0, kind=EventKind.TOOL, action_text="grep -n x", observation_text=o)
+        for o in ("src/app.py:12:x = 1", "src/app.py also here", "nothing")
+    ]
+    evs.append(Event(index=3, step=3, kind=EventKind.TOOL, action_text="sed -n 1p src/app.py:12:x"))
+
+    def refs() -> tuple[list[int], list[int]]:
+        compiled = features._compiled_pass(fast, evs)
+        assert compiled is not None
+        return compiled.first_ref.tolist(), features._python_pass(evs).first_ref.tolist()
+
+    compiled, python = refs()
+    assert compiled == python == [3, 3, -1, -1]  # "src/app.py", cited by the last action
+    table = bytearray(features._TOKEN_TABLE)
+    table[ord(":")] = ord(":")
+    try:
+        monkeypatch.setattr(features, "_TOKEN_TABLE", bytes(table))
+        features._install_tokens()
+        compiled, python = refs()
+        assert compiled == python == [3, -1, -1, -1]  # only the first holds "src/app.py:12:x"
+        table[0xC3] = 32
+        monkeypatch.setattr(features, "_TOKEN_TABLE", bytes(table))
+        assert fast.set_tokens(bytes(table)) is False
+        assert features._compiled_pass(fast, evs) is None
+    finally:
+        monkeypatch.undo()
+        features._install_tokens()
+    assert features._compiled_pass(fast, evs) is not None
+
+
 # --------------------------------------------------------------------- native steps
 
 junk = st.one_of(

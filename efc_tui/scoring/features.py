@@ -97,6 +97,16 @@ _EDGE = b".-/"
 MIN_TOKEN = 8
 
 
+def _install_tokens() -> None:
+    """Give the compiled loop the token characters (``_TOKEN_TABLE``, defined once here)."""
+    fast = _fast._MODULE
+    if fast is not None:
+        fast.set_tokens(_TOKEN_TABLE)
+
+
+_install_tokens()
+
+
 def word_list(text: str) -> list[bytes]:
     """Every maximal run of token characters in a text, in order (C-speed: translate+split)."""
     return text.encode("utf-8", "surrogatepass").translate(_TOKEN_TABLE).split()
