@@ -8,9 +8,10 @@
  *   feature_pass(events, action_info, error_signature)  scoring/features.py, the loop of
  *       compute_features: novelty n from shingles, q and repeated actions, checks, Δ,
  *       a and repeated errors, memory/plan/compaction signals, the plan-change signature,
- *       and both passes of z (refs, then tokens cited by later actions); the error
- *       signature of an ASCII observation (error_text, for tests) is computed here, a
- *       non-ASCII one by the Python function.
+ *       and both passes of z (refs, then tokens cited by later actions). What holds a
+ *       rule is Python's, called from here: error_signature (the exception-line regex),
+ *       _action_info (an action's distinctive tokens and target); the token characters
+ *       are features._TOKEN_TABLE (set_tokens).
  *   no_hints(text)  parsers/status.py: true when neither a test summary nor a failure
  *       hint can be in the text (the substring pre-filters of parse_checks and
  *       _has_failure_hint), so the classifier needs no regular expression.
@@ -1067,162 +1068,6 @@ static int all_space(PyObject *s) {
     return 1;
 }
 
-/* ---------------------------------------------------------------- error signatures */
-
-/* features.error_signature's text work for an ASCII observation (a non-ASCII one goes to the
- * Python function): the last match of features._EXC_LINE in the last _TEXT_SCAN characters
- * (as finditer over the whole tail finds it), else the last non-blank line, normalized
- * (lower case, "0x<hex>" and digit runs as "#", whitespace collapsed, at most 200 chars). */
-
-#define TEXT_SCAN 16000
-#define SIG_MAX 200
-
-static inline int hex_ascii(unsigned char c) {
-    unsigned char l = (unsigned char)(c | 32);
-    return (c >= '0' && c <= '9') || (l >= 'a' && l <= 'f');
-}
-
-static inline int word_ascii(unsigned char c) {
-    unsigned char l = (unsigned char)(c | 32);
-    return (l >= 'a' && l <= 'z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-/* _EXC_LINE's part after ^\s*(?:E\s+)? at q: [A-Za-z_][\w.]*(?:Error|Exception|Failure)\b.*$
- * Returns the end of the match (the end of q's line) or -1. The keyword must start after q
- * and lie in q's run of [\w.] characters, followed by a non-word character or the end. */
-static Py_ssize_t exc_core(const unsigned char *p, Py_ssize_t n, Py_ssize_t q) {
-    static const char *const words[3] = {"Error", "Exception", "Failure"};
-    static const Py_ssize_t lens[3] = {5, 9, 7};
-    if (q >= n) return -1;
-    unsigned char c = p[q];
-    if (!(((c | 32) >= 'a' && (c | 32) <= 'z') || c == '_')) return -1;
-    Py_ssize_t r = q + 1;
-    while (r < n && (word_ascii(p[r]) || p[r] == '.')) r++;
-    int hit = 0;
-    for (Py_ssize_t j = q + 1; j < r && !hit; j++) {
-        if (p[j] != 'E' && p[j] != 'F') continue;
-        for (int k = 0; k < 3; k++) {
-            Py_ssize_t e = j + lens[k];
-            if (e <= r && memcmp(p + j, words[k], (size_t)lens[k]) == 0 && (e == n || !word_ascii(p[e]))) {
-                hit = 1;
-                break;
-            }
-        }
-    }
-    if (!hit) return -1;
-    const unsigned char *nl = memchr(p + r, '\n', (size_t)(n - r));
-    return nl ? (Py_ssize_t)(nl - p) : n;
-}
-
-/* The span [*ms, *me) of the last match of _EXC_LINE (MULTILINE) in p[0:n]; 0 when none.
- * finditer tries each line start s at or after the end of the previous match: \s* skips to
- * the first non-space p0 (across lines); the optional "E\s+" is taken when p0 is an E
- * followed by a space (then nothing else can match at s); the rest must match there. Line
- * starts whose \s* reaches the same p0 share one outcome, so the scan is O(n). */
-static int last_exc_line(const unsigned char *p, Py_ssize_t n, Py_ssize_t *ms, Py_ssize_t *me) {
-    int found = 0;
-    Py_ssize_t s = 0, p0 = -1, end0 = -1;
-    for (;;) {
-        if (s > p0) { /* a new first non-space */
-            p0 = s;
-            while (p0 < n && SPACE1[p[p0]]) p0++;
-            if (p0 < n && p[p0] == 'E' && p0 + 1 < n && SPACE1[p[p0 + 1]]) {
-                Py_ssize_t q = p0 + 1;
-                while (q < n && SPACE1[p[q]]) q++;
-                end0 = exc_core(p, n, q);
-            } else {
-                end0 = exc_core(p, n, p0);
-            }
-        }
-        Py_ssize_t next_from = s;
-        if (end0 >= 0) {
-            found = 1;
-            *ms = s;
-            *me = end0;
-            next_from = end0; /* finditer resumes at the match's end, a '\n' or n */
-            p0 = -1;
-        }
-        if (next_from >= n) break;
-        const unsigned char *nl = memchr(p + next_from, '\n', (size_t)(n - next_from));
-        if (!nl) break;
-        s = (Py_ssize_t)(nl - p) + 1;
-        if (s > n) break;
-    }
-    return found;
-}
-
-/* " ".join(_SIG_NUM.sub("#", line.lower()).split())[:limit] of an ASCII line, into b
- * (limit < 0: no limit). */
-static int sig_normalize(const unsigned char *p, Py_ssize_t n, Py_ssize_t limit, Buf *b) {
-    b->n = 0;
-    if (buf_reserve(b, (size_t)n + 1) < 0) return -1;
-    unsigned char *o = b->p;
-    size_t k = 0;
-    int pending = 0;
-    for (Py_ssize_t i = 0; i < n;) {
-        unsigned char c = p[i];
-        if (SPACE1[c]) {
-            pending = k > 0;
-            i++;
-            continue;
-        }
-        if (pending) {
-            o[k++] = ' ';
-            pending = 0;
-        }
-        if (c >= '0' && c <= '9') {
-            Py_ssize_t j = i + 1;
-            if (c == '0' && j + 1 < n && (p[j] | 32) == 'x' && hex_ascii(p[j + 1])) {
-                j += 1;
-                while (j < n && hex_ascii(p[j])) j++;
-            } else {
-                while (j < n && p[j] >= '0' && p[j] <= '9') j++;
-            }
-            o[k++] = '#';
-            i = j;
-            continue;
-        }
-        o[k++] = (c >= 'A' && c <= 'Z') ? (unsigned char)(c | 32) : c;
-        i++;
-    }
-    b->n = (limit >= 0 && k > (size_t)limit) ? (size_t)limit : k;
-    return 0;
-}
-
-/* The normalized error line of an ASCII text (a new str), or NULL with no error set when
- * the text is not ASCII (the Python function then runs). */
-static PyObject *error_line(PyObject *text, Buf *b) {
-    if (!PyUnicode_IS_ASCII(text)) return NULL;
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    const unsigned char *p = PyUnicode_1BYTE_DATA(text);
-    if (n > TEXT_SCAN) {
-        p += n - TEXT_SCAN;
-        n = TEXT_SCAN;
-    }
-    Py_ssize_t a, e;
-    if (!last_exc_line(p, n, &a, &e)) { /* the last line of the right-stripped tail */
-        e = n;
-        while (e > 0 && SPACE1[p[e - 1]]) e--;
-        a = e;
-        while (a > 0 && p[a - 1] != '\n') a--;
-    }
-    if (sig_normalize(p + a, e - a, SIG_MAX, b) < 0) return NULL;
-    return PyUnicode_DecodeASCII((const char *)b->p, (Py_ssize_t)b->n, NULL);
-}
-
-/* error_text(text): features.error_signature's normalized line, None for non-ASCII (tests). */
-static PyObject *error_text(PyObject *self, PyObject *text) {
-    if (!PyUnicode_CheckExact(text)) {
-        PyErr_SetString(PyExc_TypeError, "error_text takes a str");
-        return NULL;
-    }
-    Buf b = {0};
-    PyObject *out = error_line(text, &b);
-    free(b.p);
-    if (!out && !PyErr_Occurred()) Py_RETURN_NONE;
-    return out;
-}
-
 #define GET(obj, name, dst)                        \
     do {                                           \
         dst = EV_GET((obj), (name));               \
@@ -1250,11 +1095,8 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
     ActionMap amap = {0};
     CitedTable cited = {0};
     ShingleWork work = {{0}};
-    Buf sigbuf = {0};
     U64s all_sh = {0};                          /* every observation's shingles, in order */
     size_t *n_sh = calloc(nT, sizeof(size_t)); /* how many of them each event has */
-    PyObject *value_of[16][2];
-    int n_values = 0;
     PyObject *ev = NULL, *obs = NULL, *act = NULL, *kind = NULL, *refs = NULL, *truncated = NULL,
              *tool = NULL, *checks = NULL, *status = NULL, *memw = NULL, *planv = NULL, *extra = NULL;
 
@@ -1468,24 +1310,8 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
             have_prev_sev = 1;
             /* a: repeated-error avoidance */
             if (status != S.status_passed) {
-                PyObject *sig = NULL, *line = error_line(obs, &sigbuf);
-                if (line) {
-                    PyObject *sv = NULL; /* status.value, looked up once per status */
-                    for (int k = 0; k < n_values; k++)
-                        if (value_of[k][0] == status) {
-                            sv = Py_NewRef(value_of[k][1]);
-                            break;
-                        }
-                    if (!sv && (sv = PyObject_GetAttr(status, s_value)) && n_values < 16) {
-                        value_of[n_values][0] = Py_NewRef(status);
-                        value_of[n_values++][1] = Py_NewRef(sv);
-                    }
-                    if (sv) sig = PyTuple_Pack(2, sv, line);
-                    Py_XDECREF(sv);
-                    Py_DECREF(line);
-                } else if (!PyErr_Occurred()) {
-                    sig = PyObject_CallOneArg(error_signature, ev);
-                }
+                /* error_signature is Python's (its regular expression written once) */
+                PyObject *sig = PyObject_CallOneArg(error_signature, ev);
                 if (!sig) goto error;
                 int seen_sig = PySet_Contains(error_sigs, sig);
                 if (seen_sig < 0 || (!seen_sig && PySet_Add(error_sigs, sig) < 0)) {
@@ -1633,13 +1459,8 @@ error:
     amap_free(&amap);
     cited_free(&cited);
     shingle_work_free(&work);
-    free(sigbuf.p);
     free(all_sh.v);
     free(n_sh);
-    for (int k = 0; k < n_values; k++) {
-        Py_DECREF(value_of[k][0]);
-        Py_DECREF(value_of[k][1]);
-    }
     return result;
 }
 
@@ -3606,7 +3427,6 @@ static PyMethodDef methods[] = {
     {"set_hints", set_hints, METH_VARARGS, "Give no_hints status.py's hint lists (summary, pair, failure)."},
     {"scan_simd", scan_simd, METH_O, "Use the AVX2 path (step lines' strings) where the CPU has it (for tests)."},
     {"shingle_count", shingle_count, METH_O, "len(features.shingles(text)), for tests."},
-    {"error_text", error_text, METH_O, "error_signature's normalized line of an ASCII text, else None."},
     {"setup_native", setup_native, METH_VARARGS, "Give native_step the model types and the classifier."},
     {"native_step", native_step, METH_VARARGS, "native.step_to_event for a well-formed step, else None."},
     {"native_lines", native_lines, METH_VARARGS, "native.read's loop over the well-formed step lines of a block."},

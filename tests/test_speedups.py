@@ -180,68 +180,6 @@ def test_shingle_count_matches_python(text: str) -> None:
     assert fast.shingle_count(text) == len(shingles(text))
 
 
-# error signatures: the pieces _EXC_LINE reacts to (line starts, "E " prefixes, blank and
-# whitespace-only lines, the keywords with and without a word boundary, dotted names,
-# digits and hex) and every ASCII character
-ERROR_PIECES = [
-    "\n",
-    " ",
-    "\t",
-    "\x0c",
-    "\x1c",
-    "\r",
-    "E",
-    "E ",
-    "E\n",
-    "Error",
-    "Exception",
-    "Failure",
-    "ValueError",
-    "pkg.mod.KeyError",
-    "_Failure",
-    "9Error",
-    "Errors",
-    "Error:",
-    ".",
-    ":",
-    "0x1F",
-    "0xg",
-    "123",
-    "a",
-    "z_",
-    "Traceback (most recent call last):",
-]
-error_texts = st.lists(
-    st.one_of(st.sampled_from(ERROR_PIECES), st.characters(max_codepoint=127)), max_size=40
-).map("".join)
-
-
-def _python_error_text(text: str) -> str:
-    from efc_tui.scoring.features import error_signature
-
-    return error_signature(
-        Event(
-            index=0, step=0, kind=EventKind.TOOL, status=Status.RUNTIME_ERROR, observation_text=text
-        )
-    )[1]
-
-
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(error_texts)
-def test_error_text_matches_python(text: str) -> None:
-    assert fast.error_text(text) == _python_error_text(text)
-
-
-@pytest.mark.parametrize("at", [0, 10, 15_990, 16_000, 16_010, 19_990])
-def test_error_text_at_the_tail_cut(at: int) -> None:
-    """An exception line straddling the 16,000-char tail the search looks at."""
-    filler = ("word 12 " * 9 + "\n") * 300
-    line = "\n  E   pkg.KeyError: 'key_0x3'  \n"
-    text = filler[:at] + line + filler[at:]
-    assert fast.error_text(text) == _python_error_text(text)
-    assert fast.error_text(text + "ü") is None  # not ASCII: the Python function runs
-
-
 # --------------------------------------------------------------------- feature pass
 
 events = st.builds(
