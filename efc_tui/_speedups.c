@@ -3284,101 +3284,6 @@ static PyObject *shingle_count(PyObject *self, PyObject *text) {
     return PyLong_FromSize_t(k);
 }
 
-/* ------------------------------------------------------------------ preview.close_prefix */
-
-/* preview.close_prefix: the first bytes of a JSON document as a valid document. The scan
- * matches the Python reference's tokens exactly: a whole string (backslash and any byte
- * after it skipped), a bracket or a comma; every other byte is passed over. A string the
- * prefix cuts (no closing quote, or a backslash as the last byte) ends the scan. */
-static PyObject *close_prefix(PyObject *self, PyObject *arg) {
-    if (!PyBytes_CheckExact(arg)) {
-        PyErr_SetString(PyExc_TypeError, "close_prefix takes bytes");
-        return NULL;
-    }
-    const unsigned char *d = (const unsigned char *)PyBytes_AS_STRING(arg);
-    Py_ssize_t n = PyBytes_GET_SIZE(arg), depth = 0, cap = 0, i = 0;
-    unsigned char *closers = NULL;
-    Py_ssize_t *commas = NULL, *last = NULL;
-    PyObject *out = NULL;
-    while (i < n) {
-        unsigned char c = d[i];
-        if (c == '"') {
-            Py_ssize_t j = i + 1;
-            for (;;) {
-                while (j < n && d[j] != '"' && d[j] != '\\') j++;
-                if (j >= n) goto scanned; /* a string the prefix cuts */
-                if (d[j] == '"') break;
-                if (j + 1 >= n) goto scanned; /* a backslash with nothing after it */
-                j += 2;
-            }
-            i = j + 1;
-            continue;
-        }
-        if (c == ',') {
-            if (!depth) goto none;
-            commas[depth - 1]++;
-            last[depth - 1] = i;
-        } else if (c == '[' || c == '{') {
-            if (depth == cap) {
-                Py_ssize_t grown = cap ? 2 * cap : 64;
-                unsigned char *c2 = realloc(closers, (size_t)grown);
-                if (c2) closers = c2;
-                Py_ssize_t *m2 = c2 ? realloc(commas, (size_t)grown * sizeof(Py_ssize_t)) : NULL;
-                if (m2) commas = m2;
-                Py_ssize_t *l2 = m2 ? realloc(last, (size_t)grown * sizeof(Py_ssize_t)) : NULL;
-                if (!l2) {
-                    PyErr_NoMemory();
-                    goto done;
-                }
-                last = l2;
-                cap = grown;
-            }
-            closers[depth] = c == '[' ? ']' : '}';
-            commas[depth] = 0;
-            last[depth] = -1;
-            depth++;
-        } else if (c == ']' || c == '}') {
-            if (!depth || closers[depth - 1] != c) goto none;
-            depth--;
-            if (!depth) { /* the whole document is in the prefix */
-                out = PyBytes_FromStringAndSize((const char *)d, i + 1);
-                goto done;
-            }
-        }
-        i++;
-    }
-scanned:
-    if (!depth) goto none;
-    {
-        /* the open list with the most elements (the outermost on a tie); without a list
-         * of two, the outermost object with two members */
-        Py_ssize_t k = -1;
-        for (Py_ssize_t x = 0; x < depth; x++)
-            if (commas[x] && closers[x] == ']' && (k < 0 || commas[x] > commas[k])) k = x;
-        if (k < 0)
-            for (Py_ssize_t x = 0; x < depth; x++)
-                if (commas[x] && closers[x] != ']') {
-                    k = x;
-                    break;
-                }
-        if (k < 0) goto none;
-        out = PyBytes_FromStringAndSize(NULL, last[k] + k + 1);
-        if (!out) goto done;
-        char *o = PyBytes_AS_STRING(out);
-        memcpy(o, d, (size_t)last[k]);
-        for (Py_ssize_t x = k; x >= 0; x--) o[last[k] + (k - x)] = (char)closers[x];
-        goto done;
-    }
-none:
-    out = Py_None;
-    Py_INCREF(out);
-done:
-    free(closers);
-    free(commas);
-    free(last);
-    return out;
-}
-
 /* ---------------------------------------------------------------- json_depth */
 
 /* parsers/_values.depth for the value a JSON text parses to, from its bytes: the deepest
@@ -3435,7 +3340,6 @@ static PyMethodDef methods[] = {
     {"cost_pass", cost_pass, METH_O, "The per-event columns of raw_cost.raw_cost."},
     {"setup_decide", setup_decide, METH_VARARGS, "Give decide_pass the adapter's kinds, statuses and thresholds."},
     {"decide_pass", decide_pass, METH_VARARGS, "The run figures of adapter.decide's loop (no Decision objects)."},
-    {"close_prefix", close_prefix, METH_O, "preview.close_prefix: a document's first bytes closed into a valid one."},
     {NULL, NULL, 0, NULL},
 };
 
