@@ -33,6 +33,16 @@ except ImportError:  # pragma: no cover - only outside a build
     BuildHookInterface = object
 
 SOURCE = Path("efc_tui") / "_speedups.c"
+#: as msgspec builds its C: every warning is an error. A compiler that warns where ours
+#: does not leaves the extension unbuilt (the build says why, and the pure-Python path runs)
+#: rather than a module built past a warning; tests/test_speedups_build.py builds with them.
+WARNINGS = (
+    "-Wall",
+    "-Wextra",
+    "-Wno-unused-parameter",
+    "-Wno-missing-field-initializers",
+    "-Werror",
+)
 
 
 def compile_command(src: Path, out: Path) -> list[str] | None:
@@ -54,6 +64,7 @@ def compile_command(src: Path, out: Path) -> list[str] | None:
         *cmd,
         *shlex.split(sysconfig.get_config_var("CCSHARED") or ""),
         *opt,
+        *WARNINGS,
         "-DNDEBUG",
         f'-DEFC_SOURCE_HASH="{digest}"',
         *cflags,
