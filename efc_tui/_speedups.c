@@ -1709,6 +1709,7 @@ typedef struct {
 static Needle CHECK_NEEDLES[MAX_NEEDLES + 1], FAIL_NEEDLES[MAX_NEEDLES + 1];
 static PyObject *PAIR_SECOND = NULL, *WIDE_HINTS = NULL;
 static int HINTS_SET = 0;
+static Py_ssize_t HEAD = 0, TAIL = 0; /* status._HEAD, _TAIL: the parts of a text searched */
 
 /* A set of needles (Latin-1, all >= 4 long), filtered by a hash of their first four bytes:
  * a position is compared only when its four bytes hash to a needle's. */
@@ -1784,12 +1785,21 @@ static int needle_put(PyObject *s, int group, Needle *list, int *n, PyObject *wi
     return 0;
 }
 
-/* set_hints(summary, pair, failure): parse_checks' tail hints, its pair ("error" counts
- * with "=="), and the rules' hints (status._SUMMARY_HINTS, _SUMMARY_PAIR, _HINTS). */
+/* set_hints(summary, pair, failure, head, tail, summary_tail): parse_checks' tail hints, its
+ * pair ("error" counts with "=="), the rules' hints (status._SUMMARY_HINTS, _SUMMARY_PAIR,
+ * _HINTS), and how much of a text each looks at (status._HEAD and _TAIL for the rules,
+ * _summaries._TAIL for parse_checks). True when set; False, and no_hints answers False
+ * (the classifier runs), when the two tails differ: the scan reads one tail for both. */
 static PyObject *set_hints(PyObject *self, PyObject *args) {
     PyObject *summary, *pair, *failure;
-    if (!PyArg_ParseTuple(args, "O!O!O!", &PyTuple_Type, &summary, &PyTuple_Type, &pair, &PyTuple_Type, &failure))
+    Py_ssize_t head, tail, summary_tail;
+    if (!PyArg_ParseTuple(args, "O!O!O!nnn", &PyTuple_Type, &summary, &PyTuple_Type, &pair, &PyTuple_Type, &failure,
+                          &head, &tail, &summary_tail))
         return NULL;
+    if (head < 0 || tail < 0 || summary_tail != tail) { /* the scan below reads one tail for both */
+        init_needles();
+        Py_RETURN_FALSE;
+    }
     if (PyTuple_GET_SIZE(pair) != 2 || !PyUnicode_Check(PyTuple_GET_ITEM(pair, 1)) ||
         PyUnicode_GET_LENGTH(PyTuple_GET_ITEM(pair, 1)) < 1) {
         PyErr_SetString(PyExc_ValueError, "set_hints: pair must be two non-empty str");
@@ -1820,8 +1830,10 @@ static PyObject *set_hints(PyObject *self, PyObject *args) {
         init_needles();
         return NULL;
     }
+    HEAD = head;
+    TAIL = tail;
     HINTS_SET = 1;
-    Py_RETURN_NONE;
+    Py_RETURN_TRUE;
 fail:
     Py_XDECREF(wide);
     Py_XDECREF(no_wide);
@@ -1899,8 +1911,6 @@ static int scan(const NeedleSet *ns, int kind, const void *data, Py_ssize_t a, P
     return found;
 }
 
-#define HEAD 4000
-#define TAIL 8000
 
 /* 1 when some check hint is in the tail (G_CHECK, or G_ERROR with the pair's second) */
 static int check_hit(PyObject *text, int found, Py_ssize_t a, Py_ssize_t b) {
@@ -3343,7 +3353,7 @@ static PyMethodDef methods[] = {
     {"set_tokens", set_tokens, METH_O, "Give feature_pass features._TOKEN_TABLE (False: it declines)."},
     {"no_hints", no_hints, METH_O, "True when the classifier's substring pre-filters all miss."},
     {"json_depth", json_depth, METH_O, "The nesting depth of a valid JSON text (_values.depth of its value)."},
-    {"set_hints", set_hints, METH_VARARGS, "Give no_hints status.py's hint lists (summary, pair, failure)."},
+    {"set_hints", set_hints, METH_VARARGS, "Give no_hints status.py's hint lists and the head and tail sizes."},
     {"scan_simd", scan_simd, METH_O, "Use the AVX2 path (step lines' strings) where the CPU has it (for tests)."},
     {"shingle_count", shingle_count, METH_O, "len(features.shingles(text)), for tests."},
     {"setup_native", setup_native, METH_VARARGS, "Give native_step the model types and the classifier."},

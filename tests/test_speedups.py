@@ -172,6 +172,26 @@ def test_no_hints_long_texts_match_python(parts: list[str]) -> None:
     assert fast.no_hints(t) == _python_no_hints(t)
 
 
+def test_no_hints_reads_the_head_and_tail_sizes_of_status() -> None:
+    """The parts of a text the pre-filter searches are status.py's ``_HEAD`` and ``_TAIL``,
+    given at import: other sizes move what it sees; differing tails for the rules and for
+    parse_checks turn it off (it answers False: the classifier runs)."""
+    from efc_tui.parsers import status
+
+    text = "x" * 150 + "Traceback (most recent call last):" + "x" * 20_000
+    lists = (status._SUMMARY_HINTS, status._SUMMARY_PAIR, status._HINTS)
+    try:
+        assert fast.no_hints(text) is False  # inside the 4,000-char head
+        assert fast.set_hints(*lists, 100, 8000, 8000) is True
+        assert fast.no_hints(text) is True  # past a 100-char head
+        assert fast.no_hints("all good") is True
+        assert fast.set_hints(*lists, 4000, 8000, 9000) is False
+        assert fast.no_hints("all good") is False
+    finally:
+        status._install_hints()
+    assert fast.no_hints("all good") is True and fast.no_hints(text) is False
+
+
 @settings(max_examples=400, deadline=None)
 @given(texts)
 def test_shingle_count_matches_python(text: str) -> None:

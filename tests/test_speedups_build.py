@@ -47,7 +47,14 @@ def test_build_extension_compiles_and_stamps_the_source_hash(tmp_path: Path) -> 
     # loaded by hand is given them as efc_tui._fast's is
     from efc_tui.parsers import status
 
-    mod.set_hints(status._SUMMARY_HINTS, status._SUMMARY_PAIR, status._HINTS)
+    assert mod.set_hints(
+        status._SUMMARY_HINTS,
+        status._SUMMARY_PAIR,
+        status._HINTS,
+        status._HEAD,
+        status._TAIL,
+        status._SUMMARY_TAIL,
+    )
     assert mod.no_hints("all good") is True and mod.no_hints("1 passed in 0.1s") is False
 
 
