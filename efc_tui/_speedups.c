@@ -89,6 +89,11 @@ static unsigned char SPACE1[256]; /* str.isspace / str.strip / str.split, code p
 static unsigned char BREAK1[256]; /* str.splitlines boundaries, code points < 256 */
 static unsigned char TOKEN1[256]; /* features._TOKEN_TABLE's token characters (set_tokens) */
 static int TOKENS_SET = 0;          /* until set_tokens() is called, feature_pass declines */
+static int TOKENS_SWAR = 0; /* its ASCII token characters are token_bits8's: the 8-wide path */
+
+static int swar_token(unsigned c) { /* token_bits8's class, one char */
+    return (c >= 0x2d && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || c == 0x5f || (c >= 0x61 && c <= 0x7a);
+}
 
 static inline int is_space(Py_UCS4 c) { return c < 256 ? SPACE1[c] : Py_UNICODE_ISSPACE(c); }
 static inline int is_break(Py_UCS4 c) { return c < 256 ? BREAK1[c] : Py_UNICODE_ISLINEBREAK(c); }
@@ -119,6 +124,9 @@ static PyObject *set_tokens(PyObject *self, PyObject *table) {
         if (c >= 128 && !TOKEN1[c]) Py_RETURN_FALSE;
     }
     if (TOKEN1[' ']) Py_RETURN_FALSE;
+    TOKENS_SWAR = 1;
+    for (unsigned c = 0; c < 128; c++)
+        if (TOKEN1[c] != swar_token(c)) TOKENS_SWAR = 0;
     TOKENS_SET = 1;
     Py_RETURN_TRUE;
 }
@@ -640,7 +648,8 @@ static int cite_token(CitedTable *table, const unsigned char *p, Py_ssize_t nbyt
 }
 
 /* For 8 ASCII chars, a bit per char (bit k: char k) set when it is a token char:
- * [-./0-9] (0x2d-0x39), [A-Z], _ and [a-z]. For a byte b < 0x80, b >= lo exactly when
+ * [-./0-9] (0x2d-0x39), [A-Z], _ and [a-z] (used only while features._TOKEN_TABLE's ASCII
+ * token characters are exactly these: TOKENS_SWAR). For a byte b < 0x80, b >= lo exactly when
  * b + (0x80 - lo) has its top bit set, and b <= hi when b + (0x7f - hi) has it clear;
  * no sum carries into the next byte. */
 #define BYTES(v) (0x0101010101010101ULL * (uint64_t)(v))
@@ -679,7 +688,8 @@ static int cite_pass(CitedTable *table, PyObject *text, int64_t t, int64_t *firs
         for (Py_ssize_t w = 0; w < nw; w++) {
             uint64_t m = 0;
             Py_ssize_t base = w * 64, n = len - base < 64 ? len - base : 64, k = 0;
-            for (; k + 8 <= n; k += 8) m |= token_bits8(d + base + k) << k;
+            if (TOKENS_SWAR)
+                for (; k + 8 <= n; k += 8) m |= token_bits8(d + base + k) << k;
             for (; k < n; k++) m |= (uint64_t)TOKEN1[d[base + k]] << k;
             bits[w] = m;
         }

@@ -266,9 +266,10 @@ def test_token_characters_come_from_features(monkeypatch: pytest.MonkeyPatch) ->
 
     evs = [
         Event(index=0, step=0, kind=EventKind.TOOL, action_text="grep -n x", observation_text=o)
-        for o in ("src/app.py:12:x = 1", "src/app.py also here", "nothing")
+        for o in ("src/app.py:12:x = 1", "src/app.py also here", "key abc:defg:hij " * 3)
     ]
-    evs.append(Event(index=3, step=3, kind=EventKind.TOOL, action_text="sed -n 1p src/app.py:12:x"))
+    act = "sed -n 1p src/app.py:12:x && echo abc:defg:hij"
+    evs.append(Event(index=3, step=3, kind=EventKind.TOOL, action_text=act))
 
     def refs() -> tuple[list[int], list[int]]:
         compiled = features._compiled_pass(fast, evs)
@@ -283,7 +284,9 @@ def test_token_characters_come_from_features(monkeypatch: pytest.MonkeyPatch) ->
         monkeypatch.setattr(features, "_TOKEN_TABLE", bytes(table))
         features._install_tokens()
         compiled, python = refs()
-        assert compiled == python == [3, -1, -1, -1]  # only the first holds "src/app.py:12:x"
+        # only the first holds "src/app.py:12:x"; the third "abc:defg:hij", whose pieces
+        # between colons are all shorter than a distinctive token (8 characters)
+        assert compiled == python == [3, -1, 3, -1]
         table[0xC3] = 32
         monkeypatch.setattr(features, "_TOKEN_TABLE", bytes(table))
         assert fast.set_tokens(bytes(table)) is False
