@@ -87,9 +87,13 @@
 
 static unsigned char SPACE1[256]; /* str.isspace / str.strip / str.split, code points < 256 */
 static unsigned char BREAK1[256]; /* str.splitlines boundaries, code points < 256 */
-static unsigned char TOKEN1[256]; /* features._TOKEN_TABLE's token characters (set_tokens) */
-static int TOKENS_SET = 0;          /* until set_tokens() is called, feature_pass declines */
-static int TOKENS_SWAR = 0; /* its ASCII token characters are token_bits8's: the 8-wide path */
+
+/* features._TOKEN_TABLE's token characters, given by set_tokens (part of the module state) */
+typedef struct {
+    unsigned char is[256]; /* is[c]: c is a token character */
+    int set;               /* until set_tokens() is called, feature_pass declines */
+    int swar;              /* its ASCII token characters are token_bits8's: the 8-wide path */
+} Tokens;
 
 static int swar_token(unsigned c) { /* token_bits8's class, one char */
     return (c >= 0x2d && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || c == 0x5f || (c >= 0x61 && c <= 0x7a);
@@ -97,13 +101,76 @@ static int swar_token(unsigned c) { /* token_bits8's class, one char */
 
 static inline int is_space(Py_UCS4 c) { return c < 256 ? SPACE1[c] : Py_UNICODE_ISSPACE(c); }
 static inline int is_break(Py_UCS4 c) { return c < 256 ? BREAK1[c] : Py_UNICODE_ISLINEBREAK(c); }
-static inline int is_token(Py_UCS4 c) { return c >= 256 || TOKEN1[c]; }
+static inline int is_token(const Tokens *tk, Py_UCS4 c) { return c >= 256 || tk->is[c]; }
 
 static void init_tables(void) {
     for (Py_UCS4 c = 0; c < 256; c++) {
         SPACE1[c] = (unsigned char)(Py_UNICODE_ISSPACE(c) ? 1 : 0);
         BREAK1[c] = (unsigned char)(Py_UNICODE_ISLINEBREAK(c) ? 1 : 0);
     }
+}
+
+/* ---------------------------------------------------------------- the module's own state */
+
+/* What the Python that defines a rule gives the kernels at import (set_tokens, set_hints,
+ * setup_decide), held in the module object's state, not in process-wide statics. */
+
+#define G_CHECK 1  /* parse_checks: the summary hints in the tail */
+#define G_ERROR 2  /* parse_checks: the pair's first ("error") ... */
+#define G_EQEQ 4   /* ... with its second ("==") in the tail */
+#define G_FAIL 8   /* _has_failure_hint: the rules' hints in the head or the tail */
+
+typedef struct {
+    const char *s;
+    int group;
+} Needle;
+
+#define MAX_NEEDLES 160
+
+
+/* A set of needles (Latin-1, all >= 4 long), filtered by a hash of their first four bytes:
+ * a position is compared only when its four bytes hash to a needle's. */
+typedef struct {
+    uint64_t bloom[65536 / 64];
+    const Needle *list[MAX_NEEDLES];
+    uint32_t head[MAX_NEEDLES];
+    size_t len[MAX_NEEDLES];
+    int n;
+} NeedleSet;
+
+
+/* status.py's hint lists (set_hints): the needles as Latin-1 bytes (each at least 4 long),
+ * their groups; the second of the pair; the hints with a code point above 255, which only
+ * a text of a wider kind can hold (looked for with PyUnicode_Find); the head and tail
+ * sizes; the needle sets scanned. */
+typedef struct {
+    Needle check[MAX_NEEDLES + 1], fail[MAX_NEEDLES + 1];
+    PyObject *pair_second, *wide;
+    int set;
+    Py_ssize_t head, tail;
+    NeedleSet check_set, fail_set, both_set;
+} Hints;
+
+/* What adapter/decide.py's loop needs, given once by setup_decide(). */
+typedef struct {
+    PyObject *candidate_kinds, *alternative_kinds, *invalid_statuses, *kind_error, *status_none, *status_passed,
+        *q_status;
+    double discard_novelty, promote_novelty;
+} Decide;
+
+typedef struct {
+    Tokens tokens;
+    Hints hints;
+    Decide decide;
+} ModState;
+
+static struct PyModuleDef module; /* defined at the end */
+
+/* The state of ``m``, the module a function was called on (NULL: a C caller without one,
+ * then the module this interpreter imported). */
+static inline ModState *state_of(PyObject *m) {
+    if (!m && !(m = PyState_FindModule(&module))) return NULL;
+    return (ModState *)PyModule_GetState(m);
 }
 
 /* set_tokens(table): features._TOKEN_TABLE, the bytes.translate table that keeps a token
@@ -117,17 +184,18 @@ static PyObject *set_tokens(PyObject *self, PyObject *table) {
         return NULL;
     }
     const unsigned char *t = (const unsigned char *)PyBytes_AS_STRING(table);
-    TOKENS_SET = 0;
+    Tokens *tk = &state_of(self)->tokens;
+    tk->set = 0;
     for (int c = 0; c < 256; c++) {
-        TOKEN1[c] = t[c] != ' ';
+        tk->is[c] = t[c] != ' ';
         if (t[c] != c && t[c] != ' ') Py_RETURN_FALSE;
-        if (c >= 128 && !TOKEN1[c]) Py_RETURN_FALSE;
+        if (c >= 128 && !tk->is[c]) Py_RETURN_FALSE;
     }
-    if (TOKEN1[' ']) Py_RETURN_FALSE;
-    TOKENS_SWAR = 1;
+    if (tk->is[' ']) Py_RETURN_FALSE;
+    tk->swar = 1;
     for (unsigned c = 0; c < 128; c++)
-        if (TOKEN1[c] != swar_token(c)) TOKENS_SWAR = 0;
-    TOKENS_SET = 1;
+        if (tk->is[c] != swar_token(c)) tk->swar = 0;
+    tk->set = 1;
     Py_RETURN_TRUE;
 }
 
@@ -649,7 +717,7 @@ static int cite_token(CitedTable *table, const unsigned char *p, Py_ssize_t nbyt
 
 /* For 8 ASCII chars, a bit per char (bit k: char k) set when it is a token char:
  * [-./0-9] (0x2d-0x39), [A-Z], _ and [a-z] (used only while features._TOKEN_TABLE's ASCII
- * token characters are exactly these: TOKENS_SWAR). For a byte b < 0x80, b >= lo exactly when
+ * token characters are exactly these: Tokens.swar). For a byte b < 0x80, b >= lo exactly when
  * b + (0x80 - lo) has its top bit set, and b <= hi when b + (0x7f - hi) has it clear;
  * no sum carries into the next byte. */
 #define BYTES(v) (0x0101010101010101ULL * (uint64_t)(v))
@@ -668,7 +736,8 @@ static inline uint64_t token_bits8(const unsigned char *p) {
 
 /* z, pass 2 for one observation: every token of the text (features.word_list) that a later
  * action cites moves first_ref[t] to the earliest such later event. */
-static int cite_pass(CitedTable *table, PyObject *text, int64_t t, int64_t *first_ref, Buf *scratch) {
+static int cite_pass(const Tokens *tk, CitedTable *table, PyObject *text, int64_t t, int64_t *first_ref,
+                     Buf *scratch) {
     if (table->n == 0) return 0;
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
@@ -688,9 +757,9 @@ static int cite_pass(CitedTable *table, PyObject *text, int64_t t, int64_t *firs
         for (Py_ssize_t w = 0; w < nw; w++) {
             uint64_t m = 0;
             Py_ssize_t base = w * 64, n = len - base < 64 ? len - base : 64, k = 0;
-            if (TOKENS_SWAR)
+            if (tk->swar)
                 for (; k + 8 <= n; k += 8) m |= token_bits8(d + base + k) << k;
-            for (; k < n; k++) m |= (uint64_t)TOKEN1[d[base + k]] << k;
+            for (; k < n; k++) m |= (uint64_t)tk->is[d[base + k]] << k;
             bits[w] = m;
         }
         Py_ssize_t resume = 0; /* runs already handled end before this char */
@@ -707,8 +776,8 @@ static int cite_pass(CitedTable *table, PyObject *text, int64_t t, int64_t *firs
                 r3 &= r3 - 1;
                 if (pos < resume) continue;
                 Py_ssize_t s = pos, e = pos;
-                while (s > 0 && TOKEN1[d[s - 1]]) s--;
-                while (e < len && TOKEN1[d[e]]) e++;
+                while (s > 0 && tk->is[d[s - 1]]) s--;
+                while (e < len && tk->is[d[e]]) e++;
                 resume = e;
                 Py_ssize_t nbytes = e - s;
                 if (nbytes < table->min_len || nbytes > table->max_len) continue;
@@ -728,7 +797,7 @@ static int cite_pass(CitedTable *table, PyObject *text, int64_t t, int64_t *firs
          * which is rare: the test below is well predicted. */
         Py_ssize_t run = 0, nbytes = 0;
         for (i = 0; i <= len; i++) {
-            if (i < len && TOKEN1[d[i]]) {
+            if (i < len && tk->is[d[i]]) {
                 run++;
                 nbytes += 1 + (d[i] >> 7);
                 continue;
@@ -750,13 +819,13 @@ static int cite_pass(CitedTable *table, PyObject *text, int64_t t, int64_t *firs
         return 0;
     }
     while (i < len) {
-        while (i < len && !is_token(PyUnicode_READ(kind, data, i))) i++;
+        while (i < len && !is_token(tk, PyUnicode_READ(kind, data, i))) i++;
         if (i >= len) break;
         Py_ssize_t s = i, nbytes = 0;
         int ascii = 1;
         while (i < len) {
             Py_UCS4 c = PyUnicode_READ(kind, data, i);
-            if (!is_token(c)) break;
+            if (!is_token(tk, c)) break;
             if (c >= 128) ascii = 0;
             nbytes += utf8_len(c);
             i++;
@@ -1105,7 +1174,8 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_RuntimeError, "_speedups.setup() was not called");
         return NULL;
     }
-    if (!TOKENS_SET) return fallback("features.py has not given its token characters (set_tokens)");
+    const Tokens *tk = &state_of(self)->tokens;
+    if (!tk->set) return fallback("features.py has not given its token characters (set_tokens)");
     Py_ssize_t T = PyList_GET_SIZE(events);
     size_t nT = (size_t)(T > 0 ? T : 1);
     double *c = calloc(nT, sizeof(double)), *h = calloc(nT, sizeof(double)), *a = malloc(nT * sizeof(double)),
@@ -1437,7 +1507,7 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
             fallback("event text is not a str");
             goto error;
         }
-        if (PyUnicode_GET_LENGTH(obs) && cite_pass(&cited, obs, t, first_ref, &work.scratch) < 0) goto error;
+        if (PyUnicode_GET_LENGTH(obs) && cite_pass(tk, &cited, obs, t, first_ref, &work.scratch) < 0) goto error;
         Py_CLEAR(obs);
     }
 
@@ -1701,38 +1771,6 @@ done:
  * at import (set_hints: status.py is their one definition). A hit on any of them (for the
  * pair's first: together with its second) sends the text to the Python classifier. Until
  * set_hints is called, no_hints answers False (the classifier runs: slower, never wrong). */
-#define G_CHECK 1  /* parse_checks: the summary hints in the tail */
-#define G_ERROR 2  /* parse_checks: the pair's first ("error") ... */
-#define G_EQEQ 4   /* ... with its second ("==") in the tail */
-#define G_FAIL 8   /* _has_failure_hint: the rules' hints in the head or the tail */
-
-typedef struct {
-    const char *s;
-    int group;
-} Needle;
-
-#define MAX_NEEDLES 160
-
-/* the needles as Latin-1 bytes (each at least 4 long), their groups; the second of the
- * pair; the hints with a code point above 255, which only a text of a wider kind can hold
- * (looked for with PyUnicode_Find) */
-static Needle CHECK_NEEDLES[MAX_NEEDLES + 1], FAIL_NEEDLES[MAX_NEEDLES + 1];
-static PyObject *PAIR_SECOND = NULL, *WIDE_HINTS = NULL;
-static int HINTS_SET = 0;
-static Py_ssize_t HEAD = 0, TAIL = 0; /* status._HEAD, _TAIL: the parts of a text searched */
-
-/* A set of needles (Latin-1, all >= 4 long), filtered by a hash of their first four bytes:
- * a position is compared only when its four bytes hash to a needle's. */
-typedef struct {
-    uint64_t bloom[65536 / 64];
-    const Needle *list[MAX_NEEDLES];
-    uint32_t head[MAX_NEEDLES];
-    size_t len[MAX_NEEDLES];
-    int n;
-} NeedleSet;
-
-static NeedleSet CHECK_SET, FAIL_SET, BOTH_SET;
-
 static inline uint32_t load4(const unsigned char *p) {
     uint32_t v;
     memcpy(&v, p, 4);
@@ -1758,15 +1796,15 @@ static void free_needles(Needle *list) {
     memset(list, 0, sizeof(Needle) * (MAX_NEEDLES + 1));
 }
 
-static void init_needles(void) {
-    HINTS_SET = 0;
-    free_needles(CHECK_NEEDLES);
-    free_needles(FAIL_NEEDLES);
-    Py_CLEAR(PAIR_SECOND);
-    Py_CLEAR(WIDE_HINTS);
-    memset(&CHECK_SET, 0, sizeof CHECK_SET);
-    memset(&FAIL_SET, 0, sizeof FAIL_SET);
-    memset(&BOTH_SET, 0, sizeof BOTH_SET);
+static void init_needles(Hints *h) {
+    h->set = 0;
+    free_needles(h->check);
+    free_needles(h->fail);
+    Py_CLEAR(h->pair_second);
+    Py_CLEAR(h->wide);
+    memset(&h->check_set, 0, sizeof h->check_set);
+    memset(&h->fail_set, 0, sizeof h->fail_set);
+    memset(&h->both_set, 0, sizeof h->both_set);
 }
 
 /* Append str ``s`` to ``list`` (at *n) as Latin-1 bytes, or to ``wide`` when it has a code
@@ -1806,8 +1844,9 @@ static PyObject *set_hints(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!O!O!nnn", &PyTuple_Type, &summary, &PyTuple_Type, &pair, &PyTuple_Type, &failure,
                           &head, &tail, &summary_tail))
         return NULL;
+    Hints *h = &state_of(self)->hints;
     if (head < 0 || tail < 0 || summary_tail != tail) { /* the scan below reads one tail for both */
-        init_needles();
+        init_needles(h);
         Py_RETURN_FALSE;
     }
     if (PyTuple_GET_SIZE(pair) != 2 || !PyUnicode_Check(PyTuple_GET_ITEM(pair, 1)) ||
@@ -1815,39 +1854,39 @@ static PyObject *set_hints(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "set_hints: pair must be two non-empty str");
         return NULL;
     }
-    init_needles();
+    init_needles(h);
     PyObject *wide = PyList_New(0), *no_wide = PyList_New(0);
     if (!wide || !no_wide) goto fail;
     int nc = 0, nf = 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(summary); i++)
-        if (needle_put(PyTuple_GET_ITEM(summary, i), G_CHECK, CHECK_NEEDLES, &nc, no_wide) < 0) goto fail;
-    if (needle_put(PyTuple_GET_ITEM(pair, 0), G_ERROR, CHECK_NEEDLES, &nc, no_wide) < 0) goto fail;
+        if (needle_put(PyTuple_GET_ITEM(summary, i), G_CHECK, h->check, &nc, no_wide) < 0) goto fail;
+    if (needle_put(PyTuple_GET_ITEM(pair, 0), G_ERROR, h->check, &nc, no_wide) < 0) goto fail;
     if (PyList_GET_SIZE(no_wide)) {
         PyErr_SetString(PyExc_ValueError, "set_hints: summary hints must be Latin-1");
         goto fail;
     }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(failure); i++)
-        if (needle_put(PyTuple_GET_ITEM(failure, i), G_FAIL, FAIL_NEEDLES, &nf, wide) < 0) goto fail;
-    needles_add(&CHECK_SET, CHECK_NEEDLES);
-    needles_add(&FAIL_SET, FAIL_NEEDLES);
-    needles_add(&BOTH_SET, CHECK_NEEDLES);
-    needles_add(&BOTH_SET, FAIL_NEEDLES);
-    PAIR_SECOND = Py_NewRef(PyTuple_GET_ITEM(pair, 1));
-    WIDE_HINTS = PyList_AsTuple(wide);
+        if (needle_put(PyTuple_GET_ITEM(failure, i), G_FAIL, h->fail, &nf, wide) < 0) goto fail;
+    needles_add(&h->check_set, h->check);
+    needles_add(&h->fail_set, h->fail);
+    needles_add(&h->both_set, h->check);
+    needles_add(&h->both_set, h->fail);
+    h->pair_second = Py_NewRef(PyTuple_GET_ITEM(pair, 1));
+    h->wide = PyList_AsTuple(wide);
     Py_DECREF(wide);
     Py_DECREF(no_wide);
-    if (!WIDE_HINTS) {
-        init_needles();
+    if (!h->wide) {
+        init_needles(h);
         return NULL;
     }
-    HEAD = head;
-    TAIL = tail;
-    HINTS_SET = 1;
+    h->head = head;
+    h->tail = tail;
+    h->set = 1;
     Py_RETURN_TRUE;
 fail:
     Py_XDECREF(wide);
     Py_XDECREF(no_wide);
-    init_needles();
+    init_needles(h);
     return NULL;
 }
 
@@ -1923,19 +1962,19 @@ static int scan(const NeedleSet *ns, int kind, const void *data, Py_ssize_t a, P
 
 
 /* 1 when some check hint is in the tail (G_CHECK, or G_ERROR with the pair's second) */
-static int check_hit(PyObject *text, int found, Py_ssize_t a, Py_ssize_t b) {
+static int check_hit(const Hints *h, PyObject *text, int found, Py_ssize_t a, Py_ssize_t b) {
     if (found & G_CHECK) return 1;
     if (!(found & G_ERROR)) return 0;
-    Py_ssize_t at = PyUnicode_Find(text, PAIR_SECOND, a, b, 1);
+    Py_ssize_t at = PyUnicode_Find(text, h->pair_second, a, b, 1);
     return at == -2 ? -1 : at >= 0;
 }
 
 /* 1 when a wide hint (a code point above 255) is in text[a:b]; only a text of a wider kind
  * can hold one */
-static int wide_hit(PyObject *text, int kind, Py_ssize_t a, Py_ssize_t b) {
+static int wide_hit(const Hints *h, PyObject *text, int kind, Py_ssize_t a, Py_ssize_t b) {
     if (kind == PyUnicode_1BYTE_KIND) return 0;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(WIDE_HINTS); i++) {
-        Py_ssize_t at = PyUnicode_Find(text, PyTuple_GET_ITEM(WIDE_HINTS, i), a, b, 1);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(h->wide); i++) {
+        Py_ssize_t at = PyUnicode_Find(text, PyTuple_GET_ITEM(h->wide, i), a, b, 1);
         if (at != -1) return at == -2 ? -1 : 1;
     }
     return 0;
@@ -1950,27 +1989,30 @@ static PyObject *no_hints(PyObject *self, PyObject *text) {
         PyErr_SetString(PyExc_TypeError, "no_hints takes a str");
         return NULL;
     }
-    if (!HINTS_SET) Py_RETURN_FALSE;
+    const ModState *st = state_of(self);
+    if (!st || !st->hints.set) Py_RETURN_FALSE;
+    const Hints *h = &st->hints;
+    const Py_ssize_t head = h->head, tail = h->tail;
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t len = PyUnicode_GET_LENGTH(text);
     int all = G_CHECK | G_FAIL, hit;
-    Py_ssize_t t0 = len > TAIL ? len - TAIL : 0;
-    if (len <= TAIL) { /* the tail and the failure-hint part are the whole text */
-        int found = scan(&BOTH_SET, kind, data, 0, len, all);
+    Py_ssize_t t0 = len > tail ? len - tail : 0;
+    if (len <= tail) { /* the tail and the failure-hint part are the whole text */
+        int found = scan(&h->both_set, kind, data, 0, len, all);
         if (found & G_FAIL) Py_RETURN_FALSE;
-        if ((hit = check_hit(text, found, 0, len)) != 0) goto hit;
-        if ((hit = wide_hit(text, kind, 0, len)) != 0) goto hit;
+        if ((hit = check_hit(h, text, found, 0, len)) != 0) goto hit;
+        if ((hit = wide_hit(h, text, kind, 0, len)) != 0) goto hit;
     } else {
-        if ((hit = check_hit(text, scan(&CHECK_SET, kind, data, t0, len, G_CHECK), t0, len)) != 0) goto hit;
-        if (len <= HEAD + TAIL) {
-            if (scan(&FAIL_SET, kind, data, 0, len, G_FAIL)) Py_RETURN_FALSE;
-            if ((hit = wide_hit(text, kind, 0, len)) != 0) goto hit;
+        if ((hit = check_hit(h, text, scan(&h->check_set, kind, data, t0, len, G_CHECK), t0, len)) != 0) goto hit;
+        if (len <= head + tail) {
+            if (scan(&h->fail_set, kind, data, 0, len, G_FAIL)) Py_RETURN_FALSE;
+            if ((hit = wide_hit(h, text, kind, 0, len)) != 0) goto hit;
         } else {
-            if (scan(&FAIL_SET, kind, data, 0, HEAD, G_FAIL) || scan(&FAIL_SET, kind, data, t0, len, G_FAIL))
+            if (scan(&h->fail_set, kind, data, 0, head, G_FAIL) || scan(&h->fail_set, kind, data, t0, len, G_FAIL))
                 Py_RETURN_FALSE;
-            if ((hit = wide_hit(text, kind, 0, HEAD)) != 0) goto hit;
-            if ((hit = wide_hit(text, kind, t0, len)) != 0) goto hit;
+            if ((hit = wide_hit(h, text, kind, 0, head)) != 0) goto hit;
+            if ((hit = wide_hit(h, text, kind, t0, len)) != 0) goto hit;
         }
     }
     if (len >= 7) {
@@ -2997,14 +3039,6 @@ error:
 
 /* ---------------------------------------------------------------- decide_pass */
 
-/* What adapter/decide.py's loop needs, given once by setup_decide(). */
-typedef struct {
-    PyObject *candidate_kinds, *alternative_kinds, *invalid_statuses, *kind_error, *status_none, *status_passed,
-        *q_status;
-    double discard_novelty, promote_novelty;
-} Decide;
-
-static Decide D;
 
 static PyObject *setup_decide(PyObject *self, PyObject *args) {
     Decide d;
@@ -3012,28 +3046,29 @@ static PyObject *setup_decide(PyObject *self, PyObject *args) {
                           &d.kind_error, &d.status_none, &d.status_passed, &PyDict_Type, &d.q_status,
                           &d.discard_novelty, &d.promote_novelty))
         return NULL;
-    PyObject **dst = (PyObject **)&D, **src = (PyObject **)&d;
+    Decide *D = &state_of(self)->decide;
+    PyObject **dst = (PyObject **)D, **src = (PyObject **)&d;
     size_t nobj = offsetof(Decide, discard_novelty) / sizeof(PyObject *);
     for (size_t i = 0; i < nobj; i++) {
         Py_INCREF(src[i]);
         Py_XSETREF(dst[i], src[i]);
     }
-    D.discard_novelty = d.discard_novelty;
-    D.promote_novelty = d.promote_novelty;
+    D->discard_novelty = d.discard_novelty;
+    D->promote_novelty = d.promote_novelty;
     Py_RETURN_NONE;
 }
 
 /* gating.gate_memory's decision for one event, without its reason (gating.py words it):
  * 0 promote, 1 scratch, 2 discard; -1 with an exception. */
-static int gate_memory(PyObject *status, PyObject *kind, int has_obs, double n, double a, double p,
-                       double memory_write) {
+static int gate_memory(const Decide *D, PyObject *status, PyObject *kind, int has_obs, double n, double a,
+                       double p, double memory_write) {
     if (a < 1.0) return 2;
-    int invalid = PySet_Contains(D.invalid_statuses, status);
+    int invalid = PySet_Contains(D->invalid_statuses, status);
     if (invalid < 0) return -1;
-    if (invalid || kind == D.kind_error) return 2;
-    if (has_obs && n < D.discard_novelty) return 2;
-    if (status == D.status_none) return 1;
-    return n >= D.promote_novelty && (p >= 1.0 || memory_write >= 1.0) ? 0 : 1;
+    if (invalid || kind == D->kind_error) return 2;
+    if (has_obs && n < D->discard_novelty) return 2;
+    if (status == D->status_none) return 1;
+    return n >= D->promote_novelty && (p >= 1.0 || memory_write >= 1.0) ? 0 : 1;
 }
 
 typedef struct {
@@ -3128,7 +3163,8 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
     PyObject *events, *cols[5];
     if (!PyArg_ParseTuple(args, "O!OOOOO", &PyList_Type, &events, &cols[0], &cols[1], &cols[2], &cols[3], &cols[4]))
         return NULL;
-    if (!D.q_status) {
+    const Decide *D = &state_of(self)->decide;
+    if (!D->q_status) {
         PyErr_SetString(PyExc_RuntimeError, "_speedups.setup_decide() was not called");
         return NULL;
     }
@@ -3171,7 +3207,7 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
         has_obs[t] = PyUnicode_GET_LENGTH(obs) > 0 && !all_space(obs);
 
         /* candidates and their scores (roll-back rule) */
-        int is_cand = PySet_Contains(D.candidate_kinds, kind);
+        int is_cand = PySet_Contains(D->candidate_kinds, kind);
         if (is_cand < 0) goto event_fail;
         if (is_cand) {
             if (ngroup && step != group_step) {
@@ -3224,7 +3260,7 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
                 known_checks = m;
             }
         }
-        if (ngroup && status != D.status_none && (group[ngroup - 1].t == t || cc[t] >= 1.0)) {
+        if (ngroup && status != D->status_none && (group[ngroup - 1].t == t || cc[t] >= 1.0)) {
             double score;
             if (ch != Py_None && ran > 0) { /* verdict_score */
                 int64_t den = known_checks;
@@ -3232,7 +3268,7 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
                 if (ran > den) den = ran;
                 score = (double)passed / (double)den;
             } else {
-                PyObject *q = PyDict_GetItemWithError(D.q_status, status);
+                PyObject *q = PyDict_GetItemWithError(D->q_status, status);
                 if (!q) {
                     if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, status);
                     goto event_fail;
@@ -3243,13 +3279,13 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
             group[ngroup - 1].scored = 1;
             group[ngroup - 1].score = score;
         }
-        if (status == D.status_passed && first_pass < 0) first_pass = t;
+        if (status == D->status_passed && first_pass < 0) first_pass = t;
         double cur_score = 0.0;
         int64_t cur_t = 0;
         int have_cur = best_of(group, ngroup, &cur_score, &cur_t);
 
         /* memory gating */
-        int mem = gate_memory(status, kind, has_obs[t], nn[t], aa[t], pp[t], mm[t]);
+        int mem = gate_memory(D, status, kind, has_obs[t], nn[t], aa[t], pp[t], mm[t]);
         if (mem < 0) goto event_fail;
         counts[mem]++;
 
@@ -3260,7 +3296,7 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
         }
 
         /* alternatives sharing a step index: the steps where they are ranked (two or more) */
-        int is_alt = PySet_Contains(D.alternative_kinds, kind);
+        int is_alt = PySet_Contains(D->alternative_kinds, kind);
         if (is_alt < 0) goto event_fail;
         if (is_alt) {
             RoiGroup *g = roi_group(&rois, step);
@@ -3377,7 +3413,29 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speedups", NULL, -1, methods};
+static int module_traverse(PyObject *m, visitproc visit, void *arg) {
+    ModState *st = state_of(m);
+    if (!st) return 0;
+    Py_VISIT(st->hints.pair_second);
+    Py_VISIT(st->hints.wide);
+    PyObject **objs = (PyObject **)&st->decide;
+    for (size_t i = 0; i < offsetof(Decide, discard_novelty) / sizeof(PyObject *); i++) Py_VISIT(objs[i]);
+    return 0;
+}
+
+static int module_clear(PyObject *m) {
+    ModState *st = state_of(m);
+    if (!st) return 0;
+    init_needles(&st->hints);
+    PyObject **objs = (PyObject **)&st->decide;
+    for (size_t i = 0; i < offsetof(Decide, discard_novelty) / sizeof(PyObject *); i++) Py_CLEAR(objs[i]);
+    return 0;
+}
+
+static void module_free(void *m) { module_clear((PyObject *)m); }
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speedups", NULL, sizeof(ModState), methods, NULL,
+                                    module_traverse, module_clear, module_free};
 
 #define INTERN(var, text)                            \
     do {                                             \
@@ -3387,7 +3445,6 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speedups", NULL, -1
 
 PyMODINIT_FUNC PyInit__speedups(void) {
     init_tables();
-    init_needles();
     INTERN(s_observation_text, "observation_text");
     INTERN(s_action_text, "action_text");
     INTERN(s_kind, "kind");
