@@ -10,7 +10,8 @@ efc_tui runs its pure-Python path, which gives the same results (efc_tui/_fast.p
   editable install imports it from (git ignores it).
 
 The compile command is the one CPython itself was built with: ``LDSHARED`` and
-``CCSHARED`` from ``sysconfig`` (``$CC`` replaces the compiler when set). ``$CFLAGS`` and
+``CCSHARED`` from ``sysconfig`` (``$CC`` replaces the compiler when set), with every
+warning an error (``WARNINGS``). ``$CFLAGS`` and
 ``$LDFLAGS`` are added after our own flags, so the caller's win: an ``-O`` level in
 ``$CFLAGS`` replaces our ``-O2`` (``make sanitize`` builds with
 ``CFLAGS="-O1 -g -fsanitize=address,undefined"``).
