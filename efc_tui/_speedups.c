@@ -29,6 +29,8 @@
  *       steps with ranked alternatives. No Decision and no reason: Python builds and
  *       words those (DecideState) when they are read. 0.005 s for 20k events here,
  *       0.10 s in Python, 0.13 s Cython-compiled.
+ *
+ * Leaving (issue 34: replaced by msgspec and numpy):
  *   native_step(...)  parsers/native.py, step_to_event for a well-formed step;
  *       native_lines(...)  native.read's loop over a block of such step lines, each read
  *       straight from its bytes into the Event (step_line) when it is plain JSON of the
@@ -36,10 +38,6 @@
  *       CPU with AVX2 its strings are scanned 32 bytes at a time.
  *   gate_pass(events)  scoring/gates.py, the loop of compute_gates (Q, G, G_nr, Λ, Λ_nr, A).
  *   cost_pass(events)  scoring/raw_cost.py, the per-event columns of raw_cost.
- *   decide_pass(...)  adapter/decide.py, the run figures of decide's per-event loop
- *       (score's summary): memory gating's counts, the first pass and roll-back, the
- *       steps with ranked alternatives. No Decision and no reason: Python builds and
- *       words those (DecideState) when they are read.
  *
  * The passes read the fields of Event and Checks instances straight from their slots
  * (SlotReader, set up from _fast.py), other objects through getattr.
