@@ -29,7 +29,6 @@ costs O(length of its text); the whole run is O(T) in events.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -37,8 +36,7 @@ import numpy as np
 
 from efc_tui.adapter.config import LOOP_NEUTRAL_KINDS
 from efc_tui.model import Event, Run, Status
-
-_NUM = re.compile(r"0x[0-9a-f]+|\d+")
+from efc_tui.scoring.features import normalize_error_text
 
 
 def action_signature(ev: Event) -> tuple[str | None, str] | None:
@@ -52,7 +50,7 @@ def action_signature(ev: Event) -> tuple[str | None, str] | None:
 def observation_digest(ev: Event, digest: Callable[[Any], int] = hash) -> int:
     """A hash of the observation normalized as error signatures are: lower case, numbers
     and hex addresses as ``#``, whitespace collapsed (``digest``: as ``PrefixState``'s)."""
-    return digest(" ".join(_NUM.sub("#", ev.observation_text.lower()).split()))
+    return digest(normalize_error_text(ev.observation_text))
 
 
 def _counts(ev: Event) -> tuple[int, int]:

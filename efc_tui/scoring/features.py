@@ -158,7 +158,7 @@ def last_exception_line(tail: str) -> str:
     When there are none, the same is done before that point."""
     end = len(tail)
     while end > 0:
-        at = max(tail.rfind(w, 0, end) for w in _EXC_WORDS)
+        at = max([tail.rfind(w, 0, end) for w in _EXC_WORDS])
         if at < 0:
             return ""
         start = tail.rfind("\n", 0, at) + 1
@@ -183,8 +183,21 @@ def error_signature(ev: Event) -> tuple[str, str]:
     if not line:
         stripped = tail.rstrip()
         line = stripped.rsplit("\n", 1)[-1] if stripped else ""
-    norm = " ".join(_SIG_NUM.sub("#", line.lower()).split())[:200]
-    return ev.status.value, norm
+    return ev.status.value, _normalized(line)
+
+
+def normalize_error_text(text: str) -> str:
+    """Error text as two failures that differ only in numbers compare it: lower case,
+    numbers and hex addresses as "#", whitespace collapsed (error signatures here, the
+    repetition streaks' observations in adapter/loops.py)."""
+    return " ".join(_SIG_NUM.sub("#", text.lower()).split())
+
+
+@lru_cache(maxsize=4096)
+def _normalized(line: str) -> str:
+    """``normalize_error_text`` of an error line, at most 200 characters (cached: a
+    repeated error repeats its line)."""
+    return normalize_error_text(line)[:200]
 
 
 def action_target(ev: Event) -> str:
