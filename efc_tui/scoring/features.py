@@ -183,6 +183,8 @@ def error_signature(ev: Event) -> tuple[str, str]:
     if not line:
         stripped = tail.rstrip()
         line = stripped.rsplit("\n", 1)[-1] if stripped else ""
+    if len(line) > _CACHED_LINE:
+        return ev.status.value, normalize_error_text(line)[:200]
     return ev.status.value, _normalized(line)
 
 
@@ -191,6 +193,9 @@ def normalize_error_text(text: str) -> str:
     numbers and hex addresses as "#", whitespace collapsed (error signatures here, the
     repetition streaks' observations in adapter/loops.py)."""
     return " ".join(_SIG_NUM.sub("#", text.lower()).split())
+
+
+_CACHED_LINE = 1000  # longer lines are not kept: the cache stays under ~4 MB
 
 
 @lru_cache(maxsize=4096)
