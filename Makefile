@@ -28,17 +28,21 @@ run: $(BIN)/efc-tui
 test: lint
 	$(BIN)/python -m pytest
 
-## check: what CI runs (make test), and the compiled path under the sanitizers
+## check: what CI runs (make test), and the compiled path under the sanitizers and the fuzzer
 check: test sanitize
 
 ## sanitize: build the compiled fast path with AddressSanitizer + UndefinedBehaviorSanitizer
-## into a temporary folder (hatch_build.py takes CFLAGS/LDFLAGS) and run the tests of the
-## compiled path against it (EFC_TUI_SPEEDUPS, efc_tui/_fast.py; libasan preloaded, as the
-## interpreter is not built with it). Any sanitizer report fails the run. Not part of `test`.
+## into a temporary folder (hatch_build.py takes CFLAGS/LDFLAGS; -Werror as always) and run
+## against it (EFC_TUI_SPEEDUPS, efc_tui/_fast.py; libasan preloaded, as the interpreter is
+## not built with it) the tests of the compiled path, then the differential fuzz target
+## (bench/fuzz_bench.py: mutated logs through both paths) for FUZZ_SECONDS. Any sanitizer
+## report, crash or difference fails the run. Not part of `test`.
+FUZZ_SECONDS ?= 60
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 SAN_TESTS := tests/compiled/test_speedups.py tests/compiled/test_native_lines.py \
 	tests/compiled/test_hostile_inputs.py tests/compiled/test_fuzz_diff.py \
-	tests/compiled/test_status_prefilters.py tests/readers/test_native.py
+	tests/compiled/test_status_prefilters.py tests/readers/test_native.py \
+	tests/unit/test_features.py tests/unit/test_adapter.py
 sanitize: $(VENV)/.dev
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	so="$$tmp/_speedups$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"; \
@@ -50,7 +54,8 @@ sanitize: $(VENV)/.dev
 	$(BIN)/python -c 'import os; from efc_tui import _fast; m = _fast.speedups(); \
 		assert m is not None and m.__file__ == os.environ["EFC_TUI_SPEEDUPS"], _fast.STATUS'; \
 	echo "sanitize: $$so (ASan + UBSan) in use"; \
-	$(BIN)/python -m pytest -q -p no:cacheprovider $(SAN_TESTS) $(SAN_PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(SAN_TESTS) $(SAN_PYTEST_ARGS); \
+	$(BIN)/python bench/fuzz_bench.py --seconds $(FUZZ_SECONDS)
 
 ## lint: ruff's rules, ruff's formatting of every Python file and Markdown code block
 ## (checked, never rewritten), mypy (~15 s) and the import contracts (the layers,

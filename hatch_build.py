@@ -10,7 +10,8 @@ efc_tui runs its pure-Python path, which gives the same results (efc_tui/_fast.p
   editable install imports it from (git ignores it).
 
 The compile command is the one CPython itself was built with: ``LDSHARED`` and
-``CCSHARED`` from ``sysconfig`` (``$CC`` replaces the compiler when set). ``$CFLAGS`` and
+``CCSHARED`` from ``sysconfig`` (``$CC`` replaces the compiler when set), with every
+warning an error (``WARNINGS``). ``$CFLAGS`` and
 ``$LDFLAGS`` are added after our own flags, so the caller's win: an ``-O`` level in
 ``$CFLAGS`` replaces our ``-O2`` (``make sanitize`` builds with
 ``CFLAGS="-O1 -g -fsanitize=address,undefined"``).
@@ -33,6 +34,16 @@ except ImportError:  # pragma: no cover - only outside a build
     BuildHookInterface = object
 
 SOURCE = Path("efc_tui") / "_speedups.c"
+#: as msgspec builds its C: every warning is an error. A compiler that warns where ours
+#: does not leaves the extension unbuilt (the build says why, and the pure-Python path runs)
+#: rather than a module built past a warning; tests/test_speedups_build.py builds with them.
+WARNINGS = (
+    "-Wall",
+    "-Wextra",
+    "-Wno-unused-parameter",
+    "-Wno-missing-field-initializers",
+    "-Werror",
+)
 
 
 def compile_command(src: Path, out: Path) -> list[str] | None:
@@ -54,6 +65,7 @@ def compile_command(src: Path, out: Path) -> list[str] | None:
         *cmd,
         *shlex.split(sysconfig.get_config_var("CCSHARED") or ""),
         *opt,
+        *WARNINGS,
         "-DNDEBUG",
         f'-DEFC_SOURCE_HASH="{digest}"',
         *cflags,

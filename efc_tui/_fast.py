@@ -1,11 +1,16 @@
 """Which implementation of the hot per-event loops runs: compiled or pure Python.
 
 ``efc_tui/_speedups.c`` is compiled when the package is installed (``hatch_build.py``, with
-the machine's C compiler and Python headers). Every function in it mirrors a Python
-function that stays the reference: both give bit-identical ledgers (tests/compiled/test_speedups.py
-compares them on every fixture). The pure-Python path runs when
+the machine's C compiler and Python headers). It keeps only the loops that pure Python
+(or Python compiled by Cython or mypyc) cannot run fast enough for ``score`` to stay
+within 5x a bare parse: the feature pass, the status pre-filter, and the adapter's run
+figures (docs/speed.md, "The compiled path", has the measurements). Each mirrors a Python
+function that stays the reference, and the rules in them are given to the C by the Python
+that defines them (hint lists, token characters, kinds, statuses, thresholds) or called
+back (error signatures, an action's tokens): tests/compiled/test_speedups.py compares the two on
+every fixture. The pure-Python path runs when
 
-- the extension was not built (no compiler at install time),
+- the extension was not built (no compiler at install time, or it warned: -Werror),
 - it is stale (built from another version of ``_speedups.c``: reinstall to rebuild),
 - ``EFC_TUI_PURE_PYTHON=1`` is set, or code runs inside ``pure_python()``.
 

@@ -2,28 +2,36 @@
  *
  * Built at install time with the machine's C compiler (hatch_build.py); when it is not
  * built, or EFC_TUI_PURE_PYTHON=1 is set, efc_tui uses the pure-Python code it mirrors,
- * which gives bit-identical results (tests/test_speedups.py compares full ledgers).
+ * which gives bit-identical results (tests/compiled/test_speedups.py compares full ledgers).
  *
- * What is here, each mirroring one Python function line by line:
+ * Why C (issue 34): each kernel here was measured against pure Python and against the same
+ * Python compiled unchanged by Cython 3.3 and mypyc 2.4 (docs/speed.md, "The compiled
+ * path"); only these kept `score` within 5x a bare parse, whose budget is ~11 us an event
+ * in all. Compiling the Python gains nothing on them (0.8-1.2x): their time is in building
+ * and hashing str, bytes and tuple objects, which the C avoids, not in the interpreter.
+ * The rules in them are given by the Python that defines them, or called back.
+ *
  *   feature_pass(events, action_info, error_signature)  scoring/features.py, the loop of
  *       compute_features: novelty n from shingles, q and repeated actions, checks, Δ,
  *       a and repeated errors, memory/plan/compaction signals, the plan-change signature,
- *       and both passes of z (refs, then tokens cited by later actions); the error
- *       signature of an ASCII observation (error_text, for tests) is computed here, a
- *       non-ASCII one by the Python function.
+ *       and both passes of z (refs, then tokens cited by later actions). What holds a
+ *       rule is Python's, called from here: error_signature (the exception-line regex),
+ *       _action_info (an action's distinctive tokens and target); the token characters
+ *       are features._TOKEN_TABLE (set_tokens). Measured on the bench's 20k-event trace:
+ *       0.05 s here, 0.38-0.44 s in Python, 0.37 s Cython-compiled, 0.50 s mypyc-compiled.
  *   no_hints(text)  parsers/status.py: true when neither a test summary nor a failure
  *       hint can be in the text (the substring pre-filters of parse_checks and
- *       _has_failure_hint), so the classifier needs no regular expression. On a CPU
- *       with AVX2, 1-byte text is filtered 32 positions at a time (scan_teddy).
- *   streak_pass(events, neutral, digest)  adapter/loops.py, streaks_and_starts.
- *   decide_pass(...)  adapter/decide.py, the per-event loop of decide: memory gating,
- *       roll-back, both stop rules with their reasons, ROI ranks; a Decision per event.
+ *       _has_failure_hint), so the classifier needs no regular expression. The hint
+ *       lists are status.py's (set_hints). 1.5 us for an 850-character observation here,
+ *       47 us in Python (125 substring searches), 116 us as one regular expression.
+ *   decide_pass(...)  adapter/decide.py, the run figures of decide's per-event loop
+ *       (score's summary): memory gating's counts, the first pass and roll-back, the
+ *       steps with ranked alternatives. No Decision and no reason: Python builds and
+ *       words those (DecideState) when they are read. 0.005 s for 20k events here,
+ *       0.10 s in Python, 0.13 s Cython-compiled.
  *
  * The passes read the fields of Event and Checks instances straight from their slots
  * (SlotReader, set up from _fast.py), other objects through getattr.
- * Decision instances are built straight into their slots (Maker) only while the model's
- * Decision is exactly the slots dataclass listed in DECISION_FIELDS; otherwise the class
- * is called.
  *
  * Shingles are compared by a 64-bit hash of their code points here and by Python's hash()
  * there: two different lines count as one only on a 64-bit collision, in either path.
@@ -58,20 +66,119 @@
 
 static unsigned char SPACE1[256]; /* str.isspace / str.strip / str.split, code points < 256 */
 static unsigned char BREAK1[256]; /* str.splitlines boundaries, code points < 256 */
-static unsigned char TOKEN1[256]; /* features._KEEP (letters, digits, _ . / -) and >= 128 */
+
+/* features._TOKEN_TABLE's token characters, given by set_tokens (part of the module state) */
+typedef struct {
+    unsigned char is[256]; /* is[c]: c is a token character */
+    int set;               /* until set_tokens() is called, feature_pass declines */
+    int swar;              /* its ASCII token characters are token_bits8's: the 8-wide path */
+} Tokens;
+
+static int swar_token(unsigned c) { /* token_bits8's class, one char */
+    return (c >= 0x2d && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || c == 0x5f || (c >= 0x61 && c <= 0x7a);
+}
 
 static inline int is_space(Py_UCS4 c) { return c < 256 ? SPACE1[c] : Py_UNICODE_ISSPACE(c); }
 static inline int is_break(Py_UCS4 c) { return c < 256 ? BREAK1[c] : Py_UNICODE_ISLINEBREAK(c); }
-static inline int is_token(Py_UCS4 c) { return c >= 256 || TOKEN1[c]; }
+static inline int is_token(const Tokens *tk, Py_UCS4 c) { return c >= 256 || tk->is[c]; }
 
 static void init_tables(void) {
     for (Py_UCS4 c = 0; c < 256; c++) {
         SPACE1[c] = (unsigned char)(Py_UNICODE_ISSPACE(c) ? 1 : 0);
         BREAK1[c] = (unsigned char)(Py_UNICODE_ISLINEBREAK(c) ? 1 : 0);
     }
-    const char *keep = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-";
-    for (const char *p = keep; *p; p++) TOKEN1[(unsigned char)*p] = 1;
-    for (int c = 128; c < 256; c++) TOKEN1[c] = 1;
+}
+
+/* ---------------------------------------------------------------- the module's own state */
+
+/* What the Python that defines a rule gives the kernels at import (set_tokens, set_hints,
+ * setup_decide), held in the module object's state, not in process-wide statics. */
+
+#define G_CHECK 1  /* parse_checks: the summary hints in the tail */
+#define G_ERROR 2  /* parse_checks: the pair's first ("error") ... */
+#define G_EQEQ 4   /* ... with its second ("==") in the tail */
+#define G_FAIL 8   /* _has_failure_hint: the rules' hints in the head or the tail */
+
+typedef struct {
+    const char *s;
+    int group;
+} Needle;
+
+#define MAX_NEEDLES 160
+
+
+/* A set of needles (Latin-1, all >= 4 long), filtered by a hash of their first four bytes:
+ * a position is compared only when its four bytes hash to a needle's, and then only with
+ * the needles of that hash's chain (by its low 8 bits), not all of them. */
+typedef struct {
+    uint64_t bloom[65536 / 64];
+    const Needle *list[MAX_NEEDLES];
+    uint32_t head[MAX_NEEDLES];
+    size_t len[MAX_NEEDLES];
+    int16_t chain[256];          /* 1 + the first needle of each chain; 0: none */
+    int16_t next[MAX_NEEDLES];   /* 1 + the next needle of its chain; 0: the last */
+    int n;
+} NeedleSet;
+
+
+/* status.py's hint lists (set_hints): the needles as Latin-1 bytes (each at least 4 long),
+ * their groups; the second of the pair; the hints with a code point above 255, which only
+ * a text of a wider kind can hold (looked for with PyUnicode_Find); the head and tail
+ * sizes; the needle sets scanned. */
+typedef struct {
+    Needle check[MAX_NEEDLES + 1], fail[MAX_NEEDLES + 1];
+    PyObject *pair_second, *wide;
+    int set;
+    Py_ssize_t head, tail;
+    NeedleSet check_set, fail_set, both_set;
+} Hints;
+
+/* What adapter/decide.py's loop needs, given once by setup_decide(). */
+typedef struct {
+    PyObject *candidate_kinds, *alternative_kinds, *invalid_statuses, *kind_error, *status_none, *status_passed,
+        *q_status;
+    double discard_novelty, promote_novelty;
+} Decide;
+
+typedef struct {
+    Tokens tokens;
+    Hints hints;
+    Decide decide;
+} ModState;
+
+static struct PyModuleDef module; /* defined at the end */
+
+/* The state of ``m``, the module a function was called on (NULL: a C caller without one,
+ * then the module this interpreter imported). */
+static inline ModState *state_of(PyObject *m) {
+    if (!m && !(m = PyState_FindModule(&module))) return NULL;
+    return (ModState *)PyModule_GetState(m);
+}
+
+/* set_tokens(table): features._TOKEN_TABLE, the bytes.translate table that keeps a token
+ * character and maps any other to a space (features.py is the one definition). The loops
+ * here read code points, Python reads UTF-8 bytes: the same only while every byte >= 128
+ * is a token character (a non-ASCII letter's bytes). False, and feature_pass declines
+ * (the Python loop runs), for a table where that does not hold. */
+static PyObject *set_tokens(PyObject *self, PyObject *table) {
+    if (!PyBytes_Check(table) || PyBytes_GET_SIZE(table) != 256) {
+        PyErr_SetString(PyExc_TypeError, "set_tokens takes a 256-byte translate table");
+        return NULL;
+    }
+    const unsigned char *t = (const unsigned char *)PyBytes_AS_STRING(table);
+    Tokens *tk = &state_of(self)->tokens;
+    tk->set = 0;
+    for (int c = 0; c < 256; c++) {
+        tk->is[c] = t[c] != ' ';
+        if (t[c] != c && t[c] != ' ') Py_RETURN_FALSE;
+        if (c >= 128 && !tk->is[c]) Py_RETURN_FALSE;
+    }
+    if (tk->is[' ']) Py_RETURN_FALSE;
+    tk->swar = 1;
+    for (unsigned c = 0; c < 128; c++)
+        if (tk->is[c] != swar_token(c)) tk->swar = 0;
+    tk->set = 1;
+    Py_RETURN_TRUE;
 }
 
 /* ---------------------------------------------------------------- hashing */
@@ -591,7 +698,8 @@ static int cite_token(CitedTable *table, const unsigned char *p, Py_ssize_t nbyt
 }
 
 /* For 8 ASCII chars, a bit per char (bit k: char k) set when it is a token char:
- * [-./0-9] (0x2d-0x39), [A-Z], _ and [a-z]. For a byte b < 0x80, b >= lo exactly when
+ * [-./0-9] (0x2d-0x39), [A-Z], _ and [a-z] (used only while features._TOKEN_TABLE's ASCII
+ * token characters are exactly these: Tokens.swar). For a byte b < 0x80, b >= lo exactly when
  * b + (0x80 - lo) has its top bit set, and b <= hi when b + (0x7f - hi) has it clear;
  * no sum carries into the next byte. */
 #define BYTES(v) (0x0101010101010101ULL * (uint64_t)(v))
@@ -610,7 +718,8 @@ static inline uint64_t token_bits8(const unsigned char *p) {
 
 /* z, pass 2 for one observation: every token of the text (features.word_list) that a later
  * action cites moves first_ref[t] to the earliest such later event. */
-static int cite_pass(CitedTable *table, PyObject *text, int64_t t, int64_t *first_ref, Buf *scratch) {
+static int cite_pass(const Tokens *tk, CitedTable *table, PyObject *text, int64_t t, int64_t *first_ref,
+                     Buf *scratch) {
     if (table->n == 0) return 0;
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
@@ -630,8 +739,9 @@ static int cite_pass(CitedTable *table, PyObject *text, int64_t t, int64_t *firs
         for (Py_ssize_t w = 0; w < nw; w++) {
             uint64_t m = 0;
             Py_ssize_t base = w * 64, n = len - base < 64 ? len - base : 64, k = 0;
-            for (; k + 8 <= n; k += 8) m |= token_bits8(d + base + k) << k;
-            for (; k < n; k++) m |= (uint64_t)TOKEN1[d[base + k]] << k;
+            if (tk->swar)
+                for (; k + 8 <= n; k += 8) m |= token_bits8(d + base + k) << k;
+            for (; k < n; k++) m |= (uint64_t)tk->is[d[base + k]] << k;
             bits[w] = m;
         }
         Py_ssize_t resume = 0; /* runs already handled end before this char */
@@ -648,8 +758,8 @@ static int cite_pass(CitedTable *table, PyObject *text, int64_t t, int64_t *firs
                 r3 &= r3 - 1;
                 if (pos < resume) continue;
                 Py_ssize_t s = pos, e = pos;
-                while (s > 0 && TOKEN1[d[s - 1]]) s--;
-                while (e < len && TOKEN1[d[e]]) e++;
+                while (s > 0 && tk->is[d[s - 1]]) s--;
+                while (e < len && tk->is[d[e]]) e++;
                 resume = e;
                 Py_ssize_t nbytes = e - s;
                 if (nbytes < table->min_len || nbytes > table->max_len) continue;
@@ -669,7 +779,7 @@ static int cite_pass(CitedTable *table, PyObject *text, int64_t t, int64_t *firs
          * which is rare: the test below is well predicted. */
         Py_ssize_t run = 0, nbytes = 0;
         for (i = 0; i <= len; i++) {
-            if (i < len && TOKEN1[d[i]]) {
+            if (i < len && tk->is[d[i]]) {
                 run++;
                 nbytes += 1 + (d[i] >> 7);
                 continue;
@@ -691,13 +801,13 @@ static int cite_pass(CitedTable *table, PyObject *text, int64_t t, int64_t *firs
         return 0;
     }
     while (i < len) {
-        while (i < len && !is_token(PyUnicode_READ(kind, data, i))) i++;
+        while (i < len && !is_token(tk, PyUnicode_READ(kind, data, i))) i++;
         if (i >= len) break;
         Py_ssize_t s = i, nbytes = 0;
         int ascii = 1;
         while (i < len) {
             Py_UCS4 c = PyUnicode_READ(kind, data, i);
-            if (!is_token(c)) break;
+            if (!is_token(tk, c)) break;
             if (c >= 128) ascii = 0;
             nbytes += utf8_len(c);
             i++;
@@ -717,83 +827,9 @@ static int cite_pass(CitedTable *table, PyObject *text, int64_t t, int64_t *firs
     return 0;
 }
 
-/* ---------------------------------------------------------------- building dataclass instances */
-
-/* A slots dataclass of the model (Event, Decision) built without running its __init__: the
- * fields are written straight into their slots, in the order the C code lists them. Used
- * only when the class is exactly that: its fields are the expected names, each a plain
- * object slot, and it has no __post_init__ or own __new__; otherwise the class is called. */
-#define MAX_FIELDS 32
-
-typedef struct {
-    PyTypeObject *type;
-    Py_ssize_t off[MAX_FIELDS];
-    int n, direct;
-} Maker;
-
-/* ``fields``: the class's dataclass field names, in order; ``expected``: the order in which
- * the C code passes values. A mismatch is an error: the model changed under the C code. */
-static int maker_setup(Maker *m, PyObject *type, PyObject *fields, const char *const *expected) {
-    if (!PyType_Check(type) || !PyTuple_Check(fields)) {
-        PyErr_SetString(PyExc_TypeError, "a dataclass type and its field names");
-        return -1;
-    }
-    int n = 0;
-    while (expected[n]) n++;
-    if (PyTuple_GET_SIZE(fields) != n || n > MAX_FIELDS) goto mismatch;
-    for (int i = 0; i < n; i++) {
-        PyObject *f = PyTuple_GET_ITEM(fields, i);
-        if (!PyUnicode_Check(f) || PyUnicode_CompareWithASCIIString(f, expected[i]) != 0) goto mismatch;
-    }
-    Py_XSETREF(m->type, (PyTypeObject *)Py_NewRef(type));
-    m->n = n;
-    m->direct = ((PyTypeObject *)type)->tp_new == PyBaseObject_Type.tp_new &&
-                !PyObject_HasAttrString(type, "__post_init__");
-    PyObject *slots = PyObject_GetAttrString(type, "__slots__");
-    if (!slots) {
-        PyErr_Clear();
-        m->direct = 0;
-    } else {
-        if (PySequence_Size(slots) != n) m->direct = 0;
-        Py_DECREF(slots);
-        PyErr_Clear();
-    }
-    for (int i = 0; m->direct && i < n; i++) {
-        PyObject *d = PyObject_GetAttrString(type, expected[i]);
-        if (!d) return -1;
-        if (Py_IS_TYPE(d, &PyMemberDescr_Type)) {
-            PyMemberDef *def = ((PyMemberDescrObject *)d)->d_member;
-            if (def->type == T_OBJECT_EX && !(def->flags & READONLY))
-                m->off[i] = def->offset;
-            else
-                m->direct = 0;
-        } else {
-            m->direct = 0;
-        }
-        Py_DECREF(d);
-    }
-    return 0;
-mismatch:
-    PyErr_Format(PyExc_ValueError, "%R does not have the fields the compiled code fills", type);
-    return -1;
-}
-
-static PyObject *maker_new(Maker *m, PyObject *const *vals) {
-    if (!m->direct) return PyObject_Vectorcall((PyObject *)m->type, vals, (size_t)m->n, NULL);
-    PyObject *o = m->type->tp_alloc(m->type, 0);
-    if (!o) return NULL;
-    for (int i = 0; i < m->n; i++) *(PyObject **)((char *)o + m->off[i]) = Py_NewRef(vals[i]);
-    return o;
-}
-
-static const char *const DECISION_FIELDS[] = {
-    "index", "step", "efc_nr", "dC", "x_nr", "memory", "memory_reason", "control", "control_reason",
-    "window_ratio", "stop_rule", "repeat_count", "repeat_rule", "rollback_to", "candidate_score",
-    "selection", "roi", "roi_rank", "roi_of", NULL};
-
-static Maker DECISION_MAKER;
-
 /* ---------------------------------------------------------------- reading instances' slots */
+
+#define MAX_FIELDS 32 /* the most fields of a class whose slots are read */
 
 /* obj.name for the model's slots classes (Event, Checks) read straight from the slot: the
  * per-event passes read ~10 fields of every event, and PyObject_GetAttr's type lookup and
@@ -1034,162 +1070,6 @@ static int all_space(PyObject *s) {
     return 1;
 }
 
-/* ---------------------------------------------------------------- error signatures */
-
-/* features.error_signature's text work for an ASCII observation (a non-ASCII one goes to the
- * Python function): the last match of features._EXC_LINE in the last _TEXT_SCAN characters
- * (as finditer over the whole tail finds it), else the last non-blank line, normalized
- * (lower case, "0x<hex>" and digit runs as "#", whitespace collapsed, at most 200 chars). */
-
-#define TEXT_SCAN 16000
-#define SIG_MAX 200
-
-static inline int hex_ascii(unsigned char c) {
-    unsigned char l = (unsigned char)(c | 32);
-    return (c >= '0' && c <= '9') || (l >= 'a' && l <= 'f');
-}
-
-static inline int word_ascii(unsigned char c) {
-    unsigned char l = (unsigned char)(c | 32);
-    return (l >= 'a' && l <= 'z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-/* _EXC_LINE's part after ^\s*(?:E\s+)? at q: [A-Za-z_][\w.]*(?:Error|Exception|Failure)\b.*$
- * Returns the end of the match (the end of q's line) or -1. The keyword must start after q
- * and lie in q's run of [\w.] characters, followed by a non-word character or the end. */
-static Py_ssize_t exc_core(const unsigned char *p, Py_ssize_t n, Py_ssize_t q) {
-    static const char *const words[3] = {"Error", "Exception", "Failure"};
-    static const Py_ssize_t lens[3] = {5, 9, 7};
-    if (q >= n) return -1;
-    unsigned char c = p[q];
-    if (!(((c | 32) >= 'a' && (c | 32) <= 'z') || c == '_')) return -1;
-    Py_ssize_t r = q + 1;
-    while (r < n && (word_ascii(p[r]) || p[r] == '.')) r++;
-    int hit = 0;
-    for (Py_ssize_t j = q + 1; j < r && !hit; j++) {
-        if (p[j] != 'E' && p[j] != 'F') continue;
-        for (int k = 0; k < 3; k++) {
-            Py_ssize_t e = j + lens[k];
-            if (e <= r && memcmp(p + j, words[k], (size_t)lens[k]) == 0 && (e == n || !word_ascii(p[e]))) {
-                hit = 1;
-                break;
-            }
-        }
-    }
-    if (!hit) return -1;
-    const unsigned char *nl = memchr(p + r, '\n', (size_t)(n - r));
-    return nl ? (Py_ssize_t)(nl - p) : n;
-}
-
-/* The span [*ms, *me) of the last match of _EXC_LINE (MULTILINE) in p[0:n]; 0 when none.
- * finditer tries each line start s at or after the end of the previous match: \s* skips to
- * the first non-space p0 (across lines); the optional "E\s+" is taken when p0 is an E
- * followed by a space (then nothing else can match at s); the rest must match there. Line
- * starts whose \s* reaches the same p0 share one outcome, so the scan is O(n). */
-static int last_exc_line(const unsigned char *p, Py_ssize_t n, Py_ssize_t *ms, Py_ssize_t *me) {
-    int found = 0;
-    Py_ssize_t s = 0, p0 = -1, end0 = -1;
-    for (;;) {
-        if (s > p0) { /* a new first non-space */
-            p0 = s;
-            while (p0 < n && SPACE1[p[p0]]) p0++;
-            if (p0 < n && p[p0] == 'E' && p0 + 1 < n && SPACE1[p[p0 + 1]]) {
-                Py_ssize_t q = p0 + 1;
-                while (q < n && SPACE1[p[q]]) q++;
-                end0 = exc_core(p, n, q);
-            } else {
-                end0 = exc_core(p, n, p0);
-            }
-        }
-        Py_ssize_t next_from = s;
-        if (end0 >= 0) {
-            found = 1;
-            *ms = s;
-            *me = end0;
-            next_from = end0; /* finditer resumes at the match's end, a '\n' or n */
-            p0 = -1;
-        }
-        if (next_from >= n) break;
-        const unsigned char *nl = memchr(p + next_from, '\n', (size_t)(n - next_from));
-        if (!nl) break;
-        s = (Py_ssize_t)(nl - p) + 1;
-        if (s > n) break;
-    }
-    return found;
-}
-
-/* " ".join(_SIG_NUM.sub("#", line.lower()).split())[:limit] of an ASCII line, into b
- * (limit < 0: no limit). */
-static int sig_normalize(const unsigned char *p, Py_ssize_t n, Py_ssize_t limit, Buf *b) {
-    b->n = 0;
-    if (buf_reserve(b, (size_t)n + 1) < 0) return -1;
-    unsigned char *o = b->p;
-    size_t k = 0;
-    int pending = 0;
-    for (Py_ssize_t i = 0; i < n;) {
-        unsigned char c = p[i];
-        if (SPACE1[c]) {
-            pending = k > 0;
-            i++;
-            continue;
-        }
-        if (pending) {
-            o[k++] = ' ';
-            pending = 0;
-        }
-        if (c >= '0' && c <= '9') {
-            Py_ssize_t j = i + 1;
-            if (c == '0' && j + 1 < n && (p[j] | 32) == 'x' && hex_ascii(p[j + 1])) {
-                j += 1;
-                while (j < n && hex_ascii(p[j])) j++;
-            } else {
-                while (j < n && p[j] >= '0' && p[j] <= '9') j++;
-            }
-            o[k++] = '#';
-            i = j;
-            continue;
-        }
-        o[k++] = (c >= 'A' && c <= 'Z') ? (unsigned char)(c | 32) : c;
-        i++;
-    }
-    b->n = (limit >= 0 && k > (size_t)limit) ? (size_t)limit : k;
-    return 0;
-}
-
-/* The normalized error line of an ASCII text (a new str), or NULL with no error set when
- * the text is not ASCII (the Python function then runs). */
-static PyObject *error_line(PyObject *text, Buf *b) {
-    if (!PyUnicode_IS_ASCII(text)) return NULL;
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    const unsigned char *p = PyUnicode_1BYTE_DATA(text);
-    if (n > TEXT_SCAN) {
-        p += n - TEXT_SCAN;
-        n = TEXT_SCAN;
-    }
-    Py_ssize_t a, e;
-    if (!last_exc_line(p, n, &a, &e)) { /* the last line of the right-stripped tail */
-        e = n;
-        while (e > 0 && SPACE1[p[e - 1]]) e--;
-        a = e;
-        while (a > 0 && p[a - 1] != '\n') a--;
-    }
-    if (sig_normalize(p + a, e - a, SIG_MAX, b) < 0) return NULL;
-    return PyUnicode_DecodeASCII((const char *)b->p, (Py_ssize_t)b->n, NULL);
-}
-
-/* error_text(text): features.error_signature's normalized line, None for non-ASCII (tests). */
-static PyObject *error_text(PyObject *self, PyObject *text) {
-    if (!PyUnicode_CheckExact(text)) {
-        PyErr_SetString(PyExc_TypeError, "error_text takes a str");
-        return NULL;
-    }
-    Buf b = {0};
-    PyObject *out = error_line(text, &b);
-    free(b.p);
-    if (!out && !PyErr_Occurred()) Py_RETURN_NONE;
-    return out;
-}
-
 #define GET(obj, name, dst)                        \
     do {                                           \
         dst = EV_GET((obj), (name));               \
@@ -1203,6 +1083,8 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_RuntimeError, "_speedups.setup() was not called");
         return NULL;
     }
+    const Tokens *tk = &state_of(self)->tokens;
+    if (!tk->set) return fallback("features.py has not given its token characters (set_tokens)");
     Py_ssize_t T = PyList_GET_SIZE(events);
     size_t nT = (size_t)(T > 0 ? T : 1);
     double *c = calloc(nT, sizeof(double)), *h = calloc(nT, sizeof(double)), *a = malloc(nT * sizeof(double)),
@@ -1216,11 +1098,8 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
     ActionMap amap = {0};
     CitedTable cited = {0};
     ShingleWork work = {{0}};
-    Buf sigbuf = {0};
     U64s all_sh = {0};                          /* every observation's shingles, in order */
     size_t *n_sh = calloc(nT, sizeof(size_t)); /* how many of them each event has */
-    PyObject *value_of[16][2];
-    int n_values = 0;
     PyObject *ev = NULL, *obs = NULL, *act = NULL, *kind = NULL, *refs = NULL, *truncated = NULL,
              *tool = NULL, *checks = NULL, *status = NULL, *memw = NULL, *planv = NULL, *extra = NULL;
 
@@ -1434,24 +1313,8 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
             have_prev_sev = 1;
             /* a: repeated-error avoidance */
             if (status != S.status_passed) {
-                PyObject *sig = NULL, *line = error_line(obs, &sigbuf);
-                if (line) {
-                    PyObject *sv = NULL; /* status.value, looked up once per status */
-                    for (int k = 0; k < n_values; k++)
-                        if (value_of[k][0] == status) {
-                            sv = Py_NewRef(value_of[k][1]);
-                            break;
-                        }
-                    if (!sv && (sv = PyObject_GetAttr(status, s_value)) && n_values < 16) {
-                        value_of[n_values][0] = Py_NewRef(status);
-                        value_of[n_values++][1] = Py_NewRef(sv);
-                    }
-                    if (sv) sig = PyTuple_Pack(2, sv, line);
-                    Py_XDECREF(sv);
-                    Py_DECREF(line);
-                } else if (!PyErr_Occurred()) {
-                    sig = PyObject_CallOneArg(error_signature, ev);
-                }
+                /* error_signature is Python's (its regular expression written once) */
+                PyObject *sig = PyObject_CallOneArg(error_signature, ev);
                 if (!sig) goto error;
                 int seen_sig = PySet_Contains(error_sigs, sig);
                 if (seen_sig < 0 || (!seen_sig && PySet_Add(error_sigs, sig) < 0)) {
@@ -1553,7 +1416,7 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
             fallback("event text is not a str");
             goto error;
         }
-        if (PyUnicode_GET_LENGTH(obs) && cite_pass(&cited, obs, t, first_ref, &work.scratch) < 0) goto error;
+        if (PyUnicode_GET_LENGTH(obs) && cite_pass(tk, &cited, obs, t, first_ref, &work.scratch) < 0) goto error;
         Py_CLEAR(obs);
     }
 
@@ -1599,13 +1462,8 @@ error:
     amap_free(&amap);
     cited_free(&cited);
     shingle_work_free(&work);
-    free(sigbuf.p);
     free(all_sh.v);
     free(n_sh);
-    for (int k = 0; k < n_values; k++) {
-        Py_DECREF(value_of[k][0]);
-        Py_DECREF(value_of[k][1]);
-    }
     return result;
 }
 
@@ -1615,40 +1473,6 @@ error:
  * at import (set_hints: status.py is their one definition). A hit on any of them (for the
  * pair's first: together with its second) sends the text to the Python classifier. Until
  * set_hints is called, no_hints answers False (the classifier runs: slower, never wrong). */
-#define G_CHECK 1  /* parse_checks: the summary hints in the tail */
-#define G_ERROR 2  /* parse_checks: the pair's first ("error") ... */
-#define G_EQEQ 4   /* ... with its second ("==") in the tail */
-#define G_FAIL 8   /* _has_failure_hint: the rules' hints in the head or the tail */
-
-typedef struct {
-    const char *s;
-    int group;
-} Needle;
-
-#define MAX_NEEDLES 160
-
-/* the needles as Latin-1 bytes (each at least 4 long), their groups; the second of the
- * pair; the hints with a code point above 255, which only a text of a wider kind can hold
- * (looked for with PyUnicode_Find) */
-static Needle CHECK_NEEDLES[MAX_NEEDLES + 1], FAIL_NEEDLES[MAX_NEEDLES + 1];
-static PyObject *PAIR_SECOND = NULL, *WIDE_HINTS = NULL;
-static int HINTS_SET = 0;
-
-/* A set of needles (Latin-1, all >= 4 long), filtered by a hash of their first four bytes:
- * a position is compared only when its four bytes hash to a needle's. */
-typedef struct {
-    uint64_t bloom[65536 / 64];
-    const Needle *list[MAX_NEEDLES];
-    uint32_t head[MAX_NEEDLES];
-    size_t len[MAX_NEEDLES];
-    int n;
-    /* the vector filter (scan_teddy): needle k is in bucket k % 8, and lo[j] / hi[j] map
-     * the low / high nibble of a byte to the buckets whose needles may have it at j */
-    unsigned char lo[3][16], hi[3][16];
-} NeedleSet;
-
-static NeedleSet CHECK_SET, FAIL_SET, BOTH_SET;
-
 static inline uint32_t load4(const unsigned char *p) {
     uint32_t v;
     memcpy(&v, p, 4);
@@ -1665,11 +1489,8 @@ static void needles_add(NeedleSet *ns, const Needle *list) {
         ns->list[ns->n] = n;
         ns->head[ns->n] = v;
         ns->len[ns->n] = strlen(n->s);
-        for (int j = 0; j < 3; j++) {
-            unsigned char c = (unsigned char)n->s[j];
-            ns->lo[j][c & 15] |= (unsigned char)(1u << (ns->n % 8));
-            ns->hi[j][c >> 4] |= (unsigned char)(1u << (ns->n % 8));
-        }
+        ns->next[ns->n] = ns->chain[key & 255];
+        ns->chain[key & 255] = (int16_t)(ns->n + 1);
         ns->n++;
     }
 }
@@ -1679,15 +1500,15 @@ static void free_needles(Needle *list) {
     memset(list, 0, sizeof(Needle) * (MAX_NEEDLES + 1));
 }
 
-static void init_needles(void) {
-    HINTS_SET = 0;
-    free_needles(CHECK_NEEDLES);
-    free_needles(FAIL_NEEDLES);
-    Py_CLEAR(PAIR_SECOND);
-    Py_CLEAR(WIDE_HINTS);
-    memset(&CHECK_SET, 0, sizeof CHECK_SET);
-    memset(&FAIL_SET, 0, sizeof FAIL_SET);
-    memset(&BOTH_SET, 0, sizeof BOTH_SET);
+static void init_needles(Hints *h) {
+    h->set = 0;
+    free_needles(h->check);
+    free_needles(h->fail);
+    Py_CLEAR(h->pair_second);
+    Py_CLEAR(h->wide);
+    memset(&h->check_set, 0, sizeof h->check_set);
+    memset(&h->fail_set, 0, sizeof h->fail_set);
+    memset(&h->both_set, 0, sizeof h->both_set);
 }
 
 /* Append str ``s`` to ``list`` (at *n) as Latin-1 bytes, or to ``wide`` when it has a code
@@ -1716,48 +1537,60 @@ static int needle_put(PyObject *s, int group, Needle *list, int *n, PyObject *wi
     return 0;
 }
 
-/* set_hints(summary, pair, failure): parse_checks' tail hints, its pair ("error" counts
- * with "=="), and the rules' hints (status._SUMMARY_HINTS, _SUMMARY_PAIR, _HINTS). */
+/* set_hints(summary, pair, failure, head, tail, summary_tail): parse_checks' tail hints, its
+ * pair ("error" counts with "=="), the rules' hints (status._SUMMARY_HINTS, _SUMMARY_PAIR,
+ * _HINTS), and how much of a text each looks at (status._HEAD and _TAIL for the rules,
+ * _summaries._TAIL for parse_checks). True when set; False, and no_hints answers False
+ * (the classifier runs), when the two tails differ: the scan reads one tail for both. */
 static PyObject *set_hints(PyObject *self, PyObject *args) {
     PyObject *summary, *pair, *failure;
-    if (!PyArg_ParseTuple(args, "O!O!O!", &PyTuple_Type, &summary, &PyTuple_Type, &pair, &PyTuple_Type, &failure))
+    Py_ssize_t head, tail, summary_tail;
+    if (!PyArg_ParseTuple(args, "O!O!O!nnn", &PyTuple_Type, &summary, &PyTuple_Type, &pair, &PyTuple_Type, &failure,
+                          &head, &tail, &summary_tail))
         return NULL;
+    Hints *h = &state_of(self)->hints;
+    if (head < 0 || tail < 0 || summary_tail != tail) { /* the scan below reads one tail for both */
+        init_needles(h);
+        Py_RETURN_FALSE;
+    }
     if (PyTuple_GET_SIZE(pair) != 2 || !PyUnicode_Check(PyTuple_GET_ITEM(pair, 1)) ||
         PyUnicode_GET_LENGTH(PyTuple_GET_ITEM(pair, 1)) < 1) {
         PyErr_SetString(PyExc_ValueError, "set_hints: pair must be two non-empty str");
         return NULL;
     }
-    init_needles();
+    init_needles(h);
     PyObject *wide = PyList_New(0), *no_wide = PyList_New(0);
     if (!wide || !no_wide) goto fail;
     int nc = 0, nf = 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(summary); i++)
-        if (needle_put(PyTuple_GET_ITEM(summary, i), G_CHECK, CHECK_NEEDLES, &nc, no_wide) < 0) goto fail;
-    if (needle_put(PyTuple_GET_ITEM(pair, 0), G_ERROR, CHECK_NEEDLES, &nc, no_wide) < 0) goto fail;
+        if (needle_put(PyTuple_GET_ITEM(summary, i), G_CHECK, h->check, &nc, no_wide) < 0) goto fail;
+    if (needle_put(PyTuple_GET_ITEM(pair, 0), G_ERROR, h->check, &nc, no_wide) < 0) goto fail;
     if (PyList_GET_SIZE(no_wide)) {
         PyErr_SetString(PyExc_ValueError, "set_hints: summary hints must be Latin-1");
         goto fail;
     }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(failure); i++)
-        if (needle_put(PyTuple_GET_ITEM(failure, i), G_FAIL, FAIL_NEEDLES, &nf, wide) < 0) goto fail;
-    needles_add(&CHECK_SET, CHECK_NEEDLES);
-    needles_add(&FAIL_SET, FAIL_NEEDLES);
-    needles_add(&BOTH_SET, CHECK_NEEDLES);
-    needles_add(&BOTH_SET, FAIL_NEEDLES);
-    PAIR_SECOND = Py_NewRef(PyTuple_GET_ITEM(pair, 1));
-    WIDE_HINTS = PyList_AsTuple(wide);
+        if (needle_put(PyTuple_GET_ITEM(failure, i), G_FAIL, h->fail, &nf, wide) < 0) goto fail;
+    needles_add(&h->check_set, h->check);
+    needles_add(&h->fail_set, h->fail);
+    needles_add(&h->both_set, h->check);
+    needles_add(&h->both_set, h->fail);
+    h->pair_second = Py_NewRef(PyTuple_GET_ITEM(pair, 1));
+    h->wide = PyList_AsTuple(wide);
     Py_DECREF(wide);
     Py_DECREF(no_wide);
-    if (!WIDE_HINTS) {
-        init_needles();
+    if (!h->wide) {
+        init_needles(h);
         return NULL;
     }
-    HINTS_SET = 1;
-    Py_RETURN_NONE;
+    h->head = head;
+    h->tail = tail;
+    h->set = 1;
+    Py_RETURN_TRUE;
 fail:
     Py_XDECREF(wide);
     Py_XDECREF(no_wide);
-    init_needles();
+    init_needles(h);
     return NULL;
 }
 
@@ -1781,66 +1614,6 @@ static inline int match_at(int kind, const void *data, Py_ssize_t i, Py_ssize_t 
     return 1;
 }
 
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-#define HAVE_TEDDY 1
-#include <immintrin.h>
-
-static int use_avx2 = -1; /* -1: not decided yet; 0/1 (scan_simd() sets it for tests) */
-
-/* Whether the AVX2 paths run: the CPU has AVX2 (and scan_simd() did not turn them off). */
-static inline int avx2_on(void) {
-    if (use_avx2 < 0) {
-        __builtin_cpu_init();
-        use_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-    }
-    return use_avx2;
-}
-
-/* scan() over 1-byte text with AVX2, in the manner of Hyperscan's "Teddy": for 32
- * positions at a time, the buckets whose needles' first three bytes fit the text there
- * (nibble tables, pshufb); only positions with a bucket left are compared, with the
- * needles of those buckets.
- * Returns the groups found in text[a:*next) and sets *next to the first position not
- * looked at, which the scalar loop takes from there. Stops early as scan() does. */
-__attribute__((target("avx2"))) static int scan_teddy(const NeedleSet *ns, const unsigned char *d, Py_ssize_t a,
-                                                       Py_ssize_t b, int stop, Py_ssize_t *next) {
-    __m256i lo[3], hi[3];
-    for (int j = 0; j < 3; j++) {
-        lo[j] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)ns->lo[j]));
-        hi[j] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)ns->hi[j]));
-    }
-    const __m256i nib = _mm256_set1_epi8(0x0f), zero = _mm256_setzero_si256();
-    int found = 0;
-    Py_ssize_t i = a;
-    for (; i + 35 <= b; i += 32) { /* the loads reach text[i + 33], load4 text[i + 34] */
-        __m256i r = _mm256_set1_epi8((char)0xff);
-        for (int j = 0; j < 3; j++) {
-            __m256i v = _mm256_loadu_si256((const __m256i *)(d + i + j));
-            __m256i l = _mm256_shuffle_epi8(lo[j], _mm256_and_si256(v, nib));
-            __m256i h = _mm256_shuffle_epi8(hi[j], _mm256_and_si256(_mm256_srli_epi16(v, 4), nib));
-            r = _mm256_and_si256(r, _mm256_and_si256(l, h));
-        }
-        uint32_t hits = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(r, zero));
-        if (!hits) continue;
-        unsigned char buckets[32];
-        _mm256_storeu_si256((__m256i *)buckets, r);
-        while (hits) {
-            int k = __builtin_ctz(hits);
-            hits &= hits - 1;
-            Py_ssize_t at = i + k;
-            uint32_t v = load4(d + at);
-            for (unsigned m = buckets[k]; m; m &= m - 1) /* the needles of each bucket left */
-                for (int n = __builtin_ctz(m); n < ns->n; n += 8)
-                    if (ns->head[n] == v && (size_t)(b - at) >= ns->len[n] &&
-                        memcmp(d + at, ns->list[n]->s, ns->len[n]) == 0)
-                        found |= ns->list[n]->group;
-        }
-        if (found & stop) break;
-    }
-    *next = i;
-    return found;
-}
-#endif
 
 /* The groups of the needles found in text[a:b] ("==" looked for only after "error");
  * returns early once one of the ``stop`` groups is in. */
@@ -1848,20 +1621,11 @@ static int scan(const NeedleSet *ns, int kind, const void *data, Py_ssize_t a, P
     int found = 0;
     const unsigned char *d = (const unsigned char *)data;
     if (kind == PyUnicode_1BYTE_KIND) {
-#ifdef HAVE_TEDDY
-        Py_ssize_t from = a;
-        if (b - a >= 64 && avx2_on()) {
-            found = scan_teddy(ns, d, a, b, stop, &from);
-            if (found & stop) return found;
-        }
-#else
-        Py_ssize_t from = a;
-#endif
-        for (Py_ssize_t i = from; i + 4 <= b; i++) {
+        for (Py_ssize_t i = a; i + 4 <= b; i++) {
             uint32_t v = load4(d + i);
             unsigned key = bloom_key(v);
             if (!((ns->bloom[key >> 6] >> (key & 63)) & 1)) continue;
-            for (int k = 0; k < ns->n; k++)
+            for (int k = ns->chain[key & 255] - 1; k >= 0; k = ns->next[k] - 1)
                 if (ns->head[k] == v && match_at(kind, data, i, b, ns->list[k]->s, ns->len[k]))
                     found |= ns->list[k]->group;
             if (found & stop) return found;
@@ -1871,7 +1635,7 @@ static int scan(const NeedleSet *ns, int kind, const void *data, Py_ssize_t a, P
             uint32_t v = read4(kind, data, i);
             unsigned key = bloom_key(v);
             if (!((ns->bloom[key >> 6] >> (key & 63)) & 1)) continue;
-            for (int k = 0; k < ns->n; k++)
+            for (int k = ns->chain[key & 255] - 1; k >= 0; k = ns->next[k] - 1)
                 if (ns->head[k] == v && match_at(kind, data, i, b, ns->list[k]->s, ns->len[k]))
                     found |= ns->list[k]->group;
             if (found & stop) return found;
@@ -1880,23 +1644,21 @@ static int scan(const NeedleSet *ns, int kind, const void *data, Py_ssize_t a, P
     return found;
 }
 
-#define HEAD 4000
-#define TAIL 8000
 
 /* 1 when some check hint is in the tail (G_CHECK, or G_ERROR with the pair's second) */
-static int check_hit(PyObject *text, int found, Py_ssize_t a, Py_ssize_t b) {
+static int check_hit(const Hints *h, PyObject *text, int found, Py_ssize_t a, Py_ssize_t b) {
     if (found & G_CHECK) return 1;
     if (!(found & G_ERROR)) return 0;
-    Py_ssize_t at = PyUnicode_Find(text, PAIR_SECOND, a, b, 1);
+    Py_ssize_t at = PyUnicode_Find(text, h->pair_second, a, b, 1);
     return at == -2 ? -1 : at >= 0;
 }
 
 /* 1 when a wide hint (a code point above 255) is in text[a:b]; only a text of a wider kind
  * can hold one */
-static int wide_hit(PyObject *text, int kind, Py_ssize_t a, Py_ssize_t b) {
+static int wide_hit(const Hints *h, PyObject *text, int kind, Py_ssize_t a, Py_ssize_t b) {
     if (kind == PyUnicode_1BYTE_KIND) return 0;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(WIDE_HINTS); i++) {
-        Py_ssize_t at = PyUnicode_Find(text, PyTuple_GET_ITEM(WIDE_HINTS, i), a, b, 1);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(h->wide); i++) {
+        Py_ssize_t at = PyUnicode_Find(text, PyTuple_GET_ITEM(h->wide, i), a, b, 1);
         if (at != -1) return at == -2 ? -1 : 1;
     }
     return 0;
@@ -1911,27 +1673,30 @@ static PyObject *no_hints(PyObject *self, PyObject *text) {
         PyErr_SetString(PyExc_TypeError, "no_hints takes a str");
         return NULL;
     }
-    if (!HINTS_SET) Py_RETURN_FALSE;
+    const ModState *st = state_of(self);
+    if (!st || !st->hints.set) Py_RETURN_FALSE;
+    const Hints *h = &st->hints;
+    const Py_ssize_t head = h->head, tail = h->tail;
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t len = PyUnicode_GET_LENGTH(text);
     int all = G_CHECK | G_FAIL, hit;
-    Py_ssize_t t0 = len > TAIL ? len - TAIL : 0;
-    if (len <= TAIL) { /* the tail and the failure-hint part are the whole text */
-        int found = scan(&BOTH_SET, kind, data, 0, len, all);
+    Py_ssize_t t0 = len > tail ? len - tail : 0;
+    if (len <= tail) { /* the tail and the failure-hint part are the whole text */
+        int found = scan(&h->both_set, kind, data, 0, len, all);
         if (found & G_FAIL) Py_RETURN_FALSE;
-        if ((hit = check_hit(text, found, 0, len)) != 0) goto hit;
-        if ((hit = wide_hit(text, kind, 0, len)) != 0) goto hit;
+        if ((hit = check_hit(h, text, found, 0, len)) != 0) goto hit;
+        if ((hit = wide_hit(h, text, kind, 0, len)) != 0) goto hit;
     } else {
-        if ((hit = check_hit(text, scan(&CHECK_SET, kind, data, t0, len, G_CHECK), t0, len)) != 0) goto hit;
-        if (len <= HEAD + TAIL) {
-            if (scan(&FAIL_SET, kind, data, 0, len, G_FAIL)) Py_RETURN_FALSE;
-            if ((hit = wide_hit(text, kind, 0, len)) != 0) goto hit;
+        if ((hit = check_hit(h, text, scan(&h->check_set, kind, data, t0, len, G_CHECK), t0, len)) != 0) goto hit;
+        if (len <= head + tail) {
+            if (scan(&h->fail_set, kind, data, 0, len, G_FAIL)) Py_RETURN_FALSE;
+            if ((hit = wide_hit(h, text, kind, 0, len)) != 0) goto hit;
         } else {
-            if (scan(&FAIL_SET, kind, data, 0, HEAD, G_FAIL) || scan(&FAIL_SET, kind, data, t0, len, G_FAIL))
+            if (scan(&h->fail_set, kind, data, 0, head, G_FAIL) || scan(&h->fail_set, kind, data, t0, len, G_FAIL))
                 Py_RETURN_FALSE;
-            if ((hit = wide_hit(text, kind, 0, HEAD)) != 0) goto hit;
-            if ((hit = wide_hit(text, kind, t0, len)) != 0) goto hit;
+            if ((hit = wide_hit(h, text, kind, 0, head)) != 0) goto hit;
+            if ((hit = wide_hit(h, text, kind, t0, len)) != 0) goto hit;
         }
     }
     if (len >= 7) {
@@ -1946,233 +1711,39 @@ hit:
     Py_RETURN_FALSE;
 }
 
-/* scan_simd(on): whether the AVX2 paths run where the CPU has AVX2 (no_hints' filter, the
- * line parser's string scan); for tests: both ways give the same answers. Returns whether
- * they run now. */
-static PyObject *scan_simd(PyObject *self, PyObject *on) {
-#ifdef HAVE_TEDDY
-    int want = PyObject_IsTrue(on);
-    if (want < 0) return NULL;
-    __builtin_cpu_init();
-    use_avx2 = want && __builtin_cpu_supports("avx2");
-    return PyBool_FromLong(use_avx2);
-#else
-    (void)on;
-    Py_RETURN_FALSE;
-#endif
-}
 
 /* ---------------------------------------------------------------- decide_pass */
 
-/* What adapter/decide.py's loop needs, given once by setup_decide(). */
-typedef struct {
-    PyObject *decision_type, *candidate_kinds, *alternative_kinds, *invalid_statuses, *kind_error;
-    PyObject *status_none, *status_passed, *q_status, *status_names, *kind_names;
-    PyObject *c_continue, *c_stop, *c_rollback, *s_audit, *s_rank, *m_promote, *m_scratch, *m_discard;
-    PyObject *discard_g, *promote_g; /* f"{DISCARD_NOVELTY:g}", f"{PROMOTE_NOVELTY:g}" */
-    double discard_novelty, promote_novelty;
-} Decide;
-
-static Decide D;
 
 static PyObject *setup_decide(PyObject *self, PyObject *args) {
     Decide d;
-    PyObject *controls, *memories, *fields;
-    if (!PyArg_ParseTuple(args, "OO!OOOOOOO!O!O!O!O!ddUU", &d.decision_type, &PyTuple_Type, &fields,
-                          &d.candidate_kinds,
-                          &d.alternative_kinds, &d.invalid_statuses, &d.kind_error, &d.status_none,
-                          &d.status_passed, &PyDict_Type, &d.q_status, &PyDict_Type, &d.status_names,
-                          &PyDict_Type, &d.kind_names, &PyTuple_Type, &controls, &PyTuple_Type, &memories,
-                          &d.discard_novelty, &d.promote_novelty, &d.discard_g, &d.promote_g))
+    if (!PyArg_ParseTuple(args, "OOOOOOO!dd", &d.candidate_kinds, &d.alternative_kinds, &d.invalid_statuses,
+                          &d.kind_error, &d.status_none, &d.status_passed, &PyDict_Type, &d.q_status,
+                          &d.discard_novelty, &d.promote_novelty))
         return NULL;
-    if (PyTuple_GET_SIZE(controls) != 5 || PyTuple_GET_SIZE(memories) != 3) {
-        PyErr_SetString(PyExc_ValueError, "controls: 5 names, memories: 3 names");
-        return NULL;
-    }
-    if (maker_setup(&DECISION_MAKER, d.decision_type, fields, DECISION_FIELDS) < 0) return NULL;
-    d.c_continue = PyTuple_GET_ITEM(controls, 0);
-    d.c_stop = PyTuple_GET_ITEM(controls, 1);
-    d.c_rollback = PyTuple_GET_ITEM(controls, 2);
-    d.s_audit = PyTuple_GET_ITEM(controls, 3);
-    d.s_rank = PyTuple_GET_ITEM(controls, 4);
-    d.m_promote = PyTuple_GET_ITEM(memories, 0);
-    d.m_scratch = PyTuple_GET_ITEM(memories, 1);
-    d.m_discard = PyTuple_GET_ITEM(memories, 2);
-    PyObject **dst = (PyObject **)&D, **src = (PyObject **)&d;
+    Decide *D = &state_of(self)->decide;
+    PyObject **dst = (PyObject **)D, **src = (PyObject **)&d;
     size_t nobj = offsetof(Decide, discard_novelty) / sizeof(PyObject *);
     for (size_t i = 0; i < nobj; i++) {
         Py_INCREF(src[i]);
         Py_XSETREF(dst[i], src[i]);
     }
-    D.discard_novelty = d.discard_novelty;
-    D.promote_novelty = d.promote_novelty;
+    D->discard_novelty = d.discard_novelty;
+    D->promote_novelty = d.promote_novelty;
     Py_RETURN_NONE;
 }
 
-/* A reason being written: UTF-8 pieces appended, then one str. */
-typedef struct {
-    char buf[512];
-    size_t n;
-} Text;
-
-static void put(Text *b, const char *s) {
-    size_t m = strlen(s);
-    if (b->n + m > sizeof(b->buf)) m = sizeof(b->buf) - b->n;
-    memcpy(b->buf + b->n, s, m);
-    b->n += m;
-}
-
-static void put_int(Text *b, long long v) {
-    char tmp[24];
-    int k = 0;
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    do {
-        tmp[k++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0) tmp[k++] = '-';
-    char out[24];
-    for (int i = 0; i < k; i++) out[i] = tmp[k - 1 - i];
-    out[k] = 0;
-    put(b, out);
-}
-
-/* format(x, ".2f") or format(x, ".3g"): Python's own float formatting */
-static int put_float(Text *b, double x, char code, int prec) {
-    char *s = PyOS_double_to_string(x, code, prec, 0, NULL);
-    if (!s) return -1;
-    put(b, s);
-    PyMem_Free(s);
-    return 0;
-}
-
-static PyObject *text_str(Text *b) { return PyUnicode_DecodeUTF8(b->buf, (Py_ssize_t)b->n, NULL); }
-
-/* Reasons that depend on one status or kind only are built once per call. */
-#define CACHE_SLOTS 16
-typedef struct {
-    PyObject *key[CACHE_SLOTS], *value[CACHE_SLOTS];
-} Cache;
-
-static PyObject *cache_get(Cache *c, PyObject *key) {
-    for (int i = 0; i < CACHE_SLOTS && c->key[i]; i++)
-        if (c->key[i] == key) return Py_NewRef(c->value[i]);
-    return NULL;
-}
-
-static PyObject *cache_put(Cache *c, PyObject *key, PyObject *value) {
-    if (!value) return NULL;
-    for (int i = 0; i < CACHE_SLOTS; i++)
-        if (!c->key[i]) {
-            c->key[i] = key; /* borrowed: statuses and kinds live as long as the module */
-            c->value[i] = Py_NewRef(value);
-            break;
-        }
-    return value;
-}
-
-static void cache_clear(Cache *c) {
-    for (int i = 0; i < CACHE_SLOTS; i++) Py_CLEAR(c->value[i]);
-    memset(c, 0, sizeof(*c));
-}
-
-typedef struct {
-    Cache repeated, invalid, unverified, unused;
-} Reasons;
-
-static const char *name_of(PyObject *names, PyObject *key) {
-    PyObject *v = PyDict_GetItemWithError(names, key);
-    return v && PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
-}
-
-/* gating.gate_memory: (decision, reason) for one event, new references. */
-static int gate_memory(Reasons *rs, PyObject *status, PyObject *kind, int has_obs, double n, double a,
-                       double p, double memory_write, PyObject **mem, PyObject **reason) {
-    const char *sname = name_of(D.status_names, status);
-    if (!sname) goto bad;
-    Text b = {.n = 0};
-    if (a < 1.0) {
-        *mem = D.m_discard;
-        if (!(*reason = cache_get(&rs->repeated, status))) {
-            put(&b, "repeated error: ");
-            put(&b, sname);
-            put(&b, " with an error signature seen earlier");
-            *reason = cache_put(&rs->repeated, status, text_str(&b));
-        }
-        goto done;
-    }
-    int invalid = PySet_Contains(D.invalid_statuses, status);
+/* gating.gate_memory's decision for one event, without its reason (gating.py words it):
+ * 0 promote, 1 scratch, 2 discard; -1 with an exception. */
+static int gate_memory(const Decide *D, PyObject *status, PyObject *kind, int has_obs, double n, double a,
+                       double p, double memory_write) {
+    if (a < 1.0) return 2;
+    int invalid = PySet_Contains(D->invalid_statuses, status);
     if (invalid < 0) return -1;
-    if (invalid || kind == D.kind_error) {
-        PyObject *key = invalid ? status : kind;
-        *mem = D.m_discard;
-        if (!(*reason = cache_get(&rs->invalid, key))) {
-            put(&b, "invalid: ");
-            put(&b, invalid ? sname : "error event");
-            *reason = cache_put(&rs->invalid, key, text_str(&b));
-        }
-        goto done;
-    }
-    if (has_obs && n < D.discard_novelty) {
-        *mem = D.m_discard;
-        put(&b, "redundant: novelty ");
-        if (put_float(&b, n, 'f', 2) < 0) return -1;
-        put(&b, " < ");
-        put(&b, PyUnicode_AsUTF8(D.discard_g));
-        *reason = text_str(&b);
-        goto done;
-    }
-    if (status == D.status_none) {
-        *mem = D.m_scratch;
-        if (!(*reason = cache_get(&rs->unverified, kind))) {
-            const char *kname = name_of(D.kind_names, kind);
-            if (!kname) goto bad;
-            put(&b, "unverified: no verdict (");
-            put(&b, kname);
-            put(&b, " event)");
-            *reason = cache_put(&rs->unverified, kind, text_str(&b));
-        }
-        goto done;
-    }
-    const char *used = p >= 1.0 && memory_write >= 1.0 ? "plan/action change, memory write"
-                       : p >= 1.0                      ? "plan/action change"
-                       : memory_write >= 1.0           ? "memory write"
-                                                       : NULL;
-    if (n >= D.promote_novelty && used) {
-        *mem = D.m_promote;
-        put(&b, "verified ");
-        put(&b, sname);
-        put(&b, ", novel (n=");
-        if (put_float(&b, n, 'f', 2) < 0) return -1;
-        put(&b, "), used (");
-        put(&b, used);
-        put(&b, ")");
-        *reason = text_str(&b);
-    } else if (n < D.promote_novelty) {
-        *mem = D.m_scratch;
-        put(&b, "verified ");
-        put(&b, sname);
-        put(&b, " but novelty ");
-        if (put_float(&b, n, 'f', 2) < 0) return -1;
-        put(&b, " < ");
-        put(&b, PyUnicode_AsUTF8(D.promote_g));
-        *reason = text_str(&b);
-    } else {
-        *mem = D.m_scratch;
-        if (!(*reason = cache_get(&rs->unused, status))) {
-            put(&b, "verified ");
-            put(&b, sname);
-            put(&b, " but not used (no plan change or memory write)");
-            *reason = cache_put(&rs->unused, status, text_str(&b));
-        }
-    }
-done:
-    if (!*reason) return -1;
-    Py_INCREF(*mem);
-    return 0;
-bad:
-    if (!PyErr_Occurred()) fallback("a status or kind without a name");
-    return -1;
+    if (invalid || kind == D->kind_error) return 2;
+    if (has_obs && n < D->discard_novelty) return 2;
+    if (status == D->status_none) return 1;
+    return n >= D->promote_novelty && (p >= 1.0 || memory_write >= 1.0) ? 0 : 1;
 }
 
 typedef struct {
@@ -2183,8 +1754,7 @@ typedef struct {
 
 typedef struct {
     int64_t step;
-    double *keys;
-    size_t n, cap;
+    size_t n; /* its alternatives so far */
 } RoiGroup;
 
 typedef struct {
@@ -2215,8 +1785,7 @@ static RoiGroup *roi_group(RoiGroups *r, int64_t step) {
     }
     RoiGroup *g = &r->g[r->n++];
     g->step = step;
-    g->keys = NULL;
-    g->n = g->cap = 0;
+    g->n = 0;
     r->slots[j] = (Py_ssize_t)r->n;
     if (r->n * 2 > r->mask + 1) { /* rehash */
         size_t m = (r->mask + 1) * 2;
@@ -2235,7 +1804,6 @@ static RoiGroup *roi_group(RoiGroups *r, int64_t step) {
 }
 
 static void roi_free(RoiGroups *r) {
-    for (size_t i = 0; i < r->n; i++) free(r->g[i].keys);
     free(r->g);
     free(r->slots);
 }
@@ -2262,59 +1830,33 @@ static int get_doubles(PyObject *obj, Py_buffer *view, Py_ssize_t n) {
     return 0;
 }
 
-static int get_int64s(PyObject *obj, Py_buffer *view, Py_ssize_t n) {
-    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return -1;
-    if (view->itemsize != 8 || !view->format || (strcmp(view->format, "q") != 0 && strcmp(view->format, "l") != 0) ||
-        view->len != n * 8) {
-        PyBuffer_Release(view);
-        PyErr_SetString(PyExc_TypeError, "streaks and starts must be int64 arrays of one length per event");
-        return -1;
-    }
-    return 0;
-}
-
-/* adapter/decide.py's loop: (decisions, has_obs, first_pass, first_rollback,
- * (promote, scratch, discard), ranked steps). ``streaks`` / ``starts``: loops.py's
- * streaks_and_starts; ``K``: the repetition limit (0: off). */
+/* The run figures of adapter/decide.py's loop, without a Decision (decide.py's DecideState
+ * builds those, and words their reasons, when they are read): (has_obs, first_pass,
+ * first_rollback, (promote, scratch, discard), ranked steps), from the events and the
+ * prefix columns n, a, p, m and c. */
 static PyObject *decide_pass(PyObject *self, PyObject *args) {
-    PyObject *events, *cols[9], *eps_g, *streaks_o, *starts_o;
-    double d_task, eps;
-    Py_ssize_t W, K;
-    int build = 1; /* 0: the run figures only, no Decision objects (nor their reasons) */
-    if (!PyArg_ParseTuple(args, "O!OOOOOOOOOOOdndUn|p", &PyList_Type, &events, &cols[0], &cols[1], &cols[2],
-                          &cols[3], &cols[4], &cols[5], &cols[6], &cols[7], &cols[8], &streaks_o, &starts_o,
-                          &d_task, &W, &eps, &eps_g, &K, &build))
+    PyObject *events, *cols[5];
+    if (!PyArg_ParseTuple(args, "O!OOOOO", &PyList_Type, &events, &cols[0], &cols[1], &cols[2], &cols[3], &cols[4]))
         return NULL;
-    if (!D.decision_type) {
+    const Decide *D = &state_of(self)->decide;
+    if (!D->q_status) {
         PyErr_SetString(PyExc_RuntimeError, "_speedups.setup_decide() was not called");
         return NULL;
     }
     Py_ssize_t T = PyList_GET_SIZE(events);
-    Py_buffer v[11];
+    Py_buffer v[5];
     int nv = 0;
     PyObject *result = NULL;
-    for (; nv < 9; nv++)
+    for (; nv < 5; nv++)
         if (get_doubles(cols[nv], &v[nv], T) < 0) goto release;
-    if (get_int64s(streaks_o, &v[nv], T) < 0) goto release;
-    nv++;
-    if (get_int64s(starts_o, &v[nv], T) < 0) goto release;
-    nv++;
-    const int64_t *streaks = v[9].buf, *starts = v[10].buf;
-    const double *nr = v[0].buf, *dc = v[1].buf, *xs = v[2].buf, *ratios = v[3].buf, *nn = v[4].buf,
-                 *aa = v[5].buf, *pp = v[6].buf, *mm = v[7].buf, *cc = v[8].buf;
-    const char *epsg = PyUnicode_AsUTF8(eps_g);
-    if (!epsg) goto release;
+    const double *nn = v[0].buf, *aa = v[1].buf, *pp = v[2].buf, *mm = v[3].buf, *cc = v[4].buf;
 
-    PyObject *decisions = build ? PyList_New(T) : Py_NewRef(Py_None);
     unsigned char *has_obs = calloc((size_t)(T > 0 ? T : 1), 1);
     Cand *group = NULL;
     size_t ngroup = 0, capgroup = 0;
     RoiGroups rois = {0};
-    Reasons rs;
-    memset(&rs, 0, sizeof(rs));
-    PyObject *no_cost = NULL;
-    if (!decisions || !has_obs) {
-        if (!has_obs) PyErr_NoMemory();
+    if (!has_obs) {
+        PyErr_NoMemory();
         goto fail;
     }
     int64_t known_checks = 0, group_step = 0, first_pass = -1, fr_t = -1, fr_to = -1;
@@ -2325,14 +1867,12 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
 
     for (Py_ssize_t t = 0; t < T; t++) {
         PyObject *ev = PyList_GET_ITEM(events, t);
-        PyObject *kind = NULL, *status = NULL, *step_o = NULL, *index_o = NULL, *ch = NULL, *obs = NULL;
-        PyObject *mem = NULL, *mem_reason = NULL, *reason = NULL, *dec = NULL;
+        PyObject *kind = NULL, *status = NULL, *step_o = NULL, *ch = NULL, *obs = NULL;
         int64_t step;
         kind = EV_GET(ev, s_kind);
         status = kind ? EV_GET(ev, s_status) : NULL;
         step_o = status ? EV_GET(ev, s_step) : NULL;
-        index_o = step_o ? EV_GET(ev, s_index) : NULL;
-        ch = index_o ? EV_GET(ev, s_checks) : NULL;
+        ch = step_o ? EV_GET(ev, s_checks) : NULL;
         obs = ch ? EV_GET(ev, s_observation_text) : NULL;
         if (!obs) goto event_fail;
         if (as_i64(step_o, 0, &step) < 0 || step_o == Py_None || !PyUnicode_CheckExact(obs)) {
@@ -2342,7 +1882,7 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
         has_obs[t] = PyUnicode_GET_LENGTH(obs) > 0 && !all_space(obs);
 
         /* candidates and their scores (roll-back rule) */
-        int is_cand = PySet_Contains(D.candidate_kinds, kind);
+        int is_cand = PySet_Contains(D->candidate_kinds, kind);
         if (is_cand < 0) goto event_fail;
         if (is_cand) {
             if (ngroup && step != group_step) {
@@ -2395,7 +1935,7 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
                 known_checks = m;
             }
         }
-        if (ngroup && status != D.status_none && (group[ngroup - 1].t == t || cc[t] >= 1.0)) {
+        if (ngroup && status != D->status_none && (group[ngroup - 1].t == t || cc[t] >= 1.0)) {
             double score;
             if (ch != Py_None && ran > 0) { /* verdict_score */
                 int64_t den = known_checks;
@@ -2403,7 +1943,7 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
                 if (ran > den) den = ran;
                 score = (double)passed / (double)den;
             } else {
-                PyObject *q = PyDict_GetItemWithError(D.q_status, status);
+                PyObject *q = PyDict_GetItemWithError(D->q_status, status);
                 if (!q) {
                     if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, status);
                     goto event_fail;
@@ -2414,445 +1954,61 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
             group[ngroup - 1].scored = 1;
             group[ngroup - 1].score = score;
         }
-        if (status == D.status_passed && first_pass < 0) first_pass = t;
+        if (status == D->status_passed && first_pass < 0) first_pass = t;
         double cur_score = 0.0;
         int64_t cur_t = 0;
         int have_cur = best_of(group, ngroup, &cur_score, &cur_t);
 
         /* memory gating */
-        if (gate_memory(&rs, status, kind, has_obs[t], nn[t], aa[t], pp[t], mm[t], &mem, &mem_reason) < 0)
-            goto event_fail;
-        counts[mem == D.m_promote ? 0 : mem == D.m_scratch ? 1 : 2]++;
+        int mem = gate_memory(D, status, kind, has_obs[t], nn[t], aa[t], pp[t], mm[t]);
+        if (mem < 0) goto event_fail;
+        counts[mem]++;
 
-        /* stop / roll back */
-        double ratio = ratios[t];
-        int have_ratio = !isnan(ratio);
-        int stop_rule = have_ratio && ratio < eps;
-        int64_t streak = streaks[t];
-        int repeat_rule = K > 0 && streak >= K;
-        PyObject *control;
-        int64_t rollback_to = -1;
-        Text b = {.n = 0};
-        if (have_cur && have_best && best_score > cur_score) {
-            rollback_to = best_t;
-            control = D.c_rollback;
-            if (build) {
-                put(&b, "roll back to candidate at event ");
-                put_int(&b, rollback_to);
-                put(&b, ": it scored ");
-                if (put_float(&b, best_score, 'f', 2) < 0) goto event_fail;
-                put(&b, " > current ");
-                if (put_float(&b, cur_score, 'f', 2) < 0) goto event_fail;
-                reason = text_str(&b);
-            }
-            if (fr_t < 0) {
-                fr_t = t;
-                fr_to = rollback_to;
-            }
-        } else if (repeat_rule) {
-            control = D.c_stop;
-            int64_t start = starts[t];
-            if (start < 0 || start >= T) {
-                fallback("a repetition streak without its first event");
-                goto event_fail;
-            }
-            PyObject *st0 = PyObject_GetAttr(PyList_GET_ITEM(events, start), s_status);
-            if (!st0) goto event_fail;
-            const char *sname = name_of(D.status_names, st0);
-            Py_DECREF(st0); /* borrowed name: statuses live in the enum */
-            if (!sname) {
-                if (!PyErr_Occurred()) fallback("a status without a name");
-                goto event_fail;
-            }
-            if (build) {
-                put(&b, "stop: one action has failed the same way ");
-                put_int(&b, streak);
-                put(&b, " times in a row since event ");
-                put_int(&b, start);
-                put(&b, " (");
-                put(&b, sname);
-                put(&b, "; nothing learned in between; limit ");
-                put_int(&b, K);
-                put(&b, ")");
-                if (stop_rule) {
-                    put(&b, "; window ratio ");
-                    if (put_float(&b, ratio, 'g', 3) < 0) goto event_fail;
-                    put(&b, " < \xce\xb5 ");
-                    put(&b, epsg);
-                    put(&b, " too");
-                }
-                reason = text_str(&b);
-            }
-        } else if (stop_rule) {
-            control = D.c_stop;
-            if (build) {
-                put(&b, "stop: window ratio ");
-                if (put_float(&b, ratio, 'g', 3) < 0) goto event_fail;
-                put(&b, " < \xce\xb5 ");
-                put(&b, epsg);
-                put(&b, " over the last ");
-                put_int(&b, W);
-                put(&b, " events");
-                reason = text_str(&b);
-            }
-        } else if (t + 1 < W) {
-            control = D.c_continue;
-            if (build) {
-                put(&b, "window not full (");
-                put_int(&b, t + 1);
-                put(&b, " of ");
-                put_int(&b, W);
-                put(&b, " events)");
-                reason = text_str(&b);
-            }
-        } else if (!have_ratio) {
-            control = D.c_continue;
-            if (!no_cost) {
-                put(&b, "no raw cost in the last ");
-                put_int(&b, W);
-                put(&b, " events");
-                no_cost = text_str(&b);
-                if (!no_cost) goto event_fail;
-            }
-            reason = Py_NewRef(no_cost);
-        } else {
-            control = D.c_continue;
-            if (build) {
-                put(&b, "window ratio ");
-                if (put_float(&b, ratio, 'g', 3) < 0) goto event_fail;
-                put(&b, " \xe2\x89\xa5 \xce\xb5 ");
-                put(&b, epsg);
-                reason = text_str(&b);
-            }
+        /* the first roll-back (the stop rules are read from the columns in decide.py) */
+        if (have_cur && have_best && best_score > cur_score && fr_t < 0) {
+            fr_t = t;
+            fr_to = best_t;
         }
-        if (build && !reason) goto event_fail;
 
-        /* ROI among alternatives sharing a step index */
-        double nr_t = nr[t], dc_t = dc[t], roi = 0.0;
-        int have_roi = dc_t > 0;
-        if (have_roi) roi = (nr_t / d_task) / dc_t;
-        PyObject *selection = D.s_audit;
-        Py_ssize_t rank = -1, of = -1;
-        int is_alt = PySet_Contains(D.alternative_kinds, kind);
+        /* alternatives sharing a step index: the steps where they are ranked (two or more) */
+        int is_alt = PySet_Contains(D->alternative_kinds, kind);
         if (is_alt < 0) goto event_fail;
         if (is_alt) {
-            double key = have_roi ? roi : (nr_t > 0 ? Py_HUGE_VAL : 0.0);
             RoiGroup *g = roi_group(&rois, step);
             if (!g) goto event_fail;
-            if (g->n) {
-                Py_ssize_t above = 0;
-                for (size_t k = 0; k < g->n; k++) above += g->keys[k] >= key;
-                rank = 1 + above;
-                of = (Py_ssize_t)g->n + 1;
-                selection = D.s_rank;
-                if (g->n == 1) ranked++; /* counted once, when the step first ranks */
-            }
-            if (g->n == g->cap) {
-                size_t c = g->cap ? g->cap * 2 : 4;
-                double *q = realloc(g->keys, c * sizeof(double));
-                if (!q) {
-                    PyErr_NoMemory();
-                    goto event_fail;
-                }
-                g->keys = q;
-                g->cap = c;
-            }
-            g->keys[g->n++] = key;
-        }
-
-        if (build) {
-            PyObject *args19[19];
-            PyObject *tmp[10];
-            int nt = 0;
-            args19[0] = index_o;
-            args19[1] = step_o;
-            args19[2] = tmp[nt++] = PyFloat_FromDouble(nr_t);
-            args19[3] = tmp[nt++] = PyFloat_FromDouble(dc_t);
-            args19[4] = tmp[nt++] = PyFloat_FromDouble(xs[t]);
-            args19[5] = mem;
-            args19[6] = mem_reason;
-            args19[7] = control;
-            args19[8] = reason;
-            args19[9] = have_ratio ? (tmp[nt++] = PyFloat_FromDouble(ratio)) : Py_None;
-            args19[10] = stop_rule ? Py_True : Py_False;
-            args19[11] = tmp[nt++] = PyLong_FromLongLong(streak);
-            args19[12] = repeat_rule ? Py_True : Py_False;
-            args19[13] = rollback_to >= 0 ? (tmp[nt++] = PyLong_FromLongLong(rollback_to)) : Py_None;
-            args19[14] = have_cur ? (tmp[nt++] = PyFloat_FromDouble(cur_score)) : Py_None;
-            args19[15] = selection;
-            args19[16] = have_roi && isfinite(roi) ? (tmp[nt++] = PyFloat_FromDouble(roi)) : Py_None;
-            args19[17] = rank >= 0 ? (tmp[nt++] = PyLong_FromSsize_t(rank)) : Py_None;
-            args19[18] = of >= 0 ? (tmp[nt++] = PyLong_FromSsize_t(of)) : Py_None;
-            int ok = 1;
-            for (int k = 0; k < 19; k++)
-                if (!args19[k]) ok = 0;
-            if (ok) dec = maker_new(&DECISION_MAKER, args19);
-            for (int k = 0; k < nt; k++) Py_XDECREF(tmp[k]);
-        }
-        if (build) {
-            if (!dec) goto event_fail;
-            PyList_SET_ITEM(decisions, t, dec);
+            if (++g->n == 2) ranked++;
         }
         Py_DECREF(kind);
         Py_DECREF(status);
         Py_DECREF(step_o);
-        Py_DECREF(index_o);
         Py_DECREF(ch);
         Py_DECREF(obs);
-        Py_DECREF(mem);
-        Py_DECREF(mem_reason);
-        Py_XDECREF(reason);
         continue;
     event_fail:
         Py_XDECREF(kind);
         Py_XDECREF(status);
         Py_XDECREF(step_o);
-        Py_XDECREF(index_o);
         Py_XDECREF(ch);
         Py_XDECREF(obs);
-        Py_XDECREF(mem);
-        Py_XDECREF(mem_reason);
-        Py_XDECREF(reason);
         goto fail;
     }
     {
         PyObject *fp = first_pass >= 0 ? PyLong_FromLongLong(first_pass) : Py_NewRef(Py_None);
         PyObject *fr = fr_t >= 0 ? Py_BuildValue("(LL)", (long long)fr_t, (long long)fr_to) : Py_NewRef(Py_None);
         if (fp && fr)
-            result = Py_BuildValue("(ONNN(nnn)n)", decisions, bytearray_of(has_obs, (size_t)T), fp, fr,
-                                   counts[0], counts[1], counts[2], ranked);
+            result = Py_BuildValue("(NNN(nnn)n)", bytearray_of(has_obs, (size_t)T), fp, fr, counts[0], counts[1],
+                                   counts[2], ranked);
         else {
             Py_XDECREF(fp);
             Py_XDECREF(fr);
         }
     }
 fail:
-    Py_XDECREF(decisions);
-    Py_XDECREF(no_cost);
-    cache_clear(&rs.repeated);
-    cache_clear(&rs.invalid);
-    cache_clear(&rs.unverified);
-    cache_clear(&rs.unused);
     free(has_obs);
     free(group);
     roi_free(&rois);
 release:
     for (int k = 0; k < nv; k++) PyBuffer_Release(&v[k]);
-    return result;
-}
-
-/* ---------------------------------------------------------------- streak_pass */
-
-/* adapter/loops.py's streaks_and_starts: per event, the repetition streak in force after it
- * and the event where that streak began (-1). ``neutral``: config.LOOP_NEUTRAL_KINDS;
- * ``digest``: loops.observation_digest, called for a non-ASCII observation (an ASCII one is
- * normalized here and hashed by Python's str hash, as the function does). */
-
-/* " ".join(text.split()) of a str, a new reference. */
-static PyObject *collapse_space(PyObject *text) {
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text), k = 0;
-    Py_UCS4 maxc = 0;
-    int pending = 0, already = 1; /* already: the text is its own normal form */
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (is_space(c)) {
-            if (c != ' ' || pending || k == 0) already = 0;
-            pending = k > 0;
-            continue;
-        }
-        if (pending) {
-            k++;
-            pending = 0;
-        }
-        if (c > maxc) maxc = c;
-        k++;
-    }
-    if (pending) already = 0; /* trailing space */
-    if (already) return Py_NewRef(text);
-    PyObject *out = PyUnicode_New(k, maxc < ' ' ? ' ' : maxc);
-    if (!out) return NULL;
-    int okind = PyUnicode_KIND(out);
-    void *odata = PyUnicode_DATA(out);
-    Py_ssize_t j = 0;
-    pending = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (is_space(c)) {
-            pending = j > 0;
-            continue;
-        }
-        if (pending) {
-            PyUnicode_WRITE(okind, odata, j++, ' ');
-            pending = 0;
-        }
-        PyUnicode_WRITE(okind, odata, j++, c);
-    }
-    return out;
-}
-
-/* observation_digest(ev) as a Py_hash_t; -1 with an error set on failure. */
-static Py_hash_t obs_digest(PyObject *ev, PyObject *digest, Buf *b) {
-    PyObject *obs = EV_GET(ev, s_observation_text);
-    if (!obs) return -1;
-    PyObject *norm = NULL;
-    if (PyUnicode_CheckExact(obs) && PyUnicode_IS_ASCII(obs)) {
-        if (sig_normalize(PyUnicode_1BYTE_DATA(obs), PyUnicode_GET_LENGTH(obs), -1, b) == 0)
-            norm = PyUnicode_DecodeASCII((const char *)b->p, (Py_ssize_t)b->n, NULL);
-        Py_DECREF(obs);
-        if (!norm) return -1;
-        Py_hash_t h = PyObject_Hash(norm);
-        Py_DECREF(norm);
-        return h;
-    }
-    Py_DECREF(obs);
-    PyObject *got = PyObject_CallOneArg(digest, ev);
-    if (!got) return -1;
-    Py_hash_t h = PyLong_AsSsize_t(got);
-    Py_DECREF(got);
-    if (h == -1 && !PyErr_Occurred()) h = -2; /* never -1 without an error; both paths compare alike */
-    return h;
-}
-
-static PyObject *streak_pass(PyObject *self, PyObject *args) {
-    PyObject *events, *neutral, *digest;
-    if (!PyArg_ParseTuple(args, "O!OO", &PyList_Type, &events, &neutral, &digest)) return NULL;
-    if (!S.fallback) {
-        PyErr_SetString(PyExc_RuntimeError, "_speedups.setup() was not called");
-        return NULL;
-    }
-    Py_ssize_t T = PyList_GET_SIZE(events);
-    size_t nT = (size_t)(T > 0 ? T : 1);
-    int64_t *out = malloc(nT * sizeof(int64_t)), *starts = malloc(nT * sizeof(int64_t));
-    PyObject *result = NULL, *tool_c = NULL, *act_c = NULL, *head_status = NULL, *head_p = NULL, *head_f = NULL;
-    PyObject *status = NULL, *act = NULL, *tool = NULL, *kind = NULL, *checks = NULL, *pv = NULL, *fv = NULL,
-             *norm = NULL;
-    Buf b = {0};
-    if (!out || !starts) {
-        PyErr_NoMemory();
-        goto error;
-    }
-    int have_sig = 0, have_digest = 0;
-    Py_hash_t digest_v = 0;
-    int64_t count = 0, start = -1;
-    Py_ssize_t last = -1;
-    for (Py_ssize_t t = 0; t < T; t++) {
-        PyObject *ev = PyList_GET_ITEM(events, t);
-        if (!(status = EV_GET(ev, s_status)) || !(act = EV_GET(ev, s_action_text)) ||
-            !(tool = EV_GET(ev, s_tool)) || !(kind = EV_GET(ev, s_kind)))
-            goto error;
-        if (!PyUnicode_CheckExact(act)) {
-            fallback("action text is not a str");
-            goto error;
-        }
-        int tool_true = PyObject_IsTrue(tool);
-        if (tool_true < 0) goto error;
-        if (!tool_true && (PyUnicode_GET_LENGTH(act) == 0 || all_space(act))) {
-            /* no action (a harness message or error): neither extends nor ends it */
-        } else if (status == S.status_none || status == S.status_passed) {
-            int is_neutral = PySet_Contains(neutral, kind);
-            if (is_neutral < 0) goto error;
-            if (status == S.status_passed || !is_neutral) {
-                have_sig = 0;
-                Py_CLEAR(tool_c);
-                Py_CLEAR(act_c);
-                count = 0;
-                start = -1;
-            }
-        } else {
-            norm = collapse_space(act);
-            if (!norm) goto error;
-            int same_sig = 0;
-            if (have_sig) {
-                int eq = PyObject_RichCompareBool(tool, tool_c, Py_EQ);
-                if (eq < 0) goto error;
-                if (eq) {
-                    eq = PyObject_RichCompareBool(norm, act_c, Py_EQ);
-                    if (eq < 0) goto error;
-                }
-                same_sig = eq;
-            }
-            int is_neutral = PySet_Contains(neutral, kind);
-            if (is_neutral < 0) goto error;
-            if (is_neutral && !same_sig) {
-                /* a failing edit or thought outside the loop: not a loop step */
-            } else {
-                if (!(checks = EV_GET(ev, s_checks))) goto error;
-                if (checks == Py_None) {
-                    pv = PyLong_FromLong(-1);
-                    fv = Py_XNewRef(pv);
-                } else {
-                    pv = CH_GET(checks, s_passed);
-                    fv = pv ? CH_GET(checks, s_failed) : NULL;
-                }
-                if (!pv || !fv) goto error;
-                int same_head = 0;
-                if (same_sig) {
-                    same_head = status == head_status;
-                    if (same_head) same_head = PyObject_RichCompareBool(pv, head_p, Py_EQ);
-                    if (same_head > 0) same_head = PyObject_RichCompareBool(fv, head_f, Py_EQ);
-                    if (same_head < 0) goto error;
-                }
-                int same = 0;
-                if (same_sig && same_head) {
-                    if (!have_digest) {
-                        digest_v = obs_digest(PyList_GET_ITEM(events, last), digest, &b);
-                        if (digest_v == -1 && PyErr_Occurred()) goto error;
-                    }
-                    Py_hash_t d = obs_digest(ev, digest, &b);
-                    if (d == -1 && PyErr_Occurred()) goto error;
-                    same = d == digest_v;
-                    digest_v = d;
-                    have_digest = 1;
-                } else {
-                    have_digest = 0;
-                }
-                if (same) {
-                    count++;
-                } else {
-                    have_sig = 1;
-                    Py_XSETREF(tool_c, Py_NewRef(tool));
-                    Py_XSETREF(act_c, Py_NewRef(norm));
-                    Py_XSETREF(head_status, Py_NewRef(status));
-                    Py_XSETREF(head_p, Py_NewRef(pv));
-                    Py_XSETREF(head_f, Py_NewRef(fv));
-                    count = 1;
-                    start = t;
-                }
-                last = t;
-                Py_CLEAR(checks);
-                Py_CLEAR(pv);
-                Py_CLEAR(fv);
-            }
-            Py_CLEAR(norm);
-        }
-        out[t] = count;
-        starts[t] = start;
-        Py_CLEAR(status);
-        Py_CLEAR(act);
-        Py_CLEAR(tool);
-        Py_CLEAR(kind);
-    }
-    result = Py_BuildValue("(NN)", bytearray_of(out, (size_t)T * sizeof(int64_t)),
-                           bytearray_of(starts, (size_t)T * sizeof(int64_t)));
-error:
-    Py_XDECREF(status);
-    Py_XDECREF(act);
-    Py_XDECREF(tool);
-    Py_XDECREF(kind);
-    Py_XDECREF(checks);
-    Py_XDECREF(pv);
-    Py_XDECREF(fv);
-    Py_XDECREF(norm);
-    Py_XDECREF(tool_c);
-    Py_XDECREF(act_c);
-    Py_XDECREF(head_status);
-    Py_XDECREF(head_p);
-    Py_XDECREF(head_f);
-    free(out);
-    free(starts);
-    free(b.p);
     return result;
 }
 
@@ -2873,118 +2029,42 @@ static PyObject *shingle_count(PyObject *self, PyObject *text) {
     return PyLong_FromSize_t(k);
 }
 
-/* ------------------------------------------------------------------ preview.close_prefix */
-
-/* preview.close_prefix: the first bytes of a JSON document as a valid document. The scan
- * matches the Python reference's tokens exactly: a whole string (backslash and any byte
- * after it skipped), a bracket or a comma; every other byte is passed over. A string the
- * prefix cuts (no closing quote, or a backslash as the last byte) ends the scan. */
-static PyObject *close_prefix(PyObject *self, PyObject *arg) {
-    if (!PyBytes_CheckExact(arg)) {
-        PyErr_SetString(PyExc_TypeError, "close_prefix takes bytes");
-        return NULL;
-    }
-    const unsigned char *d = (const unsigned char *)PyBytes_AS_STRING(arg);
-    Py_ssize_t n = PyBytes_GET_SIZE(arg), depth = 0, cap = 0, i = 0;
-    unsigned char *closers = NULL;
-    Py_ssize_t *commas = NULL, *last = NULL;
-    PyObject *out = NULL;
-    while (i < n) {
-        unsigned char c = d[i];
-        if (c == '"') {
-            Py_ssize_t j = i + 1;
-            for (;;) {
-                while (j < n && d[j] != '"' && d[j] != '\\') j++;
-                if (j >= n) goto scanned; /* a string the prefix cuts */
-                if (d[j] == '"') break;
-                if (j + 1 >= n) goto scanned; /* a backslash with nothing after it */
-                j += 2;
-            }
-            i = j + 1;
-            continue;
-        }
-        if (c == ',') {
-            if (!depth) goto none;
-            commas[depth - 1]++;
-            last[depth - 1] = i;
-        } else if (c == '[' || c == '{') {
-            if (depth == cap) {
-                Py_ssize_t grown = cap ? 2 * cap : 64;
-                unsigned char *c2 = realloc(closers, (size_t)grown);
-                if (c2) closers = c2;
-                Py_ssize_t *m2 = c2 ? realloc(commas, (size_t)grown * sizeof(Py_ssize_t)) : NULL;
-                if (m2) commas = m2;
-                Py_ssize_t *l2 = m2 ? realloc(last, (size_t)grown * sizeof(Py_ssize_t)) : NULL;
-                if (!l2) {
-                    PyErr_NoMemory();
-                    goto done;
-                }
-                last = l2;
-                cap = grown;
-            }
-            closers[depth] = c == '[' ? ']' : '}';
-            commas[depth] = 0;
-            last[depth] = -1;
-            depth++;
-        } else if (c == ']' || c == '}') {
-            if (!depth || closers[depth - 1] != c) goto none;
-            depth--;
-            if (!depth) { /* the whole document is in the prefix */
-                out = PyBytes_FromStringAndSize((const char *)d, i + 1);
-                goto done;
-            }
-        }
-        i++;
-    }
-scanned:
-    if (!depth) goto none;
-    {
-        /* the open list with the most elements (the outermost on a tie); without a list
-         * of two, the outermost object with two members */
-        Py_ssize_t k = -1;
-        for (Py_ssize_t x = 0; x < depth; x++)
-            if (commas[x] && closers[x] == ']' && (k < 0 || commas[x] > commas[k])) k = x;
-        if (k < 0)
-            for (Py_ssize_t x = 0; x < depth; x++)
-                if (commas[x] && closers[x] != ']') {
-                    k = x;
-                    break;
-                }
-        if (k < 0) goto none;
-        out = PyBytes_FromStringAndSize(NULL, last[k] + k + 1);
-        if (!out) goto done;
-        char *o = PyBytes_AS_STRING(out);
-        memcpy(o, d, (size_t)last[k]);
-        for (Py_ssize_t x = k; x >= 0; x--) o[last[k] + (k - x)] = (char)closers[x];
-        goto done;
-    }
-none:
-    out = Py_None;
-    Py_INCREF(out);
-done:
-    free(closers);
-    free(commas);
-    free(last);
-    return out;
-}
-
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS, "Give the module the model's kinds, statuses and severities."},
     {"setup_slots", setup_slots, METH_VARARGS, "Let the passes read Event and Checks fields from their slots."},
     {"feature_pass", feature_pass, METH_VARARGS, "The per-event loop of features.compute_features."},
+    {"set_tokens", set_tokens, METH_O, "Give feature_pass features._TOKEN_TABLE (False: it declines)."},
     {"no_hints", no_hints, METH_O, "True when the classifier's substring pre-filters all miss."},
-    {"set_hints", set_hints, METH_VARARGS, "Give no_hints status.py's hint lists (summary, pair, failure)."},
-    {"scan_simd", scan_simd, METH_O, "Use the AVX2 path of no_hints where the CPU has them (for tests)."},
+    {"set_hints", set_hints, METH_VARARGS, "Give no_hints status.py's hint lists and the head and tail sizes."},
     {"shingle_count", shingle_count, METH_O, "len(features.shingles(text)), for tests."},
-    {"error_text", error_text, METH_O, "error_signature's normalized line of an ASCII text, else None."},
-    {"setup_decide", setup_decide, METH_VARARGS, "Give decide_pass the adapter's types and constants."},
-    {"decide_pass", decide_pass, METH_VARARGS, "The per-event loop of adapter.decide."},
-    {"streak_pass", streak_pass, METH_VARARGS, "loops.streaks_and_starts: repetition streaks and their starts."},
-    {"close_prefix", close_prefix, METH_O, "preview.close_prefix: a document's first bytes closed into a valid one."},
+    {"setup_decide", setup_decide, METH_VARARGS, "Give decide_pass the adapter's kinds, statuses and thresholds."},
+    {"decide_pass", decide_pass, METH_VARARGS, "The run figures of adapter.decide's loop (no Decision objects)."},
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speedups", NULL, -1, methods};
+static int module_traverse(PyObject *m, visitproc visit, void *arg) {
+    ModState *st = state_of(m);
+    if (!st) return 0;
+    Py_VISIT(st->hints.pair_second);
+    Py_VISIT(st->hints.wide);
+    PyObject **objs = (PyObject **)&st->decide;
+    for (size_t i = 0; i < offsetof(Decide, discard_novelty) / sizeof(PyObject *); i++) Py_VISIT(objs[i]);
+    return 0;
+}
+
+static int module_clear(PyObject *m) {
+    ModState *st = state_of(m);
+    if (!st) return 0;
+    init_needles(&st->hints);
+    PyObject **objs = (PyObject **)&st->decide;
+    for (size_t i = 0; i < offsetof(Decide, discard_novelty) / sizeof(PyObject *); i++) Py_CLEAR(objs[i]);
+    return 0;
+}
+
+static void module_free(void *m) { module_clear((PyObject *)m); }
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speedups", NULL, sizeof(ModState), methods, NULL,
+                                    module_traverse, module_clear, module_free};
 
 #define INTERN(var, text)                            \
     do {                                             \
@@ -2994,7 +2074,6 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speedups", NULL, -1
 
 PyMODINIT_FUNC PyInit__speedups(void) {
     init_tables();
-    init_needles();
     INTERN(s_observation_text, "observation_text");
     INTERN(s_action_text, "action_text");
     INTERN(s_kind, "kind");

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,22 +24,6 @@ try:  # property tests without hypothesis' per-example deadline: a timing assert
     settings.load_profile("efc-tui")
 except ImportError:  # hypothesis is a dev extra
     pass
-
-
-@pytest.fixture(params=[True, False], ids=["simd", "scalar"])
-def simd(request: pytest.FixtureRequest) -> Iterator[bool]:
-    """The compiled scan (the status pre-filter) with AVX2 where the CPU has it, and with
-    its scalar loop."""
-    from efc_tui import _fast
-
-    fast = _fast.speedups()
-    if fast is None:
-        pytest.skip(f"compiled fast path: {_fast.STATUS}")
-    fast.scan_simd(request.param)
-    try:
-        yield request.param
-    finally:
-        fast.scan_simd(True)
 
 
 @pytest.fixture

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import partial
 from types import ModuleType
 from typing import Any, NamedTuple, overload
@@ -213,7 +213,7 @@ def _roi_key(roi: float | None, efc_nr: float) -> float:
 
 
 class _Loop(NamedTuple):
-    decisions: list[Decision]
+    decisions: list[Decision] | None  # None: built when read (the compiled run figures)
     has_obs: np.ndarray  # bool: a non-blank observation
     first_pass: int | None
     first_rollback: tuple[int, int] | None
@@ -238,36 +238,25 @@ class _Inputs(NamedTuple):
     K: int
 
 
-def _compiled_loop(fast: ModuleType, i: _Inputs, build: bool = True) -> _Loop | None:
-    """The per-event loop in C (efc_tui/_speedups.c, ``decide_pass``): the same decisions
-    as ``_python_loop``, bit for bit; None when a run holds something it does not take.
-    ``build=False``: everything but the Decision objects (``decisions`` is None)."""
+def _compiled_summary(fast: ModuleType, i: _Inputs) -> _Loop | None:
+    """The run figures of the per-event loop in C (efc_tui/_speedups.c, ``decide_pass``):
+    the same as ``_python_loop``'s, bit for bit, without the Decision objects
+    (``decisions`` is None: ``DecideState`` builds them, and words their reasons, when they
+    are read); None when a run holds something the C does not take."""
     if not _setup_compiled(fast):
         return None
     f = i.f
     cols = [
-        np.ascontiguousarray(x, dtype=np.float64)
-        for x in (i.nr, i.dc, i.x_nr, i.ratios, f.n, f.a, f.p_prefix, f.m_prefix, f.c)
+        np.ascontiguousarray(x, dtype=np.float64) for x in (f.n, f.a, f.p_prefix, f.m_prefix, f.c)
     ]
-    ints = [np.ascontiguousarray(x, dtype=np.int64) for x in (i.streaks, i.starts)]
     try:
-        out = fast.decide_pass(
-            i.events,
-            *cols,
-            *ints,
-            float(i.d_task),
-            int(i.W),
-            float(i.eps),
-            f"{i.eps:g}",
-            int(i.K),
-            build,
-        )
+        out = fast.decide_pass(i.events, *cols)
     except _fast.Fallback:
         return None
-    decisions, has_obs, first_pass, first_rollback, counts, ranked = out
+    has_obs, first_pass, first_rollback, counts, ranked = out
     memory = {"promote": counts[0], "scratch": counts[1], "discard": counts[2]}
     return _Loop(
-        decisions,
+        None,
         np.frombuffer(has_obs, dtype=np.bool_),
         first_pass,
         first_rollback,
@@ -318,50 +307,36 @@ class LazyDecisions(Sequence[Decision]):
         return repr(self._list())
 
 
-def _built_decisions(fast: ModuleType, inputs: _Inputs) -> list[Decision]:
-    loop = _compiled_loop(fast, inputs)
-    return (loop if loop is not None else _python_loop(inputs)).decisions
+def _built_decisions(inputs: _Inputs) -> list[Decision]:
+    decisions = _python_loop(inputs).decisions
+    assert decisions is not None
+    return decisions
 
 
 _compiled_ready: dict[int, bool] = {}
 
 
 def _setup_compiled(fast: ModuleType) -> bool:
-    """Give the compiled loop the adapter's types and constants (once); False when the
-    Decision class no longer has the fields it fills (then Python decides)."""
+    """Give the compiled loop the adapter's kinds, statuses and thresholds (once)."""
     ready = _compiled_ready.get(id(fast))
     if ready is None:
-        from efc_tui.adapter import gating
-
-        try:
-            fast.setup_decide(
-                Decision,
-                tuple(f.name for f in fields(Decision)),
-                CANDIDATE_KINDS,
-                ALTERNATIVE_KINDS,
-                INVALID_STATUSES,
-                EventKind.ERROR,
-                Status.NONE,
-                Status.PASSED,
-                Q_STATUS,
-                gating._STATUS_NAME,
-                gating._KIND_NAME,
-                (CONTINUE, STOP, ROLLBACK, AUDIT, RANK),
-                (gating.PROMOTE, gating.SCRATCH, gating.DISCARD),
-                DISCARD_NOVELTY,
-                PROMOTE_NOVELTY,
-                f"{DISCARD_NOVELTY:g}",
-                f"{PROMOTE_NOVELTY:g}",
-            )
-            ready = True
-        except ValueError:
-            ready = False
-        _compiled_ready[id(fast)] = ready
+        fast.setup_decide(
+            CANDIDATE_KINDS,
+            ALTERNATIVE_KINDS,
+            INVALID_STATUSES,
+            EventKind.ERROR,
+            Status.NONE,
+            Status.PASSED,
+            Q_STATUS,
+            DISCARD_NOVELTY,
+            PROMOTE_NOVELTY,
+        )
+        ready = _compiled_ready[id(fast)] = True
     return ready
 
 
 def _python_loop(i: _Inputs) -> _Loop:
-    """The per-event loop, pure Python (the reference the compiled loop mirrors): each
+    """The per-event loop, pure Python (the compiled run figures mirror it): each
     event decided by ``DecideState``."""
     events, f = i.events, i.f
     state = DecideState(i.d_task, i.W, i.eps, i.K)
@@ -576,9 +551,9 @@ class DecideState:
 def decide(
     ledger: Ledger, config: AdapterConfig, demand: PrefixDemand | None = None, *, lazy: bool = False
 ) -> tuple[Sequence[Decision], AdapterSummary]:
-    """Decisions for every event of a scored run, and the run's counterfactual summary
-    (the per-event loop compiled when built: the same decisions). ``lazy``: with the
-    compiled loop, the summary now and the decisions when first read (LazyDecisions)."""
+    """Decisions for every event of a scored run, and the run's counterfactual summary.
+    ``lazy``: with the compiled extension, the summary now (its figures from the compiled
+    loop, the same values) and the decisions when first read (LazyDecisions)."""
     run = ledger.run
     events = run.events
     f, g = ledger.features, ledger.gates
@@ -593,15 +568,14 @@ def decide(
 
     loop = None
     fast = _fast.speedups()
-    if fast is not None and type(events) is list:
-        loop = _compiled_loop(fast, inputs, build=not lazy)
+    if lazy and fast is not None and type(events) is list:
+        loop = _compiled_summary(fast, inputs)
     if loop is None:
         loop = _python_loop(inputs)
     built, has_obs, first_pass, first_rollback, memory_counts, n_ranked = loop
-    decisions: Sequence[Decision] = built
-    if built is None:
-        assert fast is not None
-        decisions = LazyDecisions(partial(_built_decisions, fast, inputs))
+    decisions: Sequence[Decision] = (
+        built if built is not None else LazyDecisions(partial(_built_decisions, inputs))
+    )
 
     rep_stop = repeat_stop(streaks, K)
     stop, stop_by = first_stop(stop_index(ratios, eps), rep_stop)

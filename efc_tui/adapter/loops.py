@@ -29,17 +29,14 @@ costs O(length of its text); the whole run is O(T) in events.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from efc_tui import _fast
 from efc_tui.adapter.config import LOOP_NEUTRAL_KINDS
 from efc_tui.model import Event, Run, Status
-
-_NUM = re.compile(r"0x[0-9a-f]+|\d+")
+from efc_tui.scoring.features import normalize_error_text
 
 
 def action_signature(ev: Event) -> tuple[str | None, str] | None:
@@ -53,7 +50,7 @@ def action_signature(ev: Event) -> tuple[str | None, str] | None:
 def observation_digest(ev: Event, digest: Callable[[Any], int] = hash) -> int:
     """A hash of the observation normalized as error signatures are: lower case, numbers
     and hex addresses as ``#``, whitespace collapsed (``digest``: as ``PrefixState``'s)."""
-    return digest(" ".join(_NUM.sub("#", ev.observation_text.lower()).split()))
+    return digest(normalize_error_text(ev.observation_text))
 
 
 def _counts(ev: Event) -> tuple[int, int]:
@@ -72,17 +69,10 @@ def streaks_and_starts(run: Run) -> tuple[np.ndarray, np.ndarray]:
     """``repeat_streaks`` and, per event, the event where the streak in force began (-1).
 
     The observation digest, the costly part, is computed only when a failure has the same
-    action, status and check counts as the streak it may extend. Compiled when the extension
-    is built (``streak_pass`` in efc_tui/_speedups.c, the same values), else this loop."""
+    action, status and check counts as the streak it may extend. Pure Python only: the loop
+    costs ~0.6 us an event (0.06 s for 100k), too little of ``score`` to be worth a
+    compiled twin (docs/speed.md)."""
     events = run.events
-    fast = _fast.speedups()
-    if fast is not None and type(events) is list:
-        try:
-            out_b, starts_b = fast.streak_pass(events, LOOP_NEUTRAL_KINDS, observation_digest)
-        except _fast.Fallback:
-            pass
-        else:
-            return np.frombuffer(out_b, dtype=np.int64), np.frombuffer(starts_b, dtype=np.int64)
     T = len(events)
     out = [0] * T
     starts = [-1] * T

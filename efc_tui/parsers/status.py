@@ -16,7 +16,8 @@ checker ``passed``, anything else ``none``.
 Every rule that can fire without a failure flag names the substrings one of which its
 match holds (``keys``): ``_HINTS`` is their union, the substring pre-filter that lets most
 observations skip every regular expression. The compiled pre-filter (``_speedups.no_hints``)
-receives the same lists from here at import (``_install_hints``): they are written once.
+receives the same lists, and the head and tail sizes, from here at import
+(``_install_hints``): they are written once.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from efc_tui.parsers._commands import (
 )
 from efc_tui.parsers._patterns import _Guarded, _LineGuarded, _Plain
 from efc_tui.parsers._summaries import _ANSI, _SUMMARY_HINTS, _SUMMARY_PAIR, parse_checks
+from efc_tui.parsers._summaries import _TAIL as _SUMMARY_TAIL
 
 __all__ = [
     "RULES",
@@ -696,10 +698,11 @@ def _has_failure_hint(text: str) -> bool:
 
 
 def _install_hints() -> None:
-    """Give the compiled pre-filter its needle lists (module docstring)."""
+    """Give the compiled pre-filter its needle lists and how much of a text each part
+    searches (module docstring)."""
     fast = _fast._MODULE
     if fast is not None and hasattr(fast, "set_hints"):
-        fast.set_hints(_SUMMARY_HINTS, _SUMMARY_PAIR, _HINTS)
+        fast.set_hints(_SUMMARY_HINTS, _SUMMARY_PAIR, _HINTS, _HEAD, _TAIL, _SUMMARY_TAIL)
 
 
 _install_hints()

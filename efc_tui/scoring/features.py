@@ -97,6 +97,16 @@ _EDGE = b".-/"
 MIN_TOKEN = 8
 
 
+def _install_tokens() -> None:
+    """Give the compiled loop the token characters (``_TOKEN_TABLE``, defined once here)."""
+    fast = _fast._MODULE
+    if fast is not None:
+        fast.set_tokens(_TOKEN_TABLE)
+
+
+_install_tokens()
+
+
 def word_list(text: str) -> list[bytes]:
     """Every maximal run of token characters in a text, in order (C-speed: translate+split)."""
     return text.encode("utf-8", "surrogatepass").translate(_TOKEN_TABLE).split()
@@ -148,7 +158,7 @@ def last_exception_line(tail: str) -> str:
     When there are none, the same is done before that point."""
     end = len(tail)
     while end > 0:
-        at = max(tail.rfind(w, 0, end) for w in _EXC_WORDS)
+        at = max([tail.rfind(w, 0, end) for w in _EXC_WORDS])
         if at < 0:
             return ""
         start = tail.rfind("\n", 0, at) + 1
@@ -173,8 +183,26 @@ def error_signature(ev: Event) -> tuple[str, str]:
     if not line:
         stripped = tail.rstrip()
         line = stripped.rsplit("\n", 1)[-1] if stripped else ""
-    norm = " ".join(_SIG_NUM.sub("#", line.lower()).split())[:200]
-    return ev.status.value, norm
+    if len(line) > _CACHED_LINE:
+        return ev.status.value, normalize_error_text(line)[:200]
+    return ev.status.value, _normalized(line)
+
+
+def normalize_error_text(text: str) -> str:
+    """Error text as two failures that differ only in numbers compare it: lower case,
+    numbers and hex addresses as "#", whitespace collapsed (error signatures here, the
+    repetition streaks' observations in adapter/loops.py)."""
+    return " ".join(_SIG_NUM.sub("#", text.lower()).split())
+
+
+_CACHED_LINE = 1000  # longer lines are not kept: the cache stays under ~4 MB
+
+
+@lru_cache(maxsize=4096)
+def _normalized(line: str) -> str:
+    """``normalize_error_text`` of an error line, at most 200 characters (cached: a
+    repeated error repeats its line)."""
+    return normalize_error_text(line)[:200]
 
 
 def action_target(ev: Event) -> str:

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -35,7 +34,8 @@ def _snapshots(path: Path) -> list[dict[str, Any]] | None:
     from efc_tui.parsers import load
 
     try:
-        return [snapshot(score_and_decide(run)) for run in load(path)]
+        # lazy: the adapter's run figures from the compiled loop (the decisions are Python's)
+        return [snapshot(score_and_decide(run, lazy=True)) for run in load(path)]
     except EfcError as exc:
         return [{"error": str(exc)}]
 
@@ -144,9 +144,9 @@ def test_no_hints_at_the_head_and_tail_cuts(hint: str, at: int, wide: str) -> No
 
 
 @pytest.mark.parametrize("size", [64, 65, 97, 130, 200])
-def test_no_hints_every_offset(simd: bool, size: int) -> None:
-    """Each hint at every offset of 1-byte texts long enough for the 32-byte vector steps
-    (and its scalar tail): the same answers as the Python pre-filters, both ways."""
+def test_no_hints_every_offset(size: int) -> None:
+    """Each hint at every offset of 1-byte texts, beside near misses of the hints' first
+    four characters (the Bloom filter's key): the same answers as the Python pre-filters."""
     near = "ab erro Ran pas fai Trac comm: no Syn Ind Tab not nva nkn too Ass tim Tim can had Mis É\n  "
     filler = (near * 3)[:size]
     assert fast.no_hints(filler) == _python_no_hints(filler)
@@ -164,15 +164,31 @@ pieces = st.sampled_from(
 )
 
 
-@settings(
-    max_examples=300,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(pieces, max_size=60))
-def test_no_hints_long_texts_match_python(simd: bool, parts: list[str]) -> None:
+def test_no_hints_long_texts_match_python(parts: list[str]) -> None:
     t = "".join(parts)
     assert fast.no_hints(t) == _python_no_hints(t)
+
+
+def test_no_hints_reads_the_head_and_tail_sizes_of_status() -> None:
+    """The parts of a text the pre-filter searches are status.py's ``_HEAD`` and ``_TAIL``,
+    given at import: other sizes move what it sees; differing tails for the rules and for
+    parse_checks turn it off (it answers False: the classifier runs)."""
+    from efc_tui.parsers import status
+
+    text = "x" * 150 + "Traceback (most recent call last):" + "x" * 20_000
+    lists = (status._SUMMARY_HINTS, status._SUMMARY_PAIR, status._HINTS)
+    try:
+        assert fast.no_hints(text) is False  # inside the 4,000-char head
+        assert fast.set_hints(*lists, 100, 8000, 8000) is True
+        assert fast.no_hints(text) is True  # past a 100-char head
+        assert fast.no_hints("all good") is True
+        assert fast.set_hints(*lists, 4000, 8000, 9000) is False
+        assert fast.no_hints("all good") is False
+    finally:
+        status._install_hints()
+    assert fast.no_hints("all good") is True and fast.no_hints(text) is False
 
 
 @settings(max_examples=400, deadline=None)
@@ -181,68 +197,6 @@ def test_shingle_count_matches_python(text: str) -> None:
     from efc_tui.scoring.features import shingles
 
     assert fast.shingle_count(text) == len(shingles(text))
-
-
-# error signatures: the pieces _EXC_LINE reacts to (line starts, "E " prefixes, blank and
-# whitespace-only lines, the keywords with and without a word boundary, dotted names,
-# digits and hex) and every ASCII character
-ERROR_PIECES = [
-    "\n",
-    " ",
-    "\t",
-    "\x0c",
-    "\x1c",
-    "\r",
-    "E",
-    "E ",
-    "E\n",
-    "Error",
-    "Exception",
-    "Failure",
-    "ValueError",
-    "pkg.mod.KeyError",
-    "_Failure",
-    "9Error",
-    "Errors",
-    "Error:",
-    ".",
-    ":",
-    "0x1F",
-    "0xg",
-    "123",
-    "a",
-    "z_",
-    "Traceback (most recent call last):",
-]
-error_texts = st.lists(
-    st.one_of(st.sampled_from(ERROR_PIECES), st.characters(max_codepoint=127)), max_size=40
-).map("".join)
-
-
-def _python_error_text(text: str) -> str:
-    from efc_tui.scoring.features import error_signature
-
-    return error_signature(
-        Event(
-            index=0, step=0, kind=EventKind.TOOL, status=Status.RUNTIME_ERROR, observation_text=text
-        )
-    )[1]
-
-
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(error_texts)
-def test_error_text_matches_python(text: str) -> None:
-    assert fast.error_text(text) == _python_error_text(text)
-
-
-@pytest.mark.parametrize("at", [0, 10, 15_990, 16_000, 16_010, 19_990])
-def test_error_text_at_the_tail_cut(at: int) -> None:
-    """An exception line straddling the 16,000-char tail the search looks at."""
-    filler = ("word 12 " * 9 + "\n") * 300
-    line = "\n  E   pkg.KeyError: 'key_0x3'  \n"
-    text = filler[:at] + line + filler[at:]
-    assert fast.error_text(text) == _python_error_text(text)
-    assert fast.error_text(text + "ü") is None  # not ASCII: the Python function runs
 
 
 # --------------------------------------------------------------------- feature pass
@@ -302,6 +256,46 @@ def test_feature_pass_matches_python(evs: list[Event]) -> None:
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
 
 
+def test_token_characters_come_from_features(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled loop splits observations into tokens with ``features._TOKEN_TABLE``,
+    given to it at import (one definition): a table that also keeps ":" changes which
+    observation a later action cites, in both loops alike; a table the C cannot follow
+    (a byte >= 128 as a separator) makes it decline, and Python runs."""
+    from efc_tui.scoring import features
+
+    evs = [
+        Event(index=0, step=0, kind=EventKind.TOOL, action_text="grep -n x", observation_text=o)
+        for o in ("src/app.py:12:x = 1", "src/app.py also here", "key abc:defg:hij " * 3)
+    ]
+    act = "sed -n 1p src/app.py:12:x && echo abc:defg:hij"
+    evs.append(Event(index=3, step=3, kind=EventKind.TOOL, action_text=act))
+
+    def refs() -> tuple[list[int], list[int]]:
+        compiled = features._compiled_pass(fast, evs)
+        assert compiled is not None
+        return compiled.first_ref.tolist(), features._python_pass(evs).first_ref.tolist()
+
+    compiled, python = refs()
+    assert compiled == python == [3, 3, -1, -1]  # "src/app.py", cited by the last action
+    table = bytearray(features._TOKEN_TABLE)
+    table[ord(":")] = ord(":")
+    try:
+        monkeypatch.setattr(features, "_TOKEN_TABLE", bytes(table))
+        features._install_tokens()
+        compiled, python = refs()
+        # only the first holds "src/app.py:12:x"; the third "abc:defg:hij", whose pieces
+        # between colons are all shorter than a distinctive token (8 characters)
+        assert compiled == python == [3, -1, 3, -1]
+        table[0xC3] = 32
+        monkeypatch.setattr(features, "_TOKEN_TABLE", bytes(table))
+        assert fast.set_tokens(bytes(table)) is False
+        assert features._compiled_pass(fast, evs) is None
+    finally:
+        monkeypatch.undo()
+        features._install_tokens()
+    assert features._compiled_pass(fast, evs) is not None
+
+
 def test_feature_pass_on_repeated_actions() -> None:
     """q's rule for an observing action repeated with the same, then another, then the
     first output again (the third is inconsistent too): both paths agree."""
@@ -356,17 +350,16 @@ def test_scoring_and_adapter_match_python(
         e.tokens_in, e.tool_calls, e.wall_s, e.ops = 10 * i, i % 2, 0.5 * (i % 3), i % 4
         e.flags = ("tokens",) if i % 3 == 0 else ("wall_s",) if i % 3 == 1 else ()
     run = Run(run_id="h", events=evs)
-    a = snapshot(score_and_decide(run, window=window, epsilon=epsilon))
+    a = snapshot(score_and_decide(run, window=window, epsilon=epsilon, lazy=True))
     with _fast.pure_python():
-        b = snapshot(score_and_decide(run, window=window, epsilon=epsilon))
+        b = snapshot(score_and_decide(run, window=window, epsilon=epsilon, lazy=True))
     assert first_difference(b, a) is None
 
 
 def test_compiled_loops_are_the_ones_running() -> None:
     """The speed-ups are in use (a silent fallback would pass every equality test)."""
-    from efc_tui.adapter.config import LOOP_NEUTRAL_KINDS, AdapterConfig
-    from efc_tui.adapter.decide import _compiled_loop, _Inputs
-    from efc_tui.adapter.loops import observation_digest, streaks_and_starts
+    from efc_tui.adapter import score_and_decide
+    from efc_tui.adapter.decide import _compiled_summary, _Inputs
     from efc_tui.parsers import load
     from efc_tui.scoring import load_estimator, score_run
     from efc_tui.scoring.features import _compiled_pass
@@ -374,28 +367,15 @@ def test_compiled_loops_are_the_ones_running() -> None:
 
     run = next(load(SAMPLES / "repair_loop.jsonl"))
     assert _compiled_pass(fast, run.events) is not None
-    assert len(fast.streak_pass(run.events, LOOP_NEUTRAL_KINDS, observation_digest)[0]) == 8 * len(
-        run.events
-    )
     ledger = score_run(run, load_estimator())
     nr = np.ones(len(run.events))
-    streaks, starts = streaks_and_starts(run)
-    inputs = _Inputs(
-        run.events,
-        ledger.features,
-        nr,
-        ledger.cost.delta,
-        nr,
-        nr,
-        streaks,
-        starts,
-        1.0,
-        3,
-        0.01,
-        AdapterConfig(3, 0.01).repeat,
-    )
-    loop = _compiled_loop(fast, inputs)
-    assert loop is not None and len(loop.decisions) == len(run.events)
+    inputs = _Inputs(run.events, ledger.features, nr, nr, nr, nr, nr, nr, 1.0, 3, 0.01, 3)
+    loop = _compiled_summary(fast, inputs)
+    assert loop is not None and loop.decisions is None and len(loop.has_obs) == len(run.events)
+    assert sum(loop.memory_counts.values()) == len(run.events)
+    # score's summary comes from it
+    summary = score_and_decide(run, lazy=True).summary
+    assert summary.memory == loop.memory_counts
 
 
 @pytest.mark.parametrize("value", [2**70, 1.5, -3])
@@ -418,9 +398,9 @@ def test_odd_counts_score_alike(value: Any) -> None:
         for i in range(4)
     ]
     run = Run(run_id="odd", events=evs)
-    a = snapshot(score_and_decide(run))
+    a = snapshot(score_and_decide(run, lazy=True))
     with _fast.pure_python():
-        b = snapshot(score_and_decide(run))
+        b = snapshot(score_and_decide(run, lazy=True))
     assert first_difference(b, a) is None
 
 
@@ -441,10 +421,12 @@ def test_rollback_ties_go_to_the_latest_candidate() -> None:
         for i, (s, st) in enumerate(kinds)
     ]
     run = Run(run_id="ties", events=evs)
-    a = score_and_decide(run).decisions[2]
+    a = score_and_decide(run, lazy=True)
     with _fast.pure_python():
-        b = score_and_decide(run).decisions[2]
-    assert b.rollback_to == 1 and a.as_dict() == b.as_dict()
+        b = score_and_decide(run, lazy=True)
+    assert b.decisions[2].rollback_to == 1 and a.decisions[2].as_dict() == b.decisions[2].as_dict()
+    assert a.summary.rollback_event == b.summary.rollback_event == 2
+    assert a.summary.rollback_to == b.summary.rollback_to == 1
 
 
 @pytest.mark.parametrize("repeat", [0, 2, 3])
@@ -486,53 +468,14 @@ def test_repetition_rule_decided_alike(repeat: int, epsilon: float) -> None:
                 )
             )
     run = Run(run_id="loop", events=evs)
-    a = score_and_decide(run, window=2, epsilon=epsilon, repeat=repeat)
+    a = score_and_decide(run, window=2, epsilon=epsilon, repeat=repeat, lazy=True)
     with _fast.pure_python():
-        b = score_and_decide(run, window=2, epsilon=epsilon, repeat=repeat)
+        b = score_and_decide(run, window=2, epsilon=epsilon, repeat=repeat, lazy=True)
     assert first_difference(snapshot(b), snapshot(a)) is None
     fired = [d for d in a.decisions if d.repeat_rule]
     assert bool(fired) == (repeat > 0)
     if fired and fired[0].control == "stop":
         assert "times in a row since event" in fired[0].control_reason
-
-
-loop_events = st.builds(
-    lambda kind, tool, act, status, checks, obs: Event(
-        index=0,
-        step=0,
-        kind=kind,
-        tool=tool,
-        status=status,
-        action_text=act,
-        observation_text=obs,
-        checks=checks,
-    ),
-    st.sampled_from(
-        [EventKind.TOOL, EventKind.CHECK, EventKind.REPAIR, EventKind.REFLECT, EventKind.MESSAGE]
-    ),
-    st.sampled_from([None, "", "bash"]),
-    st.sampled_from(["", "  ", "pytest -q", " pytest \t -q ", "ls", "pytest  -q\u2003"]),
-    st.sampled_from([Status.NONE, Status.PASSED, Status.ASSERTION_ERROR, Status.RUNTIME_ERROR]),
-    st.sampled_from([None, Checks(1, 1, 2), Checks(0, 2, 2), Checks(2**70, 1, None)]),
-    st.sampled_from(
-        ["1 failed 0x1F", "1 failed 0x2a", "1  FAILED\n7", "É failed 12", "é failed 13", "", "é"]
-    ),
-)
-
-
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(loop_events, max_size=30))
-def test_streaks_match_python(evs: list[Event]) -> None:
-    """The repetition streaks and their starts, compiled and in Python, on runs drawn from a
-    few actions, outcomes and observations (ASCII and not) so that loops form and break."""
-    from efc_tui.adapter.loops import streaks_and_starts
-
-    run = Run(run_id="s", events=evs)
-    a = streaks_and_starts(run)
-    with _fast.pure_python():
-        b = streaks_and_starts(run)
-    assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
-    assert a[0].dtype == b[0].dtype == np.int64
 
 
 def test_slot_reads_and_other_classes() -> None:
@@ -554,21 +497,21 @@ def test_slot_reads_and_other_classes() -> None:
         pass
 
     run = next(load(SAMPLES / "repair_loop.jsonl"))
-    want = snapshot(score_and_decide(run))
+    want = snapshot(score_and_decide(run, lazy=True))
     run.events = [
         Sub(**{f.name: getattr(e, f.name) for f in fields(Event)}) if i % 2 else e
         for i, e in enumerate(run.events)
     ]
-    assert first_difference(want, snapshot(score_and_decide(run))) is None
+    assert first_difference(want, snapshot(score_and_decide(run, lazy=True))) is None
     with _fast.pure_python():
-        assert first_difference(want, snapshot(score_and_decide(run))) is None
+        assert first_difference(want, snapshot(score_and_decide(run, lazy=True))) is None
 
 
 @pytest.mark.parametrize("name,path", [pytest.param(n, p, id=n) for n, p in fixture_files()])
 def test_lazy_decisions_are_the_eager_ones(name: str, path: Path) -> None:
-    """``lazy=True`` (what ``score`` asks for): the summary from a pass that builds no
-    Decision, the decisions built when first read; the same ledger, decisions and summary
-    as the eager compiled path and the pure-Python one."""
+    """``lazy=True`` (what ``score`` asks for): the summary from the compiled pass, which
+    builds no Decision, the decisions built (in Python) when first read; the same ledger,
+    decisions and summary as the eager path and the pure-Python one."""
     from efc_tui.adapter import score_and_decide
     from efc_tui.adapter.decide import LazyDecisions
     from efc_tui.errors import EfcError
@@ -588,55 +531,3 @@ def test_lazy_decisions_are_the_eager_ones(name: str, path: Path) -> None:
         assert first_difference(eager, summary_first) is None
         assert first_difference(pure, summary_first) is None
         assert len(lazy.decisions) == len(run.events) and list(lazy.decisions) == lazy.decisions[:]
-
-
-# ------------------------------------------------------------------ preview.close_prefix
-
-json_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**63), 2**63 - 1)
-    | st.text(alphabet=st.sampled_from('ab,[]{}"\\: \n\u00e9')),
-    lambda inner: (
-        st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
-    ),
-    max_leaves=30,
-)
-
-
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(json_values, st.data())
-def test_close_prefix_matches_python(value: Any, data: st.DataObject) -> None:
-    """Every cut of a document, and of bytes that are not one (a cut document with bytes
-    flipped into brackets, commas, quotes and backslashes), closes the same way."""
-    from efc_tui.parsers.preview import _close_prefix
-
-    doc = orjson.dumps(value, option=orjson.OPT_INDENT_2)
-    for n in range(len(doc) + 1):
-        assert fast.close_prefix(doc[:n]) == _close_prefix(doc[:n])
-    noisy = bytearray(doc)
-    for at, byte in data.draw(
-        st.lists(
-            st.tuples(st.integers(0, max(0, len(doc) - 1)), st.sampled_from(b'[]{},"\\x')),
-            max_size=6,
-        )
-    ):
-        if noisy:
-            noisy[at] = byte
-    for n in range(len(noisy) + 1):
-        assert fast.close_prefix(bytes(noisy[:n])) == _close_prefix(bytes(noisy[:n]))
-
-
-def test_close_prefix_matches_python_on_every_fixture() -> None:
-    """The first bytes of every JSON fixture (ours, and the real logs when ../shared is
-    there), cut at many points, close the same way."""
-    from efc_tui.parsers.preview import _close_prefix
-
-    paths = [p for _, p in fixture_files() if p.suffix in (".json", ".traj", ".jsonl")]
-    if SHARED.is_dir():
-        paths += sorted((SHARED / "fixtures" / "real").rglob("*.json"))[:40]
-    assert len(paths) > 10
-    for path in paths:
-        data = path.read_bytes()[: 256 << 10]
-        for n in sorted({*range(0, len(data), max(1, len(data) // 97)), len(data)}):
-            assert fast.close_prefix(data[:n]) == _close_prefix(data[:n]), (path, n)

@@ -14,31 +14,16 @@ from typing import Any
 import orjson
 import pytest
 
-from efc_tui import _fast
 from efc_tui.app import loading
 from efc_tui.app.loading import Events, Header, Loaded, RunLoader, SeveralRuns
 from efc_tui.errors import EfcError
 from efc_tui.model import Event
 from efc_tui.parsers import detect, load
-from efc_tui.parsers.preview import _close_prefix, close_prefix, preview
+from efc_tui.parsers.preview import close_prefix, preview
 from tests.conftest import FIXTURES, SHARED
 from tests.pilot import pilot_test, settle
 
 # -------------------------------------------------------------------------- close_prefix
-
-CompiledOrPython = pytest.mark.parametrize(
-    "impl",
-    [
-        pytest.param(
-            close_prefix,
-            id="compiled",
-            marks=pytest.mark.skipif(
-                _fast.speedups() is None, reason=f"compiled fast path: {_fast.STATUS}"
-            ),
-        ),
-        pytest.param(_close_prefix, id="python"),
-    ],
-)
 
 
 @pytest.mark.parametrize(
@@ -64,11 +49,8 @@ CompiledOrPython = pytest.mark.parametrize(
         (b'{"a": [1, 2]}  \n', b'{"a": [1, 2]}'),
     ],
 )
-@CompiledOrPython
-def test_close_prefix_cuts_at_the_last_element_boundary(
-    prefix: bytes, closed: bytes, impl: Any
-) -> None:
-    out = impl(prefix)
+def test_close_prefix_cuts_at_the_last_element_boundary(prefix: bytes, closed: bytes) -> None:
+    out = close_prefix(prefix)
     assert out == closed
     orjson.loads(out)  # valid JSON
 
@@ -83,13 +65,11 @@ def test_close_prefix_cuts_at_the_last_element_boundary(
         b"",
     ],
 )
-@CompiledOrPython
-def test_close_prefix_gives_up_on_what_it_cannot_cut(prefix: bytes, impl: Any) -> None:
-    assert impl(prefix) is None
+def test_close_prefix_gives_up_on_what_it_cannot_cut(prefix: bytes) -> None:
+    assert close_prefix(prefix) is None
 
 
-@CompiledOrPython
-def test_every_cut_of_a_document_closes_into_valid_json(impl: Any) -> None:
+def test_every_cut_of_a_document_closes_into_valid_json() -> None:
     doc: dict[str, Any] = {
         "info": {"k": [1, {"z": "a,b]}"}]},
         "messages": [
@@ -101,7 +81,7 @@ def test_every_cut_of_a_document_closes_into_valid_json(impl: Any) -> None:
     data = json.dumps(doc).encode()
     kept = 0
     for n in range(1, len(data)):
-        out = impl(data[:n])
+        out = close_prefix(data[:n])
         if out is None:
             continue
         value = orjson.loads(out)  # never invalid
