@@ -138,14 +138,14 @@ def test_run_by_run_trims_the_heap_after_a_large_run_before_the_next_is_read(
     def reader():
         for i, n in enumerate((3, 0, 0)):  # a large run, then two small ones
             log.append(f"read {i}")
-            yield Run(run_id=str(i), events=[None] * n)  # type: ignore[list-item]
+            yield Run(run_id=str(i), events=[None] * n)
 
     for run in score.run_by_run(reader()):
         log.append(f"score {run.run_id}")
     assert log == ["read 0", "score 0", "trim", "read 1", "score 1", "read 2", "score 2"]
 
     def broken():
-        yield Run(run_id="0", events=[None] * 3)  # type: ignore[list-item]
+        yield Run(run_id="0", events=[None] * 3)
         raise ValueError("bad line")
 
     log.clear()
