@@ -15,7 +15,6 @@ interpreter start-up and imports included, bytecode cached as in an installed pa
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import statistics
 import subprocess
@@ -28,6 +27,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from efc_tui.adapter.integrations.hook import HookOptions, handle  # noqa: E402
+from efc_tui.pipeline import gc_policy  # noqa: E402
 from tests import hookgen  # noqa: E402
 
 
@@ -94,7 +94,7 @@ def bench_size(n: int, calls: int, procs: int) -> dict[str, float]:
 
 
 def main() -> None:
-    gc.set_threshold(100_000, 50, 100)  # as the efc-tui process sets it (cli/_app.main)
+    gc_policy.apply()  # as the efc-tui process does (cli.main)
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", type=int, nargs="+", default=[100, 2_000, 20_000])
     ap.add_argument("--calls", type=int, default=15, help="timed calls per size")

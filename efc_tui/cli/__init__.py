@@ -7,15 +7,16 @@ command's module imports the readers, numpy and rich only when its command runs.
 
 ``main`` is the entry point of every way the command line starts (the console script,
 ``python -m efc_tui``), and the one place the process's settings are made: BLAS threads
-and the garbage collector's policy (``BLAS_THREADS``, ``GC_THRESHOLDS``). Nothing else in
-the command line or the app changes the collector.
+and the garbage collector's policy (``BLAS_THREADS``, ``efc_tui.pipeline.gc_policy``, which
+nothing else in the package calls but the workers of ``score --jobs``).
 """
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
+
+from efc_tui.pipeline import gc_policy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -80,17 +81,6 @@ SUMMARIES = {
 BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
-#: the cyclic garbage collector's thresholds for the whole process (generation 0, 1, 2).
-#: A run is hundreds of thousands of small acyclic objects (events, their tuples and
-#: dicts): at Python's default (700, 10, 10) the collector walks them over and over while a
-#: run is read and scored (10-30% of `score` on a 100k-event trace), and the replay app's
-#: full collections over a loaded run paused it between key presses. Collecting after
-#: 100,000 allocations instead of 700 keeps every collection of the youngest objects short
-#: and makes full ones rare; reference counting frees the rest as before. Set once, here,
-#: before any command runs: never turned off, frozen or changed per thread elsewhere (a
-#: thread that turns the collector off turns it off for every thread).
-GC_THRESHOLDS = (100_000, 50, 100)
-
 #: the commands a coding agent's harness runs on every tool call: a usage error there must
 #: not exit 2, which blocks the agent's tool call (docs/live.md)
 _HOOKS = (["hook", "claude-code"], ["hook", "codex"])
@@ -101,7 +91,7 @@ def main() -> None:
     line (``_app.main``)."""
     for name, value in BLAS_THREADS.items():
         os.environ.setdefault(name, value)
-    gc.set_threshold(*GC_THRESHOLDS)
+    gc_policy.apply()
     from efc_tui.cli._app import main as run
 
     if sys.argv[1:3] in _HOOKS:

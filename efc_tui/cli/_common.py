@@ -183,7 +183,7 @@ def iter_runs(
     reading = _Reading(files, fmt, quiet, outcomes)
     for path in files:
         try:
-            for run in work.gc_quiet(parsers.load(path, fmt, lenient=lenient, outcomes=outcomes)):
+            for run in work.run_by_run(parsers.load(path, fmt, lenient=lenient, outcomes=outcomes)):
                 reading.read(run.warnings)
                 yield run
                 del run  # not held while the next run is read

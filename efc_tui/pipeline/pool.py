@@ -10,7 +10,6 @@ Library code: nothing prints; a file that cannot be read is a ``FileResult`` wit
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import signal
 from collections import deque
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from efc_tui.errors import EfcError
+from efc_tui.pipeline import gc_policy
 from efc_tui.pipeline.score import FileResult, Job, read_file
 
 R = TypeVar("R")
@@ -41,7 +41,7 @@ def _start(task: Callable[[int, Path], Any]) -> None:
     """In each worker: the task (inherited, not sent: the fork copies it, and the job or
     the screen's readers it holds), and Ctrl-C left to the command, which stops the
     workers itself; signals a terminal sends the command's process group (a window
-    resized) are not the workers' either."""
+    resized) are not the workers' either; the garbage collector's policy is the command's."""
     global _task
     _task = task
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -51,7 +51,7 @@ def _start(task: Callable[[int, Path], Any]) -> None:
             signal.signal(sig, signal.SIG_DFL)
     with suppress(ValueError):
         signal.set_wakeup_fd(-1)  # the command's event loop is not the worker's
-    gc.set_threshold(100_000, 50, 100)  # as the command does (many small acyclic objects)
+    gc_policy.apply()  # the command's policy, in a process of its own (spawned: not inherited)
 
 
 def _run(index: int, path: str) -> Any:

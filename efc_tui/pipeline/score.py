@@ -10,7 +10,6 @@ the others down.
 
 from __future__ import annotations
 
-import gc
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -207,7 +206,7 @@ def read_file(index: int, path: Path, job: Job) -> FileResult:
     from efc_tui.parsers import load
 
     res = FileResult(index)
-    runs = gc_quiet(load(path, job.fmt, lenient=job.lenient, outcomes=job.outcomes))
+    runs = run_by_run(load(path, job.fmt, lenient=job.lenient, outcomes=job.outcomes))
     while True:
         try:  # only reading is caught: a scoring failure is a bug, raised as in-process
             run = next(runs, None)
@@ -230,41 +229,27 @@ def read_file(index: int, path: Path, job: Job) -> FileResult:
     return res
 
 
-def gc_quiet(runs: Iterator[Run]) -> Iterator[Run]:
-    """The runs, read without the cyclic garbage collector scanning what the reader builds,
-    and each one's memory given back once the caller is done with it.
+def run_by_run(runs: Iterator[Run]) -> Iterator[Run]:
+    """The runs, each one's memory given back once the caller is done with it.
 
-    A run is hundreds of thousands of small acyclic objects (events, their tuples and
-    dicts): collections while it is read, and again while it is scored, only walk them over
-    and over (12% of reading a 100k-event trace). So the collector is off while a run is
-    read, and the run is frozen (never scanned) while the caller scores it; it is unfrozen
-    when the next run is asked for, so a cycle it may hold is still found later. The run
-    is not referenced from here while the next one is read, and after a large one the C
-    heap is trimmed before the next is read (``release_memory``): a large run followed by
-    another then peaks at what the larger needs, not at both."""
-    if not gc.isenabled():
-        yield from runs
-        return
+    The run is not referenced from here while the next one is read, and after a large one
+    the C heap is trimmed before the next is read (``release_memory``): a large run followed
+    by another then peaks at what the larger needs, not at both. The garbage collector is
+    left as the process's policy set it (``pipeline.gc_policy``)."""
     it = iter(runs)
     large = False
     while True:
         release_memory()
-        gc.disable()
-        try:
-            run = next(it, None)
-        finally:
-            gc.enable()
+        run = next(it, None)
         if run is None:
             _trim[0] = large  # the reader has now let go of the last run too
             release_memory()
             return
-        gc.freeze()
         try:
             yield run
         finally:
             large = _trim[0] = len(run.events) >= TRIM_EVENTS
             del run
-            gc.unfreeze()
 
 
 #: a run of at least this many events leaves enough free memory behind to give it back
@@ -315,10 +300,10 @@ __all__ = [
     "Mode",
     "ScoredItem",
     "default_jobs",
-    "gc_quiet",
     "looks_like",
     "read_file",
     "release_memory",
+    "run_by_run",
     "score_item",
     "worth_a_pool",
 ]

@@ -71,8 +71,16 @@ BUILD_ALL = (
     "    importlib.import_module('efc_tui.cli.' + m)\n"
 )
 
-#: the modules of efc_tui that Typer's root needs: what --version and --help load
-ROOT = ["efc_tui", "efc_tui.cli", "efc_tui.cli._app", "efc_tui.cli._exits"]
+#: the modules of efc_tui that Typer's root needs: what --version and --help load (and the
+#: process's garbage-collection policy, which the entry point sets before any command)
+ROOT = [
+    "efc_tui",
+    "efc_tui.cli",
+    "efc_tui.cli._app",
+    "efc_tui.cli._exits",
+    "efc_tui.pipeline",
+    "efc_tui.pipeline.gc_policy",
+]
 
 
 @pytest.mark.parametrize(
