@@ -132,14 +132,23 @@ def depth(obj: Any, past: int = sys.maxsize) -> int:
     return levels
 
 
+#: a JSON text this long holds more brackets than MAX_DEPTH (every real document does), and
+#: counting them costs as much as walking its value: it is walked at once
+_COUNT_BELOW = 1 << 16
+
+
 def too_deep(raw: bytes | str, obj: Any) -> bool:
     """Does the JSON text ``raw`` (parsed: ``obj``) nest deeper than MAX_DEPTH? Only a text
-    with more brackets than that can; its value is then measured (to one level past)."""
-    if isinstance(raw, str):
-        brackets = raw.count("[") + raw.count("{")
-    else:
-        brackets = raw.count(b"[") + raw.count(b"{")
-    return brackets > MAX_DEPTH and depth(obj, MAX_DEPTH) > MAX_DEPTH
+    with more brackets than that can (counted in a text under ``_COUNT_BELOW``); its value
+    is then measured (to one level past)."""
+    if len(raw) < _COUNT_BELOW:
+        if isinstance(raw, str):
+            brackets = raw.count("[") + raw.count("{")
+        else:
+            brackets = raw.count(b"[") + raw.count(b"{")
+        if brackets <= MAX_DEPTH:
+            return False
+    return depth(obj, MAX_DEPTH) > MAX_DEPTH
 
 
 _BRACKET = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
