@@ -5,6 +5,7 @@ and ``_messages``) disagreed, with values computed by hand."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import orjson
@@ -31,7 +32,6 @@ from efc_tui.parsers._values import (
     opt_count,
     opt_str,
     parse_json_text,
-    text_depth,
     too_deep,
 )
 
@@ -108,24 +108,43 @@ _DEEP_JSON = st.recursive(
 )
 
 
+_TEXT_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+
+
+def _text_depth(text: bytes) -> int:
+    """The deepest nesting of brackets outside strings in a JSON text: the depth read from
+    the bytes, independently of the parsed value."""
+    level = deepest = 0
+    for m in _TEXT_TOKEN.finditer(text):
+        c = m.group()
+        if c in (b"[", b"{"):
+            level += 1
+            deepest = max(deepest, level)
+        elif c in (b"]", b"}"):
+            level -= 1
+    return deepest
+
+
 @settings(max_examples=300, deadline=None)
 @given(value=_DEEP_JSON)
-def test_the_depth_of_a_json_text_is_the_depth_of_its_value(value: Any) -> None:
-    """text_depth reads it from the bytes (brackets and quotes inside strings, escaped
-    quotes and backslashes, any spacing) as depth measures the parsed value."""
+def test_the_depth_of_a_value_is_the_depth_of_its_json_text(value: Any) -> None:
+    """depth walks the parsed value level by level as the text nests its brackets
+    (brackets and quotes inside strings, escaped quotes and backslashes, any spacing)."""
     for text in (
         orjson.dumps(value),
         orjson.dumps(value, option=orjson.OPT_INDENT_2),
         json.dumps(value, ensure_ascii=True).encode(),
     ):
-        assert text_depth(text) == depth(value), text
+        assert depth(orjson.loads(text)) == _text_depth(text), text
+        assert depth(orjson.loads(text), 1) == min(_text_depth(text), 2), text
 
 
 def test_too_deep_at_the_limit() -> None:
     for levels in (MAX_DEPTH, MAX_DEPTH + 1):
         text = b'{"a": "[[[\\\\\\"", "b": ' + b"[" * (levels - 1) + b"]" * (levels - 1) + b"}"
         value = orjson.loads(text)
-        assert depth(value) == text_depth(text) == levels
+        assert depth(value) == _text_depth(text) == levels
+        assert depth(value, MAX_DEPTH) == min(levels, MAX_DEPTH + 1)
         assert too_deep(text, value) is (levels > MAX_DEPTH)
         assert too_deep(text.decode(), value) is (levels > MAX_DEPTH)
 
