@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SAMPLE := sample_traces/noisy_high_budget.jsonl
 LINTED := efc_tui tests bench hatch_build.py
 
-.PHONY: run test check lint format sanitize bench clean fit-default estimator estimator-real golden adapter-report
+.PHONY: run test check lint format sanitize sanitize-quick bench clean fit-default estimator estimator-real golden adapter-report
 
 # the compiled fast path is built at install (hatch_build.py): reinstall when it changes
 $(BIN)/efc-tui: pyproject.toml hatch_build.py efc_tui/_speedups.c
@@ -24,9 +24,23 @@ $(VENV)/.dev: pyproject.toml hatch_build.py efc_tui/_speedups.c
 run: $(BIN)/efc-tui
 	$(BIN)/efc-tui open $(SAMPLE)
 
-## test: install dev extras, check lint, formatting, types and layers, run the whole test suite
+## test: install dev extras, check lint, formatting, types and layers, run the whole test suite,
+## then the compiled path's quick sanitizer job (sanitize-quick)
 test: lint
 	$(BIN)/python -m pytest
+	@$(MAKE) --no-print-directory sanitize-quick
+
+## sanitize-quick: what `make test` runs of `sanitize` (about 70 s): the compiled path's own
+## tests and 20 s of the differential fuzz target under ASan + UBSan. Skipped, saying why,
+## where the extension is not in use (no C compiler at install: the pure-Python path runs
+## and there is no C to check) or the compiler has no AddressSanitizer runtime.
+SAN_QUICK_TESTS := tests/compiled/test_speedups.py tests/compiled/test_status_prefilters.py
+sanitize-quick: $(VENV)/.dev
+	@if ! $(BIN)/python -c 'import sys; from efc_tui import _fast; sys.exit(_fast.speedups() is None)'; then \
+		echo "sanitize-quick: skipped: the compiled extension is not in use here (no C to check)"; \
+	elif ! case "$$($${CC:-cc} -print-file-name=libasan.so 2>/dev/null)" in /*) true;; *) false;; esac; then \
+		echo "sanitize-quick: skipped: the C compiler has no AddressSanitizer runtime (libasan)"; \
+	else $(MAKE) --no-print-directory sanitize SAN_TESTS="$(SAN_QUICK_TESTS)" FUZZ_SECONDS=20; fi
 
 ## check: what CI runs (make test), and the compiled path under the sanitizers and the fuzzer
 check: test sanitize
@@ -36,7 +50,7 @@ check: test sanitize
 ## against it (EFC_TUI_SPEEDUPS, efc_tui/_fast.py; libasan preloaded, as the interpreter is
 ## not built with it) the tests of the compiled path, then the differential fuzz target
 ## (bench/fuzz_bench.py: mutated logs through both paths) for FUZZ_SECONDS. Any sanitizer
-## report, crash or difference fails the run. Not part of `test`.
+## report, crash or difference fails the run. `make test` runs a shorter one (sanitize-quick).
 FUZZ_SECONDS ?= 60
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 SAN_TESTS := tests/compiled/test_speedups.py tests/compiled/test_native_lines.py \
