@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from efc_tui.model import Run
     from efc_tui.parsers import Discovery, Outcomes
+    from efc_tui.parsers.labels import Labels
     from efc_tui.pipeline.score import Job, ScoredItem
 
 # imported when first used (efc_tui._lazy): rich for a console or a table, the readers and
@@ -275,29 +276,38 @@ class _Reading:
             warn(f"skipped: {exc}")
 
     def finish(self) -> None:
-        """No run read exits 2; else the closing warnings."""
-        files, runs, unreadable, quiet = self.files, self.runs, self.unreadable, self.quiet
+        """No run read exits 2; else the closing warnings (``finish_reading``)."""
+        files = self.files
         where = (
             ", ".join(files.args) if isinstance(files, TraceFiles) else ", ".join(map(str, files))
         )
-        if not runs:
-            if unreadable:
-                fail(
-                    f"no runs in {where}: {len(unreadable)} agent log(s) could not be read: {_names(unreadable)}"
-                )
-            fail(f"no runs in {where}")
-        if unreadable and not quiet:
-            warn(
-                f"{runs} run(s) read; {len(unreadable)} agent log(s) could not be read: {_names(unreadable)}"
-            )
         labels = self.outcomes.labels if self.outcomes is not None else None
-        if labels is not None and not quiet:
-            missing = labels.unmatched()
-            if missing:
-                named_rows = [f"line {r.line} ({r.describe()})" for r in missing]
-                warn(
-                    f"{labels.path}: {len(missing)} label(s) name no run that was read: {_names(named_rows)}"
-                )
+        finish_reading(where, self.runs, self.unreadable, labels, self.quiet)
+
+
+def finish_reading(
+    where: str, runs: int, unreadable: list[str], labels: Labels | None, quiet: bool
+) -> None:
+    """What a command says once its sources are read, locally or on Dask: no run read exits
+    2 (naming the agent logs no reader recognized); else a warning naming them, and one
+    naming the labels that matched no run."""
+    if not runs:
+        if unreadable:
+            fail(
+                f"no runs in {where}: {len(unreadable)} agent log(s) could not be read: {_names(unreadable)}"
+            )
+        fail(f"no runs in {where}")
+    if unreadable and not quiet:
+        warn(
+            f"{runs} run(s) read; {len(unreadable)} agent log(s) could not be read: {_names(unreadable)}"
+        )
+    if labels is not None and not quiet:
+        missing = labels.unmatched()
+        if missing:
+            named_rows = [f"line {r.line} ({r.describe()})" for r in missing]
+            warn(
+                f"{labels.path}: {len(missing)} label(s) name no run that was read: {_names(named_rows)}"
+            )
 
 
 def progress_enabled(quiet: bool, n_files: int) -> bool:

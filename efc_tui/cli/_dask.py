@@ -26,6 +26,7 @@ from efc_tui.cli._common import (
     collect_paths,
     fail,
     fail_line,
+    finish_reading,
     note,
     progress_bar,
     progress_enabled,
@@ -211,27 +212,11 @@ class DaskReading:
                     with suppress(Exception):  # a worker gone: its scratch space went with it
                         self.client.run(remote.clean_mirror, job.token)
         where = ", ".join(self.paths)
-        if not self.runs:
-            if self.failed:
-                fail(
-                    f"no runs in {where}: {len(self.failed)} source(s) could not be read: {_names(self.failed)}"
-                )
-            if unreadable:
-                fail(
-                    f"no runs in {where}: {len(unreadable)} agent log(s) could not be read: {_names(unreadable)}"
-                )
-            fail(f"no runs in {where}")
-        if unreadable and not quiet:
-            warn(
-                f"{self.runs} run(s) read; {len(unreadable)} agent log(s) could not be read: {_names(unreadable)}"
+        if not self.runs and self.failed:
+            fail(
+                f"no runs in {where}: {len(self.failed)} source(s) could not be read: {_names(self.failed)}"
             )
-        if labels is not None and not quiet:
-            missing = labels.unmatched()
-            if missing:
-                named_rows = [f"line {r.line} ({r.describe()})" for r in missing]
-                warn(
-                    f"{labels.path}: {len(missing)} label(s) name no run that was read: {_names(named_rows)}"
-                )
+        finish_reading(where, self.runs, unreadable, labels, quiet)
 
     def _report(self, res: SourceResult, unreadable: list[str]) -> None:
         """An unreadable source: skipped like the local path skips it when it was met in a
