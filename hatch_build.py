@@ -36,7 +36,7 @@ except ImportError:  # pragma: no cover - only outside a build
 SOURCE = Path("efc_tui") / "_speedups.c"
 #: as msgspec builds its C: every warning is an error. A compiler that warns where ours
 #: does not leaves the extension unbuilt (the build says why, and the pure-Python path runs)
-#: rather than a module built past a warning; tests/test_speedups_build.py builds with them.
+#: rather than a module built past a warning; tests/compiled/test_build.py builds with them.
 WARNINGS = (
     "-Wall",
     "-Wextra",
