@@ -1,8 +1,8 @@
 """Regular expressions compiled the first time they are used.
 
-Compiling a pattern costs ~0.3-1 M instructions; a module that compiles its patterns at
-import makes every start of the app and of ``score`` pay for patterns the run at hand may
-never reach (a sidecar's, a folder walk's). ``LazyPattern`` defers that to first use.
+Compiling a pattern is not free; a module that compiles its patterns at import makes every
+start of the app and of ``score`` pay for patterns the run at hand may never reach (a
+sidecar's, a folder walk's). ``LazyPattern`` defers that to first use.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ class _Guarded(LazyPattern[str]):
     ASCII ones, so a non-ASCII text always runs the pattern.
 
     The pattern is compiled the first time a text gets past the keys: most runs never need
-    some of them (compiling all six took ~20 M instructions at every start of the app)."""
+    some of them, and every start of the app would pay for compiling all of them."""
 
     __slots__ = ("fold", "keys")
 
