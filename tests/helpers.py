@@ -79,8 +79,11 @@ def assert_well_formed(run: Run, fmt: str | None = None) -> None:
 def dict_path() -> Iterator[None]:
     """Read native traces without the schema decoder (efc_tui/parsers/native_schema.py):
     every line through orjson and ``native.step_to_event``, the reference the schema path
-    must match event for event."""
+    (a line at a time, or a block's lines in one call) must match event for event."""
     from efc_tui.parsers import native
 
-    with mock.patch.object(native, "_schema_event", lambda raw, index, prev_failed: None):
+    with (
+        mock.patch.object(native, "_schema_event", lambda raw, index, prev_failed: None),
+        mock.patch.object(native, "_schema_block", lambda block, pos, end, index: None),
+    ):
         yield

@@ -100,6 +100,10 @@ NO_OBSERVATION = Observation()
 NO_UPDATE = Update()
 NO_USAGE = Usage()
 
+_DECODER = msgspec.json.Decoder(StepLine)
 #: the step decoder: raises ValueError (msgspec's errors, UnicodeDecodeError) or
 #: RecursionError on a line it does not take
-decode_step = msgspec.json.Decoder(StepLine).decode
+decode_step = _DECODER.decode
+#: the same for a run of newline-separated lines, in one call (blank lines are skipped):
+#: raises as ``decode_step`` when any line does not fit
+decode_steps = _DECODER.decode_lines

@@ -269,3 +269,56 @@ def test_block_reads_give_the_same_runs(tmp_path: Path, monkeypatch: pytest.Monk
     assert second[1] == [
         f"{tmp_path / 'truncated.jsonl'}:11: truncated last line ignored (a log still being written?)"
     ]
+
+
+def test_blocks_of_steps_read_in_one_call_as_line_by_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A block of step lines after the header is decoded in one call (native._schema_block);
+    a block it declines (a blank line, an oracle, an empty action, a reference forward, a
+    bad line, the truncated end) is read line by line. Every block size gives the events,
+    warnings and errors of the dict path, and the one-call path is taken where it fits."""
+    from efc_tui.parsers import native
+    from tests.helpers import dict_path
+
+    head = json.dumps({"type": "run", "schema": "efc-trace/1", **HEADER})
+    odd = {
+        40: "",
+        60: json.dumps({"type": "step", **STEP, "oracle": {"useful": True}}),
+        80: json.dumps({"type": "step", **STEP, "action": {}}),
+        100: json.dumps({"type": "step", **STEP, "refs": [150]}),
+        120: json.dumps({"type": "step", **STEP, "refs": [7]}),
+        140: '{"type": "step", "t": "x"}',
+    }
+    failing = {"text": "Traceback (most recent call last):\nKeyError: 'k'"}
+    lines = [head] + [
+        odd[t]
+        if t in odd
+        else json.dumps(
+            {"type": "step", **STEP, "t": t, **({"observation": failing} if t % 7 == 0 else {})}
+        )
+        for t in range(160)
+    ]
+    p = tmp_path / "blocks.jsonl"
+    p.write_text("\n".join(lines) + '\n{"type": "step", "t": 1')  # the last line cut short
+    taken = []
+    decode = native._schema_block
+
+    def spy(block: bytes, pos: int, end: int, index: int) -> Any:
+        steps = decode(block, pos, end, index)
+        taken.append(steps is not None)
+        return steps
+
+    monkeypatch.setattr(native, "_schema_block", spy)
+    for lenient in (False, True):
+        with dict_path():
+            reference = _read_all(p, lenient)
+        for size in (1, 300, 2000, 1 << 20):
+            monkeypatch.setattr(native, "BLOCK", size)
+            assert _read_all(p, lenient) == reference, (size, lenient)
+    assert any(taken) and not all(taken)
+    runs = _read_all(p, True)
+    assert isinstance(runs, list) and len(runs[0][3]) == 157  # less the blank and two bad lines
+    assert _read_all(p, False) == (
+        f"InputError: {p}:102: refs must be a list of indices of earlier events (< 99), got [150]"
+    )
