@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from efc_tui.pipeline.pool import read_files
+from efc_tui.pipeline.pool import map_files, read_files, submission_order
 from efc_tui.pipeline.score import Job, read_file
 from tests.conftest import REAL, SAMPLES
 
@@ -115,6 +115,29 @@ def test_the_pool_gives_each_files_result_in_input_order() -> None:
         [it.row for it in r.items] for r in here
     ]
     assert all(r.items and r.error is None for r in pooled)
+
+
+def test_the_last_files_are_handed_out_largest_first(tmp_path: Path) -> None:
+    """Files go to the workers in input order but for the last ``window``, largest first
+    (a missing file counts as empty), and ``map_files`` still gives results in input order
+    when the file it waits for was handed out after larger ones."""
+    sizes = [5, 1, 9, 3, 7, 7]
+    files = []
+    for i, n in enumerate(sizes):
+        f = tmp_path / f"f{i}.jsonl"
+        f.write_bytes(b"x" * n)
+        files.append(f)
+    files.append(tmp_path / "missing.jsonl")
+    assert submission_order(files, 4) == [0, 1, 2, 4, 5, 3, 6]
+    assert submission_order(files, 0) == list(range(7))
+    assert submission_order(files, 99) == [2, 4, 5, 0, 3, 1, 6]
+    assert list(map_files(files, _name_of, 2, ahead=1)) == [
+        (i, f.name) for i, f in enumerate(files)
+    ]
+
+
+def _name_of(index: int, path: Path) -> tuple[int, str]:
+    return index, path.name
 
 
 KILLER = """
