@@ -140,10 +140,48 @@ typedef struct {
     double discard_novelty, promote_novelty;
 } Decide;
 
+/* ---------------------------------------------------------------- reading instances' slots */
+
+#define MAX_FIELDS 32 /* the most fields of a class whose slots are read */
+
+/* obj.name for the model's slots classes (Event, Checks) read straight from the slot: the
+ * per-event passes read ~10 fields of every event, and PyObject_GetAttr's type lookup and
+ * descriptor call cost several times the read. Only for an instance of exactly the class
+ * given to setup_slots() and a name among its object slots; anything else (another class,
+ * an empty slot, which raises AttributeError) goes through PyObject_GetAttr. */
+#define SLOT_TABLE 64 /* a power of two > 2 * MAX_FIELDS: names found by their address */
+
+typedef struct {
+    PyTypeObject *type;
+    int n;
+    PyObject *names[SLOT_TABLE]; /* interned, compared by identity with Names' strings */
+    Py_ssize_t off[SLOT_TABLE];
+} SlotReader;
+
+/* The model's kinds, statuses and severities, given once by setup(). */
+typedef struct {
+    PyObject *kind_generation, *kind_repair, *kind_check, *kind_memory, *kind_plan;
+    PyObject *status_none, *status_passed;
+    PyObject *severity;  /* dict Status -> int */
+    PyObject *fallback;  /* exception class: use the Python path */
+} Core;
+
+/* The attribute and key names the passes read, interned when the module is made. */
+#define NAME_LIST(X)                                                                                        \
+    X(observation_text) X(action_text) X(kind) X(refs) X(truncated) X(tool) X(checks) X(status)             \
+        X(memory_write) X(plan) X(extra) X(passed) X(failed) X(total) X(compaction) X(step)
+#define NAME_FIELD(n) PyObject *n;
+typedef struct {
+    NAME_LIST(NAME_FIELD)
+} Names;
+
 typedef struct {
     Tokens tokens;
     Hints hints;
     Decide decide;
+    Core core;
+    Names names;
+    SlotReader event_slots, checks_slots;
 } ModState;
 
 static struct PyModuleDef module; /* defined at the end */
@@ -827,25 +865,7 @@ static int cite_pass(const Tokens *tk, CitedTable *table, PyObject *text, int64_
     return 0;
 }
 
-/* ---------------------------------------------------------------- reading instances' slots */
-
-#define MAX_FIELDS 32 /* the most fields of a class whose slots are read */
-
-/* obj.name for the model's slots classes (Event, Checks) read straight from the slot: the
- * per-event passes read ~10 fields of every event, and PyObject_GetAttr's type lookup and
- * descriptor call cost several times the read. Only for an instance of exactly the class
- * given to setup_slots() and a name among its object slots; anything else (another class,
- * an empty slot, which raises AttributeError) goes through PyObject_GetAttr. */
-#define SLOT_TABLE 64 /* a power of two > 2 * MAX_FIELDS: names found by their address */
-
-typedef struct {
-    PyTypeObject *type;
-    int n;
-    PyObject *names[SLOT_TABLE]; /* interned, compared by identity with the s_* names */
-    Py_ssize_t off[SLOT_TABLE];
-} SlotReader;
-
-static SlotReader EVENT_SLOTS, CHECKS_SLOTS;
+/* ---------------------------------------------------------------- module state */
 
 static inline size_t slot_hash(PyObject *name) { return ((uintptr_t)name >> 4) & (SLOT_TABLE - 1); }
 
@@ -861,8 +881,9 @@ static inline PyObject *slot_get(const SlotReader *r, PyObject *obj, PyObject *n
     return PyObject_GetAttr(obj, name);
 }
 
-#define EV_GET(obj, name) slot_get(&EVENT_SLOTS, (obj), (name))
-#define CH_GET(obj, name) slot_get(&CHECKS_SLOTS, (obj), (name))
+/* obj.name of an Event or a Checks, with ``st`` the module state in scope */
+#define EV_GET(obj, name) slot_get(&st->event_slots, (obj), st->names.name)
+#define CH_GET(obj, name) slot_get(&st->checks_slots, (obj), st->names.name)
 
 /* The object slots (member descriptors) of ``type``, named by the strings of ``fields``. */
 static int slot_reader_setup(SlotReader *r, PyObject *type, PyObject *fields) {
@@ -908,29 +929,16 @@ static int slot_reader_setup(SlotReader *r, PyObject *type, PyObject *fields) {
 static PyObject *setup_slots(PyObject *self, PyObject *args) {
     PyObject *ev_type, *ev_fields, *ch_type, *ch_fields;
     if (!PyArg_ParseTuple(args, "OOOO", &ev_type, &ev_fields, &ch_type, &ch_fields)) return NULL;
-    if (slot_reader_setup(&EVENT_SLOTS, ev_type, ev_fields) < 0 ||
-        slot_reader_setup(&CHECKS_SLOTS, ch_type, ch_fields) < 0)
+    ModState *st = state_of(self);
+    if (slot_reader_setup(&st->event_slots, ev_type, ev_fields) < 0 ||
+        slot_reader_setup(&st->checks_slots, ch_type, ch_fields) < 0)
         return NULL;
-    return Py_BuildValue("(ii)", EVENT_SLOTS.n, CHECKS_SLOTS.n);
+    return Py_BuildValue("(ii)", st->event_slots.n, st->checks_slots.n);
 }
 
-/* ---------------------------------------------------------------- module state */
-
-typedef struct {
-    PyObject *kind_generation, *kind_repair, *kind_check, *kind_memory, *kind_plan;
-    PyObject *status_none, *status_passed;
-    PyObject *severity;  /* dict Status -> int */
-    PyObject *fallback;  /* exception class: use the Python path */
-} State;
-
-static State S;
-
-static PyObject *s_observation_text, *s_action_text, *s_kind, *s_refs, *s_truncated, *s_tool,
-    *s_checks, *s_status, *s_memory_write, *s_plan, *s_extra, *s_passed, *s_failed, *s_total,
-    *s_compaction, *s_step, *s_index, *s_value;
 
 static PyObject *setup(PyObject *self, PyObject *args) {
-    State n;
+    Core n;
     if (!PyArg_ParseTuple(args, "OOOOOOOOO", &n.kind_generation, &n.kind_repair, &n.kind_check,
                           &n.kind_memory, &n.kind_plan, &n.status_none, &n.status_passed,
                           &n.severity, &n.fallback))
@@ -939,8 +947,8 @@ static PyObject *setup(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "severity must be a dict");
         return NULL;
     }
-    PyObject **dst = (PyObject **)&S, **src = (PyObject **)&n;
-    for (size_t i = 0; i < sizeof(State) / sizeof(PyObject *); i++) {
+    PyObject **dst = (PyObject **)&state_of(self)->core, **src = (PyObject **)&n;
+    for (size_t i = 0; i < sizeof(Core) / sizeof(PyObject *); i++) {
         Py_INCREF(src[i]);
         Py_XSETREF(dst[i], src[i]);
     }
@@ -948,8 +956,8 @@ static PyObject *setup(PyObject *self, PyObject *args) {
 }
 
 /* Raise the fallback exception: the Python path will handle this run. */
-static PyObject *fallback(const char *why) {
-    if (S.fallback) PyErr_SetString(S.fallback, why);
+static PyObject *fallback(const ModState *st, const char *why) {
+    if (st->core.fallback) PyErr_SetString(st->core.fallback, why);
     return NULL;
 }
 
@@ -1072,19 +1080,20 @@ static int all_space(PyObject *s) {
 
 #define GET(obj, name, dst)                        \
     do {                                           \
-        dst = EV_GET((obj), (name));               \
+        dst = EV_GET((obj), name);                 \
         if (!dst) goto error;                      \
     } while (0)
 
 static PyObject *feature_pass(PyObject *self, PyObject *args) {
     PyObject *events, *action_info, *error_signature;
     if (!PyArg_ParseTuple(args, "O!OO", &PyList_Type, &events, &action_info, &error_signature)) return NULL;
-    if (!S.fallback) {
+    const ModState *st = state_of(self);
+    if (!st->core.fallback) {
         PyErr_SetString(PyExc_RuntimeError, "_speedups.setup() was not called");
         return NULL;
     }
-    const Tokens *tk = &state_of(self)->tokens;
-    if (!tk->set) return fallback("features.py has not given its token characters (set_tokens)");
+    const Tokens *tk = &st->tokens;
+    if (!tk->set) return fallback(st, "features.py has not given its token characters (set_tokens)");
     Py_ssize_t T = PyList_GET_SIZE(events);
     size_t nT = (size_t)(T > 0 ? T : 1);
     double *c = calloc(nT, sizeof(double)), *h = calloc(nT, sizeof(double)), *a = malloc(nT * sizeof(double)),
@@ -1123,24 +1132,24 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
 
     for (Py_ssize_t t = 0; t < T; t++) {
         ev = PyList_GET_ITEM(events, t);
-        GET(ev, s_observation_text, obs);
-        GET(ev, s_action_text, act);
-        GET(ev, s_kind, kind);
+        GET(ev, observation_text, obs);
+        GET(ev, action_text, act);
+        GET(ev, kind, kind);
         if (!PyUnicode_CheckExact(obs) || !PyUnicode_CheckExact(act)) {
-            fallback("event text is not a str");
+            fallback(st, "event text is not a str");
             goto error;
         }
         /* z, pass 1: refs, and which distinctive tokens each action cites */
-        GET(ev, s_refs, refs);
+        GET(ev, refs, refs);
         if (!PyTuple_CheckExact(refs) && !PyList_CheckExact(refs)) {
-            fallback("refs is not a tuple");
+            fallback(st, "refs is not a tuple");
             goto error;
         }
         for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(refs); k++) {
             PyObject *rv = PySequence_Fast_GET_ITEM(refs, k);
             int64_t r;
             if (rv == Py_None || as_i64(rv, -1, &r) < 0) {
-                fallback("ref is not an int");
+                fallback(st, "ref is not an int");
                 goto error;
             }
             if (0 <= r && r < t && first_ref[r] < 0) first_ref[r] = t;
@@ -1153,7 +1162,7 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
             if (!got) goto error;
             if (!PyTuple_CheckExact(got) || PyTuple_GET_SIZE(got) != 2) {
                 Py_DECREF(got);
-                fallback("action_info must return (tokens, target)");
+                fallback(st, "action_info must return (tokens, target)");
                 goto error;
             }
             PyObject *toks = PySequence_Tuple(PyTuple_GET_ITEM(got, 0));
@@ -1175,7 +1184,7 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
                     Py_DECREF(idx);
                     Py_DECREF(toks);
                     Py_DECREF(got);
-                    if (at == -2) fallback("action tokens must be bytes");
+                    if (at == -2) fallback(st, "action tokens must be bytes");
                     goto error;
                 }
                 PyTuple_SET_ITEM(idx, k, num);
@@ -1196,7 +1205,7 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
         }
 
         /* n: novelty of the observation's shingles against all earlier observations */
-        GET(ev, s_truncated, truncated);
+        GET(ev, truncated, truncated);
         if (PyUnicode_GET_LENGTH(obs) > 0) {
             if (shingles(obs, &work) < 0) goto error;
             if (work.hashes.n) { /* inserted after this loop (n below) */
@@ -1213,13 +1222,13 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
 
         /* q and repeats (features.py: observing actions compared within an epoch) */
         int64_t action_epoch;
-        if (kind == S.kind_generation || kind == S.kind_repair) {
+        if (kind == st->core.kind_generation || kind == st->core.kind_repair) {
             epoch++;
             action_epoch = -1;
         } else {
             action_epoch = epoch;
         }
-        GET(ev, s_tool, tool);
+        GET(ev, tool, tool);
         int tool_true = PyObject_IsTrue(tool);
         if (tool_true < 0) goto error;
         if (PyUnicode_GET_LENGTH(act) > 0 || tool_true) {
@@ -1256,11 +1265,11 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
         }
 
         /* c, h: checker fired and its scope; Δ: increase in passing fraction (+0.5 below) */
-        GET(ev, s_checks, checks);
+        GET(ev, checks, checks);
         double d = 0.0;
         if (checks != Py_None) {
-            PyObject *pv = CH_GET(checks, s_passed), *fv = CH_GET(checks, s_failed),
-                     *tv = CH_GET(checks, s_total);
+            PyObject *pv = CH_GET(checks, passed), *fv = CH_GET(checks, failed),
+                     *tv = CH_GET(checks, total);
             int64_t passed, failed, total;
             int ok = pv && fv && tv;
             int bad = ok && (as_i64(pv, 0, &passed) < 0 || pv == Py_None || as_i64(fv, 0, &failed) < 0 ||
@@ -1270,13 +1279,13 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
             Py_XDECREF(tv);
             if (!ok) goto error;
             if (bad) {
-                fallback("checks counts are not small ints");
+                fallback(st, "checks counts are not small ints");
                 goto error;
             }
             c[t] = 1.0;
             int64_t ran = passed + failed;
             if (ran > (1LL << 53)) { /* (double)ran would round: Python divides the exact ints */
-                fallback("checks counts sum past 2**53");
+                fallback(st, "checks counts sum past 2**53");
                 goto error;
             }
             if (ran > 0) {
@@ -1293,15 +1302,15 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
             } else {
                 h[t] = 0.5;
             }
-        } else if (kind == S.kind_check) {
+        } else if (kind == st->core.kind_check) {
             c[t] = 1.0;
             h[t] = 0.5;
         }
         Py_CLEAR(checks);
-        GET(ev, s_status, status);
-        if (status != S.status_none) {
+        GET(ev, status, status);
+        if (status != st->core.status_none) {
             has_verdict[t] = 1;
-            PyObject *sv = PyDict_GetItemWithError(S.severity, status);
+            PyObject *sv = PyDict_GetItemWithError(st->core.severity, status);
             if (!sv) {
                 if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, status);
                 goto error;
@@ -1312,7 +1321,7 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
             prev_sev = sev;
             have_prev_sev = 1;
             /* a: repeated-error avoidance */
-            if (status != S.status_passed) {
+            if (status != st->core.status_passed) {
                 /* error_signature is Python's (its regular expression written once) */
                 PyObject *sig = PyObject_CallOneArg(error_signature, ev);
                 if (!sig) goto error;
@@ -1332,25 +1341,25 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
         if (d != 0.0) delta[t] = d < 1.0 ? d : 1.0;
 
         /* m / p inputs */
-        GET(ev, s_memory_write, memw);
+        GET(ev, memory_write, memw);
         int mw = PyObject_IsTrue(memw);
         Py_CLEAR(memw);
         if (mw < 0) goto error;
-        if (mw || kind == S.kind_memory) mem[t] = 1;
-        GET(ev, s_plan, planv);
+        if (mw || kind == st->core.kind_memory) mem[t] = 1;
+        GET(ev, plan, planv);
         int pl = PyObject_IsTrue(planv);
         Py_CLEAR(planv);
         if (pl < 0) goto error;
-        if (pl || kind == S.kind_plan) plan[t] = 1;
-        GET(ev, s_extra, extra);
+        if (pl || kind == st->core.kind_plan) plan[t] = 1;
+        GET(ev, extra, extra);
         int ex = PyObject_IsTrue(extra);
         if (ex < 0) goto error;
         if (ex) {
             if (!PyDict_CheckExact(extra)) {
-                fallback("extra is not a dict");
+                fallback(st, "extra is not a dict");
                 goto error;
             }
-            PyObject *got = PyDict_GetItemWithError(extra, s_compaction);
+            PyObject *got = PyDict_GetItemWithError(extra, st->names.compaction);
             if (!got && PyErr_Occurred()) goto error;
             int comp = got ? PyObject_IsTrue(got) : 0;
             if (comp < 0) goto error;
@@ -1411,9 +1420,9 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
     /* z, pass 2: an observation is referenced when a later action cites one of its words */
     for (Py_ssize_t t = 0; t < T && cited.n; t++) {
         ev = PyList_GET_ITEM(events, t);
-        GET(ev, s_observation_text, obs);
+        GET(ev, observation_text, obs);
         if (!PyUnicode_CheckExact(obs)) {
-            fallback("event text is not a str");
+            fallback(st, "event text is not a str");
             goto error;
         }
         if (PyUnicode_GET_LENGTH(obs) && cite_pass(tk, &cited, obs, t, first_ref, &work.scratch) < 0) goto error;
@@ -1838,7 +1847,8 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
     PyObject *events, *cols[5];
     if (!PyArg_ParseTuple(args, "O!OOOOO", &PyList_Type, &events, &cols[0], &cols[1], &cols[2], &cols[3], &cols[4]))
         return NULL;
-    const Decide *D = &state_of(self)->decide;
+    const ModState *st = state_of(self);
+    const Decide *D = &st->decide;
     if (!D->q_status) {
         PyErr_SetString(PyExc_RuntimeError, "_speedups.setup_decide() was not called");
         return NULL;
@@ -1869,14 +1879,14 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
         PyObject *ev = PyList_GET_ITEM(events, t);
         PyObject *kind = NULL, *status = NULL, *step_o = NULL, *ch = NULL, *obs = NULL;
         int64_t step;
-        kind = EV_GET(ev, s_kind);
-        status = kind ? EV_GET(ev, s_status) : NULL;
-        step_o = status ? EV_GET(ev, s_step) : NULL;
-        ch = step_o ? EV_GET(ev, s_checks) : NULL;
-        obs = ch ? EV_GET(ev, s_observation_text) : NULL;
+        kind = EV_GET(ev, kind);
+        status = kind ? EV_GET(ev, status) : NULL;
+        step_o = status ? EV_GET(ev, step) : NULL;
+        ch = step_o ? EV_GET(ev, checks) : NULL;
+        obs = ch ? EV_GET(ev, observation_text) : NULL;
         if (!obs) goto event_fail;
         if (as_i64(step_o, 0, &step) < 0 || step_o == Py_None || !PyUnicode_CheckExact(obs)) {
-            fallback("step is not a small int, or the text not a str");
+            fallback(st, "step is not a small int, or the text not a str");
             goto event_fail;
         }
         has_obs[t] = PyUnicode_GET_LENGTH(obs) > 0 && !all_space(obs);
@@ -1910,8 +1920,8 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
         }
         int64_t passed = 0, failed = 0, total = 0, ran = 0;
         if (ch != Py_None) {
-            PyObject *pv = CH_GET(ch, s_passed), *fv = CH_GET(ch, s_failed),
-                     *tv = CH_GET(ch, s_total);
+            PyObject *pv = CH_GET(ch, passed), *fv = CH_GET(ch, failed),
+                     *tv = CH_GET(ch, total);
             int ok = pv && fv && tv;
             int bad = ok && (pv == Py_None || fv == Py_None || as_i64(pv, 0, &passed) < 0 ||
                              as_i64(fv, 0, &failed) < 0 || as_i64(tv, 0, &total) < 0);
@@ -1920,12 +1930,12 @@ static PyObject *decide_pass(PyObject *self, PyObject *args) {
             Py_XDECREF(tv);
             if (!ok) goto event_fail;
             if (bad) {
-                fallback("checks counts are not small ints");
+                fallback(st, "checks counts are not small ints");
                 goto event_fail;
             }
             ran = passed + failed;
             if (ran > (1LL << 53)) { /* (double)ran would round: Python divides the exact ints */
-                fallback("checks counts sum past 2**53");
+                fallback(st, "checks counts sum past 2**53");
                 goto event_fail;
             }
             if (ran > 0) {
@@ -2049,6 +2059,10 @@ static int module_traverse(PyObject *m, visitproc visit, void *arg) {
     Py_VISIT(st->hints.wide);
     PyObject **objs = (PyObject **)&st->decide;
     for (size_t i = 0; i < offsetof(Decide, discard_novelty) / sizeof(PyObject *); i++) Py_VISIT(objs[i]);
+    objs = (PyObject **)&st->core;
+    for (size_t i = 0; i < sizeof(Core) / sizeof(PyObject *); i++) Py_VISIT(objs[i]);
+    Py_VISIT(st->event_slots.type);
+    Py_VISIT(st->checks_slots.type);
     return 0;
 }
 
@@ -2058,6 +2072,15 @@ static int module_clear(PyObject *m) {
     init_needles(&st->hints);
     PyObject **objs = (PyObject **)&st->decide;
     for (size_t i = 0; i < offsetof(Decide, discard_novelty) / sizeof(PyObject *); i++) Py_CLEAR(objs[i]);
+    objs = (PyObject **)&st->core;
+    for (size_t i = 0; i < sizeof(Core) / sizeof(PyObject *); i++) Py_CLEAR(objs[i]);
+    objs = (PyObject **)&st->names;
+    for (size_t i = 0; i < sizeof(Names) / sizeof(PyObject *); i++) Py_CLEAR(objs[i]);
+    SlotReader *readers[] = {&st->event_slots, &st->checks_slots};
+    for (int r = 0; r < 2; r++) {
+        for (int i = 0; i < SLOT_TABLE; i++) Py_CLEAR(readers[r]->names[i]);
+        Py_CLEAR(readers[r]->type);
+    }
     return 0;
 }
 
@@ -2066,37 +2089,17 @@ static void module_free(void *m) { module_clear((PyObject *)m); }
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speedups", NULL, sizeof(ModState), methods, NULL,
                                     module_traverse, module_clear, module_free};
 
-#define INTERN(var, text)                            \
-    do {                                             \
-        var = PyUnicode_InternFromString(text);      \
-        if (!var) return NULL;                       \
-    } while (0)
-
 PyMODINIT_FUNC PyInit__speedups(void) {
     init_tables();
-    INTERN(s_observation_text, "observation_text");
-    INTERN(s_action_text, "action_text");
-    INTERN(s_kind, "kind");
-    INTERN(s_refs, "refs");
-    INTERN(s_truncated, "truncated");
-    INTERN(s_tool, "tool");
-    INTERN(s_checks, "checks");
-    INTERN(s_status, "status");
-    INTERN(s_memory_write, "memory_write");
-    INTERN(s_plan, "plan");
-    INTERN(s_extra, "extra");
-    INTERN(s_passed, "passed");
-    INTERN(s_failed, "failed");
-    INTERN(s_total, "total");
-    INTERN(s_compaction, "compaction");
-    INTERN(s_step, "step");
-    INTERN(s_index, "index");
-    INTERN(s_value, "value");
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
-    if (PyModule_AddStringConstant(m, "SOURCE_HASH", EFC_SOURCE_HASH) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
+    Names *nm = &state_of(m)->names;
+#define NAME_INIT(n) \
+    if (!(nm->n = PyUnicode_InternFromString(#n))) goto fail;
+    NAME_LIST(NAME_INIT)
+    if (PyModule_AddStringConstant(m, "SOURCE_HASH", EFC_SOURCE_HASH) < 0) goto fail;
     return m;
+fail:
+    Py_DECREF(m);
+    return NULL;
 }

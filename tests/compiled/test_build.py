@@ -245,3 +245,28 @@ def test_compiled_passes_do_not_grow_memory() -> None:
         assert (
             rss_after is not None and rss_after - rss < 20_000
         )  # KB; a leak of 1 KB a pass is 200 MB
+
+
+def test_each_module_object_keeps_its_own_state() -> None:
+    """The extension's state (the model's kinds and statuses from setup(), the slot readers,
+    the token table, the hints) lives in its module object, not in process-wide C
+    statics: a second module object made from the same file starts unset, and setting it
+    up leaves the first as it was."""
+    first = _fast.speedups()
+    if first is None:
+        pytest.skip("the compiled extension is not in use here")
+    from efc_tui.model import Checks
+    from efc_tui.parsers import load
+    from efc_tui.scoring.ledger import score_run  # sets the first module up
+
+    run = next(load(REPO / "sample_traces" / "repair_loop.jsonl"))
+    before = score_run(run).to_pandas()
+    spec = importlib.util.spec_from_file_location("efc_tui._speedups", first.__file__)
+    assert spec is not None
+    second = importlib.util.module_from_spec(spec)
+    assert second is not first
+    with pytest.raises(RuntimeError, match=r"setup\(\) was not called"):
+        second.feature_pass([], None, None)
+    assert second.no_hints("nothing to see") is False  # no hints given: the classifier runs
+    assert second.setup_slots(Checks, ("passed",), Checks, ("failed",)) == (1, 1)
+    assert score_run(run).to_pandas().equals(before)
