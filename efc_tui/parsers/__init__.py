@@ -24,6 +24,7 @@ from efc_tui.parsers.outcomes import DEFAULT_OUTCOMES, Outcomes
 from efc_tui.parsers.registry import FORMATS, reader
 
 if TYPE_CHECKING:
+    from efc_tui.parsers.preview import PreviewLimit
     from efc_tui.parsers.registry import READERS
 
 #: a file name ending in one of a reader's extensions adds this to its sniff (ties only)
@@ -107,14 +108,15 @@ def load(
     *,
     lenient: bool = False,
     outcomes: Outcomes | None = None,
+    preview: PreviewLimit | None = None,
 ) -> Iterator[Run]:
     """Yield the runs in one file, each with its outcome from the sidecars around the file
-    and ``outcomes.labels`` (default: sidecars, threshold 1). Raises InputError on
-    unreadable input."""
+    and ``outcomes.labels`` (default: sidecars, threshold 1); ``preview``: read only the
+    file's first bytes (``preview.preview``). Raises InputError on unreadable input."""
     p = Path(path)
     reader = get_reader(fmt) if fmt else detect(p)
     how = outcomes or DEFAULT_OUTCOMES
-    for run in reader.read(p, ReadOptions(lenient=lenient)):
+    for run in reader.read(p, ReadOptions(lenient=lenient, preview=preview)):
         yield how.apply(run, p)
         del run  # not held while the next run is read
 

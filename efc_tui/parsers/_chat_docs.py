@@ -109,10 +109,10 @@ def read_chat_file(path: Path, options: ReadOptions, fmt: str) -> Iterator[Run]:
     if first.startswith(("data:", "event:")):
         yield _sse_run(path, options, fmt)
         return
-    if jsonl_layout(path, head):
+    if jsonl_layout(path, head, options):
         yield from _jsonl_runs(path, options, fmt)
         return
-    doc, warnings = load_document(path)
+    doc, warnings = load_document(path, options)
     run = chat_doc_run(doc, path, fmt)
     run.warnings.extend(warnings)
     yield run

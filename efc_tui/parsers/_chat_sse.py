@@ -47,7 +47,7 @@ def sse_events(path: Path, options: ReadOptions, warnings: list[str]) -> Iterato
     A bad ``data:`` JSON line is an InputError (file:line) unless lenient; a broken last
     line is a warning."""
     name: str | None = None
-    with open_binary(path) as f:
+    with open_binary(path, options) as f:
         try:
             lines = f.read().split(b"\n")
         except (EOFError, OSError, zlib.error) as exc:

@@ -94,11 +94,14 @@ def decode_json(data: bytes) -> Any:
     return loads_repairing(data)[0]
 
 
-def load_document(path: Path, data: bytes | None = None) -> tuple[Any, list[str]]:
-    """A whole-file JSON document and any warnings (invalid UTF-8 replaced). A file that is
-    empty or not JSON is an InputError naming the file and line."""
+def load_document(
+    path: Path, options: ReadOptions | None = None, *, data: bytes | None = None
+) -> tuple[Any, list[str]]:
+    """A whole-file JSON document (``data`` when given, else the file as ``options`` read
+    it) and any warnings (invalid UTF-8 replaced). A file that is empty or not JSON is an
+    InputError naming the file and line."""
     if data is None:
-        data = read_all(path)
+        data = read_all(path, options)
     if not data.strip():
         raise InputError("empty file", path)
     try:
@@ -115,11 +118,11 @@ def load_document(path: Path, data: bytes | None = None) -> tuple[Any, list[str]
 # --------------------------------------------------------------------------- JSONL
 
 
-def raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+def raw_lines(path: Path, options: ReadOptions | None = None) -> Iterator[tuple[int, bytes]]:
     """``(line number, raw bytes)`` of every line of a (maybe gzipped) file; corrupt or
     truncated compressed data is an InputError naming the file."""
     lineno = 0
-    with open_binary(path) as f:
+    with open_binary(path, options) as f:
         it = iter(f)
         while True:
             try:
@@ -169,7 +172,7 @@ class JsonlSource:
         self._warn(f"{self.path}:{lineno}: skipped: {reason}")
 
     def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
-        for lineno, raw in raw_lines(self.path):
+        for lineno, raw in raw_lines(self.path, self.options):
             obj = self.object(lineno, raw)
             if obj is not None:
                 yield lineno, obj
@@ -179,7 +182,7 @@ class JsonlSource:
     def values(self) -> Iterator[tuple[int, Any]]:
         """Every line's JSON value, whatever its type (formats whose lines are arrays,
         like asciinema recordings)."""
-        for lineno, raw in raw_lines(self.path):
+        for lineno, raw in raw_lines(self.path, self.options):
             obj = self.value(lineno, raw)
             if obj is not NO_VALUE:
                 yield lineno, obj
@@ -295,7 +298,7 @@ def first_line_cut(head: bytes) -> bytes | None:
     return head[start:] or None
 
 
-def jsonl_layout(path: Path, s: Sniff) -> bool:
+def jsonl_layout(path: Path, s: Sniff, options: ReadOptions | None = None) -> bool:
     """Whether a file is JSON Lines: :func:`is_jsonl` on the head, or, when the first line
     is longer than the head, that line parsed on its own with more lines after it."""
     if is_jsonl(s):
@@ -304,7 +307,7 @@ def jsonl_layout(path: Path, s: Sniff) -> bool:
         return False
     if b"\n" in s.head.strip():
         return False  # the first line ended inside the head and is not a JSON value
-    with open_binary(path) as f:  # under a preview: whole lines of its first bytes
+    with open_binary(path, options) as f:  # under a preview: whole lines of its first bytes
         try:
             first = f.readline()
             if not first.endswith(b"\n"):

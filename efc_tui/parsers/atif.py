@@ -57,7 +57,7 @@ NAME = "atif"
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
-    yield from guarded("ATIF", path, _read(path))
+    yield from guarded("ATIF", path, _read(path, options))
 
 
 @dataclass(slots=True)
@@ -165,8 +165,8 @@ def _result_text(r: dict[str, Any]) -> str:
     return text
 
 
-def _read(path: Path) -> Iterator[Run]:
-    doc, warnings = load_document(path)
+def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
+    doc, warnings = load_document(path, options)
     if not isinstance(doc, dict) or not isinstance(doc.get("steps"), list):
         raise InputError("not an ATIF trajectory (no steps list)", path)
     agent = as_dict(doc.get("agent"))

@@ -14,7 +14,7 @@ import orjson
 
 from efc_tui.errors import InputError
 from efc_tui.model import Run
-from efc_tui.parsers.preview import PreviewLimit, close_prefix, preview_of
+from efc_tui.parsers.preview import PreviewLimit, close_prefix
 
 SNIFF_BYTES = 64 * 1024
 GZIP_MAGIC = b"\x1f\x8b"
@@ -23,9 +23,18 @@ ZIP_MAGIC = b"PK\x03\x04"
 
 @dataclass(frozen=True, slots=True)
 class ReadOptions:
-    """How strictly to read: ``lenient`` skips and counts malformed lines instead of failing."""
+    """How to read: ``lenient`` skips and counts malformed lines instead of failing;
+    ``preview``, when set, reads only the first bytes of the file it names
+    (``preview.preview``: ``open_binary`` and ``read_all`` given these options honour it)."""
 
     lenient: bool = False
+    preview: PreviewLimit | None = None
+
+    def limit(self, path: Path) -> PreviewLimit | None:
+        """The preview in force for ``path`` (None: read it whole, as any other file a
+        reader opens, such as a sidecar or a sub-agent's log)."""
+        p = self.preview
+        return p if p is not None and p.path == path else None
 
 
 @dataclass(slots=True)
@@ -85,11 +94,11 @@ class Reader:
     read: Callable[[Path, ReadOptions], Iterator[Run]]
 
 
-def open_binary(path: Path) -> IO[bytes]:
+def open_binary(path: Path, options: ReadOptions | None = None) -> IO[bytes]:
     """Open a file for reading bytes, decompressing gzip transparently. Under a preview of
-    this file (``preview.preview``): its first bytes, up to the end of the last whole line."""
+    this file (``options.preview``): its first bytes, up to the end of the last whole line."""
     f = _open(path)
-    limit = preview_of(path)
+    limit = options.limit(path) if options is not None else None
     return f if limit is None else _line_prefix(f, path, limit)
 
 
@@ -140,13 +149,14 @@ def read_head(path: Path, size: int = SNIFF_BYTES) -> Sniff:
     return Sniff(path=path, head=head, gzipped=gz)
 
 
-def read_all(path: Path) -> bytes:
+def read_all(path: Path, options: ReadOptions | None = None) -> bytes:
     """The whole file (decompressed when gzipped), for formats that are one JSON document.
 
     A plain file is read in one allocation (a buffered read of everything would hold a
-    second copy at its peak). Under a preview of this file only its first bytes are read,
-    cut and closed into a smaller valid document (``preview.close_prefix``)."""
-    limit = preview_of(path)
+    second copy at its peak). Under a preview of this file (``options.preview``) only its
+    first bytes are read, cut and closed into a smaller valid document
+    (``preview.close_prefix``)."""
+    limit = options.limit(path) if options is not None else None
     if limit is not None:
         return _read_prefix(path, limit)
     with _open(path) as f:
@@ -169,13 +179,3 @@ def _read_prefix(path: Path, limit: PreviewLimit) -> bytes:
         return data
     closed = close_prefix(data)
     return closed if closed is not None else data
-
-
-def load_json_document(path: Path) -> Any:
-    """Parse a whole-file JSON document, raising InputError with line:column on failure."""
-    data = read_all(path)
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        line = data.count(b"\n", 0, exc.pos) + 1 if exc.pos is not None else None
-        raise InputError(f"not valid JSON: {exc.msg}", path, line) from None

@@ -76,11 +76,11 @@ def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
     warnings: list[str] = []
     wrapper: dict[str, Any] = {}
     events: Iterable[Any]
-    if jsonl_layout(path, head):
+    if jsonl_layout(path, head, options):
         source = JsonlSource(path, options)
         events = (obj for _, obj in source)
     else:
-        doc, warnings = load_document(path)
+        doc, warnings = load_document(path, options)
         if not isinstance(doc, dict) or not isinstance(doc.get("steps"), list):
             raise InputError("not a Cursor CLI log (no JSONL events and no steps list)", path)
         wrapper = doc

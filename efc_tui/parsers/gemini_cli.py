@@ -51,7 +51,7 @@ def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
     head = read_head(path)
     lines: JsonlSource | None = None
     warnings: list[str] = []
-    if jsonl_layout(path, head):
+    if jsonl_layout(path, head, options):
         lines = JsonlSource(path, options)
         meta: dict[str, Any] = {}
         messages: dict[str, dict[str, Any]] = {}
@@ -80,7 +80,7 @@ def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
             )
         doc = {**meta, "messages": list(meta.get("messages") or []) or list(messages.values())}
     else:
-        doc, warnings = load_document(path)
+        doc, warnings = load_document(path, options)
         if not gemini_meta(doc) or not isinstance(doc.get("messages"), list):
             raise InputError(
                 "not a Gemini CLI session (no sessionId / projectHash / messages)", path

@@ -84,11 +84,11 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
     if head.is_zip:
         yield from guarded("Inspect AI .eval", path, _read_eval(path))
     else:
-        yield from guarded("Inspect AI", path, _read_json(path))
+        yield from guarded("Inspect AI", path, _read_json(path, options))
 
 
-def _read_json(path: Path) -> Iterator[Run]:
-    doc, warnings = load_document(path)
+def _read_json(path: Path, options: ReadOptions) -> Iterator[Run]:
+    doc, warnings = load_document(path, options)
     if not inspect_log(doc):
         raise InputError("not an Inspect AI log (no eval header object)", path)
     samples = [s for s in as_list(doc.get("samples")) if isinstance(s, dict)]

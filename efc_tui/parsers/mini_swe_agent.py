@@ -300,7 +300,7 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
-    doc, warnings = load_document(path)
+    doc, warnings = load_document(path, options)
     if not isinstance(doc, dict) or not isinstance(doc.get("messages"), list):
         raise InputError("not a mini-swe-agent trajectory (no top-level 'messages' list)", path)
     run = convert(doc, path)

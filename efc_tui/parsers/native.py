@@ -489,14 +489,14 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
     skipped = 0
     prev_failed = False
     lineno = 0
-    with open_binary(path) as f:
+    with open_binary(path, options) as f:
         for block, pos, end in _blocks(f, path, BLOCK):
             if run is not None and (steps := _schema_block(block, pos, end, len(events))):
                 for step in steps:
-                    event = event_of(step, len(events), prev_failed, None)
-                    if event.status is not Status.NONE:  # has a verdict
-                        prev_failed = is_failure(event.status)
-                    events.append(event)
+                    fit = event_of(step, len(events), prev_failed, None)
+                    if fit.status is not Status.NONE:  # has a verdict
+                        prev_failed = is_failure(fit.status)
+                    events.append(fit)
                 lineno += len(steps)
                 continue
             lines = block[pos:end].split(b"\n")

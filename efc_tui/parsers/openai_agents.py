@@ -78,7 +78,7 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
 
 def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
     head = read_head(path)
-    if jsonl_layout(path, head):
+    if jsonl_layout(path, head, options):
         source = JsonlSource(path, options)
         objs = [obj for _, obj in source if agents_span(obj)]
         source.require(
@@ -87,7 +87,7 @@ def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
         for run in _trace_runs(objs, path):
             yield source.settle(run)
         return
-    doc, warnings = load_document(path)
+    doc, warnings = load_document(path, options)
     if agents_run_state(doc):
         runs = [_run_state(as_dict(doc), path)]
     elif isinstance(doc, dict) and any(agents_span(x) for x in as_list(doc.get("data"))):

@@ -85,7 +85,7 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
 
 def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
     head = read_head(path)
-    if jsonl_layout(path, head):
+    if jsonl_layout(path, head, options):
         lines = JsonlSource(path, options)
         n = 0
         for lineno, obj in lines:
@@ -97,7 +97,7 @@ def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
         if n == 0:
             raise InputError("no OpenHands records with a history of events", path)
         return
-    doc, warnings = load_document(path)
+    doc, warnings = load_document(path, options)
     if is_completion_log(doc):
         run = completion_run(doc, path)
         run.warnings.extend(warnings)

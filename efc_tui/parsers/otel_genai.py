@@ -184,7 +184,7 @@ def _load_spans(
 ) -> tuple[list[Span], JsonlSource | None]:
     order = [0]
     head = read_head(path)
-    if jsonl_layout(path, head):
+    if jsonl_layout(path, head, options):
         lines = JsonlSource(path, options)
         spans: list[Span] = []
         for lineno, obj in lines:
@@ -193,7 +193,7 @@ def _load_spans(
                 continue
             spans.extend(_spans_from_otlp(obj, order))
         return spans, lines
-    doc, notes = load_document(path)
+    doc, notes = load_document(path, options)
     warnings.extend(notes)
     if isinstance(doc, dict) and isinstance(doc.get("resourceSpans"), list):
         return list(_spans_from_otlp(doc, order)), None

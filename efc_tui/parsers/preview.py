@@ -14,11 +14,12 @@ action whose result is past the cut, a total shared over every call), so a previ
 always followed by the whole read, and a caller shows the events of the whole read from the
 first one that differs.
 
-The hook is read by ``base`` (``preview_of``, set here by ``preview`` only for the
-reading it does): while a preview of a file is in force, ``base.open_binary`` gives
-whole lines of its first bytes, and ``base.read_all`` the closed document; every other file
-(a sidecar report, a sub-agent's log) is read as usual. A reader that opens the file some
-other way (a zip archive) reads it whole, and the preview is the whole read.
+The limit travels with the reading it applies to: ``preview`` hands the reader
+``ReadOptions(preview=PreviewLimit(path, n))``, and the reader passes its options to
+``base.open_binary`` / ``base.read_all``, which give whole lines of the file's first bytes,
+or the closed document; every other file (a sidecar report, a sub-agent's log) is read
+whole. A reader that opens the file some other way (a zip archive) reads it whole, and the
+preview is the whole read.
 
 The cut is found by a scan of the structural bytes (strings skipped whole by one regular
 expression: no byte-by-byte Python loop), O(n).
@@ -27,9 +28,6 @@ expression: no byte-by-byte Python loop), O(n).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -50,15 +48,6 @@ class PreviewLimit:
     nbytes: int
     #: the file is longer: what was read of it was cut
     cut: bool = False
-
-
-_PREVIEW: ContextVar[PreviewLimit | None] = ContextVar("efc_preview", default=None)
-
-
-def preview_of(path: Path) -> PreviewLimit | None:
-    """The preview in force for this file, if any."""
-    limit = _PREVIEW.get()
-    return limit if limit is not None and limit.path == path else None
 
 
 # a whole string, a bracket or a comma, or the opening quote of a string the prefix cuts
@@ -123,16 +112,6 @@ def close_prefix(data: bytes) -> bytes | None:
     return data[: last[k]] + bytes(reversed(closers[: k + 1]))
 
 
-@contextmanager
-def _previewing(path: Path, nbytes: int) -> Iterator[PreviewLimit]:
-    limit = PreviewLimit(path, nbytes)
-    token = _PREVIEW.set(limit)
-    try:
-        yield limit
-    finally:
-        _PREVIEW.reset(token)
-
-
 @dataclass(slots=True)
 class Preview:
     """The runs read from a file's first bytes."""
@@ -161,14 +140,14 @@ def preview(
     runs: list[Run] = []
     path = Path(path)
     fmt = fmt or detect(path).name  # on the file's true start
-    with _previewing(path, nbytes) as limit:
-        try:
-            for run in load(path, fmt, lenient=lenient, outcomes=outcomes):
-                runs.append(run)
-                if len(runs) >= max_runs:
-                    break
-        except EfcError:
-            if not limit.cut:
-                raise
-            return None
+    limit = PreviewLimit(path, nbytes)
+    try:
+        for run in load(path, fmt, lenient=lenient, outcomes=outcomes, preview=limit):
+            runs.append(run)
+            if len(runs) >= max_runs:
+                break
+    except EfcError:
+        if not limit.cut:
+            raise
+        return None
     return Preview(runs, complete=not limit.cut and len(runs) < max_runs)

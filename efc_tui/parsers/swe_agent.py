@@ -167,9 +167,9 @@ def strip_queries(data: bytes) -> bytes | None:
     return b"".join(parts)
 
 
-def _load(path: Path) -> tuple[Any, list[str]]:
+def _load(path: Path, options: ReadOptions) -> tuple[Any, list[str]]:
     """The trajectory document, read without its ``query`` fields when it has them."""
-    data = read_all(path)
+    data = read_all(path, options)
     lean = strip_queries(data) if b'"query"' in data else None
     if lean is not None:
         try:
@@ -178,7 +178,7 @@ def _load(path: Path) -> tuple[Any, list[str]]:
             pass  # fall back to the whole document, for its error message
         else:
             return doc, ([f"{path}: invalid UTF-8 bytes replaced by U+FFFD"] if repaired else [])
-    return load_document(path, data)
+    return load_document(path, data=data)
 
 
 def _json_field(value: Any) -> dict[str, Any]:
@@ -392,7 +392,7 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
-    doc, warnings = _load(path)
+    doc, warnings = _load(path, options)
     if not isinstance(doc, dict) or not isinstance(doc.get("trajectory"), list):
         raise InputError("not a SWE-agent trajectory (no top-level 'trajectory' list)", path)
     run = convert(doc, path)

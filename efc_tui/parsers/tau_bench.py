@@ -76,11 +76,11 @@ _UNKNOWN = "Unknown action "
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:
-    yield from guarded("tau-bench", path, _read(path))
+    yield from guarded("tau-bench", path, _read(path, options))
 
 
-def _read(path: Path) -> Iterator[Run]:
-    doc, warnings = load_document(path)
+def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
+    doc, warnings = load_document(path, options)
     if not isinstance(doc, list) or not any(tau_entry(e) for e in doc):
         raise InputError(
             "not a tau-bench results file (a list of {task_id, reward, info, traj})", path

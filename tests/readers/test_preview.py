@@ -166,6 +166,25 @@ def test_a_preview_of_a_short_file_or_a_line_format_is_the_whole_read(tmp_path: 
     assert pv.runs[0].events == next(iter(load(jsonl))).events
 
 
+def test_a_preview_limit_travels_with_its_read_and_names_one_file(tmp_path: Path) -> None:
+    """The limit is part of the read's options, not of the process: it cuts the file it
+    names and no other (a sidecar the reader opens with the same options is read whole),
+    and a read without it, even of the same file, is whole."""
+    from efc_tui.parsers.base import ReadOptions, open_binary, read_all
+    from efc_tui.parsers.preview import PreviewLimit
+
+    log = _trajectory(tmp_path / "run.traj.json", 300)
+    side = tmp_path / "side.json"
+    side.write_bytes(log.read_bytes())
+    opts = ReadOptions(preview=PreviewLimit(log, 4096))
+    cut = read_all(log, opts)
+    assert len(cut) < log.stat().st_size and json.loads(cut)  # cut, closed, valid
+    assert read_all(side, opts) == read_all(log) == log.read_bytes()
+    with open_binary(log, opts) as f:
+        assert len(f.read()) <= 4096
+    assert opts.limit(side) is None and opts.limit(log) is opts.preview
+
+
 def test_a_log_read_line_by_line_is_previewed_from_its_first_whole_lines() -> None:
     jsonl = FIXTURES / "agents" / "codex_session.jsonl"
     [full] = load(jsonl)
