@@ -25,6 +25,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import repeat
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -70,10 +71,10 @@ class Features:
     repeat_action: np.ndarray  # bool: identical (tool, input) seen before
     repeat_error: np.ndarray  # bool: error signature seen before
 
-    def matrix(self, prefix: bool = False) -> np.ndarray:
-        """phi as a (T, 9) matrix in FEATURES order; prefix mode zeroes z (SPEC §6)."""
+    def phi(self, prefix: bool = False) -> tuple[np.ndarray, ...]:
+        """phi's nine columns in FEATURES order; prefix mode zeroes z (SPEC §6)."""
         if prefix:
-            cols = (
+            return (
                 self.c,
                 self.h,
                 np.zeros_like(self.z),
@@ -84,9 +85,11 @@ class Features:
                 self.delta,
                 self.rho,
             )
-        else:
-            cols = (self.c, self.h, self.z, self.p, self.m, self.a, self.q, self.delta, self.rho)
-        return np.column_stack(cols) if len(self.c) else np.zeros((0, 9))
+        return (self.c, self.h, self.z, self.p, self.m, self.a, self.q, self.delta, self.rho)
+
+    def matrix(self, prefix: bool = False) -> np.ndarray:
+        """phi as a (T, 9) matrix (``phi``'s columns side by side)."""
+        return np.column_stack(self.phi(prefix)) if len(self.c) else np.zeros((0, 9))
 
 
 # Token characters: letters, digits, _ . / - and any non-ASCII byte (UTF-8 letters). A colon
@@ -98,13 +101,13 @@ MIN_TOKEN = 8
 
 
 def _install_tokens() -> None:
-    """Give the compiled loop the token characters (``_TOKEN_TABLE``, defined once here)."""
+    """Give the compiled loop the token characters (``_TOKEN_TABLE``, defined once here),
+    and forget the action texts' tokens split with an earlier table."""
+    _short_action_info.cache_clear()
     fast = _fast._MODULE
     if fast is not None:
         fast.set_tokens(_TOKEN_TABLE)
 
-
-_install_tokens()
 
 
 def word_list(text: str) -> list[bytes]:
@@ -121,14 +124,9 @@ def distinctive_tokens(text: str) -> set[bytes]:
     """Tokens of >= 8 chars that look like paths, identifiers, numbers or error fragments
     (SPEC §3.2, z). Plain lower-case words ("function", "directory") are not distinctive.
     Each token is kept as written and also without leading/trailing ``. - /``."""
-    out: set[bytes] = set()
-    for w in words(text):
-        if len(w) < MIN_TOKEN or (w.isalpha() and w.islower()):
-            continue
-        out.add(w)
-        stripped = w.strip(_EDGE)
-        if stripped != w and len(stripped) >= MIN_TOKEN:
-            out.add(stripped)
+    out = {w for w in word_list(text) if len(w) >= MIN_TOKEN and not (w.isalpha() and w.islower())}
+    # a token stripped of nothing is itself, already in the set
+    out.update([s for s in map(bytes.strip, out, repeat(_EDGE)) if len(s) >= MIN_TOKEN])
     return out
 
 
@@ -261,8 +259,25 @@ class _Pass(NamedTuple):
 
 
 def _action_info(act: str) -> tuple[frozenset[bytes], str]:
-    """The distinctive tokens and the target of an action text (cached per text)."""
+    """The distinctive tokens and the target of an action text. The feature pass asks once
+    per text and run; texts up to ``_CACHED_ACTION`` characters are also kept across runs
+    (a file's runs repeat their short tool calls: half of a tau-bench file's calls repeat
+    an earlier run's text)."""
+    if len(act) <= _CACHED_ACTION:
+        return _short_action_info(act)
     return frozenset(distinctive_tokens(act)), target(act)
+
+
+_CACHED_ACTION = 1000  # the cache holds at most ~4 MB
+
+
+@lru_cache(maxsize=2048)
+def _short_action_info(act: str) -> tuple[frozenset[bytes], str]:
+    """``_action_info`` of a text of at most ``_CACHED_ACTION`` characters."""
+    return frozenset(distinctive_tokens(act)), target(act)
+
+
+_install_tokens()
 
 
 def _compiled_pass(fast: ModuleType, events: list[Event]) -> _Pass | None:
