@@ -109,7 +109,6 @@ def _install_tokens() -> None:
         fast.set_tokens(_TOKEN_TABLE)
 
 
-
 def word_list(text: str) -> list[bytes]:
     """Every maximal run of token characters in a text, in order (C-speed: translate+split)."""
     return text.encode("utf-8", "surrogatepass").translate(_TOKEN_TABLE).split()
@@ -155,21 +154,21 @@ def last_exception_line(tail: str) -> str:
     ends after it, so the matches ``finditer`` finds from there on are the whole scan's.
     When there are none, the same is done before that point."""
     end = len(tail)
+    rfind = tail.rfind
+    error, exception, failure = _EXC_WORDS
     while end > 0:
-        at = max([tail.rfind(w, 0, end) for w in _EXC_WORDS])
+        at = max(rfind(error, 0, end), rfind(exception, 0, end), rfind(failure, 0, end))
         if at < 0:
             return ""
-        start = tail.rfind("\n", 0, at) + 1
+        start = rfind("\n", 0, at) + 1
         while start > 0:
-            prev = tail.rfind("\n", 0, start - 1) + 1
+            prev = rfind("\n", 0, start - 1) + 1
             if tail[prev : start - 1].strip() not in ("", "E"):
                 break
             start = prev
-        line = ""
-        for m in _EXC_LINE.finditer(tail, start, end):
-            line = m.group(0)
-        if line:
-            return line
+        found = _EXC_LINE.findall(tail, start, end)  # the whole matches: no group in it
+        if found:
+            return found[-1]
         end = start
     return ""
 
@@ -182,8 +181,11 @@ def error_signature(ev: Event) -> tuple[str, str]:
         stripped = tail.rstrip()
         line = stripped.rsplit("\n", 1)[-1] if stripped else ""
     if len(line) > _CACHED_LINE:
-        return ev.status.value, normalize_error_text(line)[:200]
-    return ev.status.value, _normalized(line)
+        return _STATUS_VALUE[ev.status], normalize_error_text(line)[:200]
+    return _STATUS_VALUE[ev.status], _normalized(line)
+
+
+_STATUS_VALUE = {s: s.value for s in Status}  # a dict lookup, 5x faster than ``.value``
 
 
 def normalize_error_text(text: str) -> str:
@@ -533,17 +535,17 @@ def compute_features(run: Run) -> Features:
         loop = _python_pass(events)
     ref = loop.first_ref
     compaction = loop.compaction
-    z = (ref >= 0).astype(float)
-    # m, post-hoc: written to memory, or referenced before the next compaction wiped it.
-    big = np.iinfo(np.int64).max
-    comp = np.asarray(compaction, dtype=np.int64)
-    idx_i = np.arange(T, dtype=np.int64)
-    if len(comp):
-        pos = np.searchsorted(comp, idx_i, side="right")
+    cited = ref >= 0
+    z = cited.astype(float)
+    # m, post-hoc: written to memory, or referenced before the next compaction wiped it
+    # (without a compaction, every cited observation is retained)
+    retained = cited
+    if compaction:
+        comp = np.asarray(compaction, dtype=np.int64)
+        pos = np.searchsorted(comp, np.arange(T, dtype=np.int64), side="right")
+        big = np.iinfo(np.int64).max
         next_comp = np.where(pos < len(comp), comp[np.minimum(pos, len(comp) - 1)], big)
-    else:
-        next_comp = np.full(T, big, dtype=np.int64)
-    retained = (ref >= 0) & (ref < next_comp)
+        retained = cited & (ref < next_comp)
     mem_a = loop.mem
     m = np.where(mem_a | retained, 1.0, 0.3)
     # p: plan change (next action differs; prefix: this action differs from the last)

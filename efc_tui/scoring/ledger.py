@@ -150,7 +150,7 @@ def score_run(run: Run, estimator: Estimator | None = None) -> Ledger:
     nr = est * g.Q * g.G_nr * g.L_nr * g.ambiguity
     efc_t = fa.efc
     cost = raw_cost(run)
-    dem = task_demand(run, f, est_file.demand)
+    dem = task_demand(run, f, est_file.demand, hq)
 
     efc = float(ofa.efc.sum()) if ofa is not None else float(efc_t.sum())
     totals = cost.totals()
