@@ -40,7 +40,7 @@ class Theta:
         of its columns."""
         return self.predict_columns(phi.T)
 
-    def predict_columns(self, phi: Sequence[np.ndarray]) -> np.ndarray:
+    def predict_columns(self, phi: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
         """ÊFC_t for each event, from phi's nine columns (``Features.phi``) (SPEC §3.4).
 
         Element-wise column sums, θ0 + φ[0]·θ[0] + φ[1]·θ[1] + ... in that order, not
