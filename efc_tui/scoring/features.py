@@ -270,7 +270,7 @@ def _action_info(act: str) -> tuple[frozenset[bytes], str]:
     return frozenset(distinctive_tokens(act)), target(act)
 
 
-_CACHED_ACTION = 1000  # the cache holds at most ~4 MB
+_CACHED_ACTION = 1000  # 2,048 texts of at most 1,000 characters and their tokens: a few MB
 
 
 @lru_cache(maxsize=2048)
