@@ -114,11 +114,6 @@ def word_list(text: str) -> list[bytes]:
     return text.encode("utf-8", "surrogatepass").translate(_TOKEN_TABLE).split()
 
 
-def words(text: str) -> set[bytes]:
-    """Every maximal run of token characters in a text, as a set."""
-    return set(word_list(text))
-
-
 def distinctive_tokens(text: str) -> set[bytes]:
     """Tokens of >= 8 chars that look like paths, identifiers, numbers or error fragments
     (SPEC §3.2, z). Plain lower-case words ("function", "directory") are not distinctive.
