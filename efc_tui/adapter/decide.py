@@ -172,8 +172,9 @@ def running_ledger(
     kept_c = kept_c if kept_c is not None else [0.0]
     cs_nr = np.cumsum(np.concatenate(([kept_nr[-1]], nr)))
     cs_c = np.cumsum(np.concatenate(([kept_c[-1]], dc)))
-    all_nr = np.concatenate((kept_nr[:-1], cs_nr))
-    all_c = np.concatenate((kept_c[:-1], cs_c))
+    # (a run's start keeps only the sum before its first event: nothing to prepend)
+    all_nr = np.concatenate((kept_nr[:-1], cs_nr)) if len(kept_nr) > 1 else cs_nr
+    all_c = np.concatenate((kept_c[:-1], cs_c)) if len(kept_c) > 1 else cs_c
     # the kept sums reach back W events (or to the run's start): the ratios of these
     # events are the last len(nr) of that stretch's
     ratios = window_ratios(all_nr, all_c, d_task, window)[len(all_nr) - 1 - len(nr) :]

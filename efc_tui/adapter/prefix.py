@@ -6,7 +6,7 @@ Everything here for event t reads events 0..t only:
     ÊFC_nr_t     = ÊFC_t^pre · Q_t · G_nr_t · Λ_nr_t / (1 + α_A A_t)  (SPEC §3.5)
     X̂_nr_t       = Σ_{i≤t} ÊFC_nr_i / D̂_task                       (SPEC §6)
 
-phi_prefix has z = 0 and m = the memory-write signal (``Features.matrix(prefix=True)``);
+phi_prefix has z = 0 and m = the memory-write signal (``Features.phi(prefix=True)``);
 the features n, a, q, c, h, Δ, ρ and the gates are causal by construction.
 
 D̂_task is fixed before the run: the hand form of SPEC §4 over the run's ``task_demand``
@@ -61,7 +61,7 @@ def prefix_est(features: Features, estimator: Estimator | Theta) -> np.ndarray:
     the same however many rows follow it (a truncated trace gets bit-identical values).
     """
     th = estimator.prefix if isinstance(estimator, Estimator) else estimator
-    return th.predict(features.matrix(prefix=True))
+    return th.predict_columns(features.phi(prefix=True))
 
 
 def prefix_nr(features: Features, gates: Gates, estimator: Estimator | Theta) -> np.ndarray:

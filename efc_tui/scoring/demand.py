@@ -46,7 +46,7 @@ from typing import Any
 
 from efc_tui.model import EventKind, Run
 from efc_tui.scoring.constants import D_PRIOR, EPS_D
-from efc_tui.scoring.factors import entropy_bits, share, tool_counts
+from efc_tui.scoring.factors import Harness, entropy_bits, share, tool_counts
 from efc_tui.scoring.features import Features, target
 
 COMPONENTS = ("L", "H_tool", "S_state", "N_obs", "V_ver")
@@ -93,8 +93,10 @@ def d_task_fitted(components: Mapping[str, float], spec: Mapping[str, Any]) -> f
     return max(EPS_D, math.exp(log_d))
 
 
-def estimate_components(run: Run, f: Features) -> dict[str, float]:
-    """The five components estimated from the trace (SPEC §4's fallback; comparison only)."""
+def estimate_components(run: Run, f: Features, harness: Harness | None = None) -> dict[str, float]:
+    """The five components estimated from the trace (SPEC §4's fallback; comparison only).
+    ``harness``: the run's harness quantities, whose H_tool is this one's entropy (not
+    counted again)."""
     events = run.events
     T = len(events)
     # agents repeat the same commands: the target is found once per distinct (tool, input)
@@ -104,7 +106,8 @@ def estimate_components(run: Run, f: Features) -> dict[str, float]:
     targets = {(tool, target(act)) for tool, act in acting}
     return {
         "L": float(max(1, len(targets))),
-        "H_tool": 1.0 + entropy_bits(tool_counts(events)),
+        "H_tool": 1.0
+        + (harness.H_tool if harness is not None else entropy_bits(tool_counts(events))),
         "S_state": 1.0 + (share(f.z) if T else 0.0),
         "N_obs": share(f.q < 1.0) if T else 0.0,
         "V_ver": min(V_VER_CAP, share(f.has_verdict) if T else 0.0),
@@ -198,11 +201,13 @@ def task_level_demand(run: Run, spec: Mapping[str, Any] | None) -> Demand:
     return Demand(comps, d_task_hand(**comps), fitted, flags, "prior")
 
 
-def task_demand(run: Run, f: Features, spec: Mapping[str, Any] | None) -> Demand:
+def task_demand(
+    run: Run, f: Features, spec: Mapping[str, Any] | None, harness: Harness | None = None
+) -> Demand:
     """The run's D_task (``task_level_demand``) plus the trace-estimated hand form for
-    comparison."""
+    comparison (``harness``: see ``estimate_components``)."""
     dem = task_level_demand(run, spec)
-    dem.trace = d_task_hand(**estimate_components(run, f))
+    dem.trace = d_task_hand(**estimate_components(run, f, harness))
     if dem.fitted is None and dem.source in ("metadata", "prior") and not (spec or {}).get("beta"):
         dem.flags.append("fitted D_task unavailable: the estimator has no demand exponents yet")
     return dem

@@ -11,6 +11,7 @@ the adapter's window W and threshold ε, and its provenance. The package ships a
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -35,17 +36,23 @@ class Theta:
     theta: tuple[float, ...]
 
     def predict(self, phi: np.ndarray) -> np.ndarray:
-        """ÊFC_t for each row of a (T, 9) feature matrix (SPEC §3.4).
+        """ÊFC_t for each row of a (T, 9) feature matrix (SPEC §3.4): ``predict_columns``
+        of its columns."""
+        return self.predict_columns(phi.T)
 
-        Element-wise column sums, θ0 + φ[:, 0]·θ[0] + φ[:, 1]·θ[1] + ... in that order, not
+    def predict_columns(self, phi: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
+        """ÊFC_t for each event, from phi's nine columns (``Features.phi``) (SPEC §3.4).
+
+        Element-wise column sums, θ0 + φ[0]·θ[0] + φ[1]·θ[1] + ... in that order, not
         a matrix product: BLAS rounds a row by where it falls in its blocks of rows, by the
         number of threads and by the CPU's kernel, so the same event could score differently
         on another machine or in a longer trace. Here each row's arithmetic is fixed, and
-        no BLAS thread starts.
+        no BLAS thread starts. A run's columns are read as they are (no (T, 9) matrix is
+        built: on a short run that copy costs more than the sums).
         """
-        lin = np.full(phi.shape[0], self.theta0, dtype=float)
-        for j, w in enumerate(self.theta):
-            lin += phi[:, j] * w
+        lin = np.full(len(phi[0]), self.theta0, dtype=float)
+        for col, w in zip(phi, self.theta, strict=True):
+            lin += col * w
         return np.maximum(0.0, np.expm1(np.minimum(lin, 50.0)))
 
 

@@ -5,6 +5,7 @@ The columns follow SPEC §3-4; the export (SPEC §10) and the app read them from
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
@@ -75,7 +76,7 @@ class RunFigures:
         bad = [
             f"{name} = {v}"
             for name in self.__slots__
-            if isinstance(v := getattr(self, name), float) and not np.isfinite(v)
+            if isinstance(v := getattr(self, name), float) and not math.isfinite(v)
         ]
         if not bad:
             return None
@@ -144,12 +145,12 @@ def score_run(run: Run, estimator: Estimator | None = None) -> Ledger:
     fa = estimate_factors(f, hq)
     ofa = oracle_factors(run, f)
     g = compute_gates(run.events)
-    est = est_file.full.predict(f.matrix())
+    est = est_file.full.predict_columns(f.phi())
     stable = est * g.Q * g.G * g.L
     nr = est * g.Q * g.G_nr * g.L_nr * g.ambiguity
     efc_t = fa.efc
     cost = raw_cost(run)
-    dem = task_demand(run, f, est_file.demand)
+    dem = task_demand(run, f, est_file.demand, hq)
 
     efc = float(ofa.efc.sum()) if ofa is not None else float(efc_t.sum())
     totals = cost.totals()

@@ -8,7 +8,8 @@ Per event, ΔC_t is the same sum over what that event consumed; C_raw is Σ ΔC_
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from operator import add, attrgetter
+from itertools import repeat
+from operator import add, attrgetter, contains
 
 import numpy as np
 
@@ -70,8 +71,10 @@ def raw_cost(run: Run) -> RawCost:
     wall = np.fromiter(map(_wall_s, events), float, T)
     ops = np.fromiter(map(_ops, events), float, T)
     event_flags = list(map(_flags, events))
-    est_tok = sum(1 for f in event_flags if "tokens" in f)
-    no_wall = sum(1 for f in event_flags if "wall_s" in f)
+    est_tok = no_wall = 0
+    if any(event_flags):  # most logs flag no event
+        est_tok = sum(map(contains, event_flags, repeat("tokens")))
+        no_wall = sum(map(contains, event_flags, repeat("wall_s")))
     delta = W_TOK * tokens / 1000.0 + W_TOOL * tools + W_WALL * wall + W_OP * ops
     flags = []
     if est_tok:

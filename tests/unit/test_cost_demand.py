@@ -7,6 +7,7 @@ import pytest
 from efc_tui.model import TaskDemand
 from efc_tui.scoring.constants import D_PRIOR
 from efc_tui.scoring.demand import d_task_fitted, d_task_hand, task_demand
+from efc_tui.scoring.factors import harness_quantities
 from efc_tui.scoring.features import compute_features
 from efc_tui.scoring.raw_cost import c_raw, raw_cost
 from tests.helpers import ev, make_run
@@ -79,6 +80,9 @@ def test_demand_comes_from_the_task_never_from_the_run() -> None:
     # of {bash, pytest} = 2, S_state 1 (nothing cited), N_obs 1 (both outputs empty: q = 0.5),
     # V_ver 1 of 2 events with a verdict = 0.5
     assert d.trace == pytest.approx(2 * 2.0 * 1.0 * (1 + 1.0) * (1 - 0.5))
+    # the ledger gives the run's harness quantities: H_tool's entropy is theirs, not recounted
+    f = compute_features(run)
+    assert task_demand(run, f, None, harness_quantities(run, f)).trace == d.trace
     # a longer run of the same task has the same D_task
     longer = make_run(
         [*events, *(ev(i, action=f"cat f{i}.py") for i in range(2, 40))],

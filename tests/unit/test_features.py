@@ -4,6 +4,7 @@ run-level harness quantities and the EFC variants, all computed by hand."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -158,6 +159,30 @@ def test_shingles_and_tokens() -> None:
     toks = distinctive_tokens("see src/app/models.py:42 and directory ValueError, 1234567890.")
     # a colon separates (grep output); the trailing dot is stripped as a second variant
     assert toks == {b"src/app/models.py", b"ValueError", b"1234567890.", b"1234567890"}
+
+
+_TOKEN_TEXT = st.text(
+    alphabet=st.sampled_from(list("abcdefghXYZ0123456789_./-: \n\u00e9")), max_size=80
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TOKEN_TEXT)
+def test_distinctive_tokens_rule(text: str) -> None:
+    """Each maximal run of token characters of >= 8 bytes that is not a plain lower-case
+    word, and the same stripped of leading/trailing ``. - /`` when that leaves >= 8 bytes;
+    the feature pass's cached form (``_action_info``) gives the same set."""
+    from efc_tui.scoring.features import _action_info
+
+    want: set[bytes] = set()
+    for w in re.findall(rb"[A-Za-z0-9_./\x80-\xff-]+", text.encode()):
+        if len(w) >= 8 and not (w.isalpha() and w.islower()):
+            want.add(w)
+            if len(w.strip(b".-/")) >= 8:
+                want.add(w.strip(b".-/"))
+    assert distinctive_tokens(text) == want
+    assert _action_info(text)[0] == want
+    assert _action_info(text)[0] == want  # again, from the cache
 
 
 def test_factors_and_efc_by_hand() -> None:
