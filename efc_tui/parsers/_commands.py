@@ -28,12 +28,16 @@ from __future__ import annotations
 
 import re
 from enum import Enum
+from functools import lru_cache
 
 from efc_tui._lazy_re import LazyPattern
 from efc_tui.model import EventKind
 from efc_tui.parsers._patterns import _Guarded
 
 _MAX = 4000
+#: commands whose reading is kept: an event's command is read by the kind rules and two or
+#: three times by the status rules, and agents rerun the same command (``_parse``)
+_CACHED = 512
 
 
 class CheckClass(Enum):
@@ -310,15 +314,23 @@ def _segments(text: str) -> list[str]:
     return out
 
 
-def simple_commands(command: str) -> list[list[str]]:
-    """The simple commands of a shell command, each as its words from the program on."""
-    text, _ = _strip_heredocs(command[:_MAX])
+@lru_cache(maxsize=_CACHED)
+def _parse(text: str) -> tuple[list[list[str]], list[str]]:
+    """The simple commands of a command's first ``_MAX`` characters (``text``), each as its
+    words from the program on, and its heredoc bodies: read once for every rule that asks
+    (callers do not modify them)."""
+    text, bodies = _strip_heredocs(text)
     out = []
     for seg in _segments(text):
         words = _program(_words(seg))
         if words:
             out.append(words)
-    return out
+    return out, bodies
+
+
+def simple_commands(command: str) -> list[list[str]]:
+    """The simple commands of a shell command, each as its words from the program on."""
+    return [list(words) for words in _parse(command[:_MAX])[0]]
 
 
 def _script_name(word: str) -> bool:
@@ -399,12 +411,14 @@ def _check_of(words: list[str], bodies: list[str]) -> CheckClass | None:
 def check_class(command: str) -> CheckClass | None:
     """Whether a command checks the work, and how its outcome is read (module docstring).
     A command of several parts is a check when one is; a runner wins over a script."""
-    text, bodies = _strip_heredocs(command[:_MAX])
+    return _check_class(command[:_MAX])
+
+
+@lru_cache(maxsize=_CACHED)
+def _check_class(text: str) -> CheckClass | None:
+    simple, bodies = _parse(text)
     found = None
-    for seg in _segments(text):
-        words = _program(_words(seg))
-        if not words:
-            continue
+    for words in simple:
         c = _check_of(words, bodies)
         if c is CheckClass.RUNNER:
             return c
@@ -415,7 +429,7 @@ def check_class(command: str) -> CheckClass | None:
 def is_view(command: str) -> bool:
     """True when every part of the command only shows files, listings or search results
     (cat, sed -n, head, grep, ls, git diff...): its output is text, not a verdict."""
-    parts = simple_commands(command)
+    parts = _parse(command[:_MAX])[0]
     if not parts:
         return False
     for words in parts:
@@ -434,7 +448,7 @@ def is_view(command: str) -> bool:
 def answers_yes_no(command: str) -> bool:
     """True when the last part of the command answers yes/no by its exit status (grep
     finding nothing, diff finding differences, test, which), so exit 1 is no failure."""
-    parts = simple_commands(command[-2000:])
+    parts = _parse(command[-2000:])[0]  # under _MAX
     if not parts:
         return False
     words = parts[-1]
@@ -506,6 +520,8 @@ _CHECK_TOOL = LazyPattern(
 )
 #: the command inside a tool call's JSON arguments
 _ARG_COMMAND = ("command", "cmd", "code", "script", "shell_command")
+#: those fields' names as JSON text writes them unescaped
+_ARG_KEYS = tuple(f'"{key}"' for key in _ARG_COMMAND)
 
 
 def _shell_text(command: str) -> str:
@@ -514,10 +530,13 @@ def _shell_text(command: str) -> str:
     s = command.lstrip()
     if not s.startswith("{"):
         return command
+    s = s[:20000]
+    if "\\" not in s and not any(key in s for key in _ARG_KEYS):
+        return ""  # no command field, not even an escaped one: nothing to parse for
     try:
         import orjson
 
-        doc = orjson.loads(s[:20000])
+        doc = orjson.loads(s)
     except ValueError:
         return ""
     if isinstance(doc, dict):
