@@ -46,6 +46,10 @@ class CheckClass(Enum):
 
 
 _SEP = re.compile(r"&&|\|\||[;|\n()]")
+#: what ``_segments`` stops at: quotes, escapes and the separators' characters
+_SPECIAL = re.compile(r"[\"'\\&|;\n()]")
+_IN_DOUBLE = re.compile(r'["\\]')
+_WORD = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'([^']*)'|(\S+)")
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)(\w+)\1[^\n]*\n(.*?)(?:\n\s*\2\s*(?:\n|$)|\Z)", re.DOTALL)
 _ASSIGN = re.compile(r"^[A-Za-z_]\w*=")
 #: programs that run the rest of their arguments as a command (and how many arguments of
@@ -249,7 +253,7 @@ def _words(segment: str) -> list[str]:
     """The words of a simple command, quotes removed (a rough shell split: good enough to
     find a program and its first arguments)."""
     out: list[str] = []
-    for m in re.finditer(r"\"((?:[^\"\\]|\\.)*)\"|'([^']*)'|(\S+)", segment):
+    for m in _WORD.finditer(segment):
         w = (
             m.group(1)
             if m.group(1) is not None
@@ -287,29 +291,29 @@ def _program(words: list[str]) -> list[str]:
 
 
 def _segments(text: str) -> list[str]:
-    """``text`` cut at the shell's separators that stand outside quotes."""
+    """``text`` cut at the shell's separators that stand outside quotes (a backslash
+    escapes the next character, outside quotes and inside double quotes). It jumps from
+    one character that matters to the next (``_SPECIAL``)."""
     out: list[str] = []
     start = i = 0
-    quote = ""
-    n = len(text)
-    while i < n:
+    while (m := _SPECIAL.search(text, i)) is not None:
+        i = m.start()
         c = text[i]
-        if quote:
-            if c == "\\" and quote == '"':
-                i += 2
-                continue
-            if c == quote:
-                quote = ""
-        elif c in "'\"":
-            quote = c
+        if c == "'":
+            end = text.find("'", i + 1)
+            i = len(text) if end < 0 else end + 1
+        elif c == '"':
+            i += 1
+            while (q := _IN_DOUBLE.search(text, i)) is not None and text[q.start()] == "\\":
+                i = q.start() + 2
+            i = len(text) if q is None else q.end()
         elif c == "\\":
             i += 2
-            continue
-        elif (m := _SEP.match(text, i)) is not None:
+        elif (sep := _SEP.match(text, i)) is not None:
             out.append(text[start:i])
-            start = i = m.end()
-            continue
-        i += 1
+            start = i = sep.end()
+        else:  # a single "&"
+            i += 1
     out.append(text[start:])
     return out
 
