@@ -565,16 +565,9 @@ def infer_kind(tool: str | None, command: str = "", *, after_failure: bool = Fal
     ``after_failure`` says the previous status-bearing event failed, which turns a write
     into a ``repair``.
     """
-    name = (tool or "").strip().lower()
-    base = name.rsplit("__", 1)[-1].rsplit(".", 1)[-1]
-    if base in _MEMORY_TOOLS:
-        return EventKind.MEMORY
-    if base in _PLAN_TOOLS:
-        return EventKind.PLAN
-    if base in _REFLECT_TOOLS:
-        return EventKind.REFLECT
-    if base in _SUBMIT_TOOLS:
-        return EventKind.GENERATION
+    base, kind, checks = _tool_kind(tool)
+    if kind is not None:
+        return kind
     cmd = command[:4000]
     is_edit = base in _EDIT_TOOLS or (
         base in {"str_replace_editor", "file_editor"} and "view" not in cmd[:40]
@@ -587,8 +580,28 @@ def infer_kind(tool: str | None, command: str = "", *, after_failure: bool = Fal
         is_edit = True
     if is_edit:
         return EventKind.REPAIR if after_failure else EventKind.GENERATION
-    if is_check_command(cmd) or (base and _CHECK_TOOL.rx.search(base) is not None):
+    if checks or is_check_command(cmd):
         return EventKind.CHECK
-    if cmd.strip().lower().startswith("submit"):
+    # lower-casing maps each character on its own: the first six tell
+    if cmd.lstrip()[:6].lower().startswith("submit"):
         return EventKind.GENERATION
     return EventKind.TOOL
+
+
+@lru_cache(maxsize=_CACHED)
+def _tool_kind(tool: str | None) -> tuple[str, EventKind | None, bool]:
+    """A tool name's base (its last ``__`` / ``.`` part, lower case), the kind the name
+    alone gives (memory, plan, reflect, a submission) and whether the name says it checks:
+    a run calls the same few tools again and again."""
+    name = (tool or "").strip().lower()
+    base = name.rsplit("__", 1)[-1].rsplit(".", 1)[-1]
+    kind = None
+    if base in _MEMORY_TOOLS:
+        kind = EventKind.MEMORY
+    elif base in _PLAN_TOOLS:
+        kind = EventKind.PLAN
+    elif base in _REFLECT_TOOLS:
+        kind = EventKind.REFLECT
+    elif base in _SUBMIT_TOOLS:
+        kind = EventKind.GENERATION
+    return base, kind, bool(base) and _CHECK_TOOL.rx.search(base) is not None
