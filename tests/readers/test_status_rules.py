@@ -578,6 +578,18 @@ def test_tools_named_for_checking_and_file_views() -> None:
     assert not is_view("sed -i 's/a/b/' f.py") and not is_view("python x.py | grep y")
 
 
+def test_kinds_from_the_tool_name_and_a_submit_command() -> None:
+    # the tool name's verdict is kept per name: asking twice answers the same
+    for _ in range(2):
+        assert infer_kind("mcp__server__TodoWrite") is EventKind.MEMORY
+        assert infer_kind("functions.update_plan") is EventKind.PLAN
+        assert infer_kind("lint_code", "{}") is EventKind.CHECK
+    assert infer_kind("bash", "  \n SUBMIT") is EventKind.GENERATION
+    assert infer_kind("bash", "Submitted_fix") is EventKind.GENERATION
+    assert infer_kind("bash", "echo submit") is EventKind.TOOL
+    assert infer_kind("bash", "subm") is EventKind.TOOL
+
+
 def test_a_script_s_exit_0_is_no_verdict_but_a_runner_s_is_passed() -> None:
     """GUIDE rules 1-3: exit 0 of a test runner or build passes; a script's needs its line."""
     assert classify_observation("", exit_code=0, is_check=True, command="cargo build")[0] is (
