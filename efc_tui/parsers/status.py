@@ -137,7 +137,11 @@ class _Obs:
         return name
 
     def finds(self, pattern: _Guarded | _Plain) -> bool:
-        return any(pattern.search(part) for part in self.parts)
+        # one or two parts: a generator (any) would cost more than most searches
+        search = pattern.search
+        return search(self.parts[0]) is not None or (
+            len(self.parts) > 1 and search(self.parts[1]) is not None
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +249,7 @@ _YES_NO_AT_END = LazyPattern(r"[(\[][yY]/[nN][)\]]\s*[:?]?\s*$")
 
 def _unanswered_prompt(tail: str) -> bool:
     """True when the text asks an interactive question it never shows answered."""
-    if _YES_NO_AT_END.rx.search(tail):
+    if ("/n" in tail or "/N" in tail) and _YES_NO_AT_END.rx.search(tail):  # y/N, Y/n...
         return True
     if "›" not in tail:
         return False
