@@ -507,13 +507,19 @@ _MEMORY_TOOLS = {
 }
 _PLAN_TOOLS = {"update_plan", "plan", "exitplanmode", "enterplanmode", "write_plan"}
 _REFLECT_TOOLS = {"think", "reflect", "thinking", "reasoning"}
-#: shell commands that write files: sed -i, cat > f, cat << EOF > f, tee, patches, echo > f
-#: (a heredoc fed to an interpreter runs a script: no edit)
+#: shell commands that write files: sed -i, cat > f, cat << EOF > f, tee, patches (a heredoc
+#: fed to an interpreter runs a script: no edit) ...
 _EDIT_CMD = _Guarded(
-    r"(?:\bsed\s+-i|\bcat\s*>|\bcat\s+<<[^\n]*>\s*\S|\btee\s|\bapply_patch\b|\bgit apply\b"
-    r"|\bpatch\s+-p|^\s*(?:echo|printf)\b[^|;&\n]*>\s*[\w./-]+\.\w+\s*$)",
+    r"\bsed\s+-i|\bcat\s*>|\bcat\s+<<[^\n]*>\s*\S|\btee\s|\bapply_patch\b|\bgit apply\b"
+    r"|\bpatch\s+-p",
     re.MULTILINE,
-    ("sed", "cat", "tee", "patch", "git apply", "echo", "printf"),
+    ("sed", "cat", "tee", "patch", "git apply"),
+)
+#: ... and a line that echoes into a file (echo > f). Two patterns, not one alternation: the
+#: regular expression engine finds no characters a match of the two together starts with,
+#: and tries every alternative at every position (4-7x slower on agents' commands)
+_EDIT_ECHO = _Guarded(
+    r"^\s*(?:echo|printf)\b[^|;&\n]*>\s*[\w./-]+\.\w+\s*$", re.MULTILINE, ("echo", "printf")
 )
 
 
@@ -576,7 +582,7 @@ def infer_kind(tool: str | None, command: str = "", *, after_failure: bool = Fal
         r"\bview\b", cmd[:200]
     ):
         is_edit = False
-    if not is_edit and cmd and _EDIT_CMD.search(cmd):
+    if not is_edit and cmd and (_EDIT_CMD.search(cmd) or _EDIT_ECHO.search(cmd)):
         is_edit = True
     if is_edit:
         return EventKind.REPAIR if after_failure else EventKind.GENERATION

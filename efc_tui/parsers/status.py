@@ -31,6 +31,7 @@ from efc_tui._lazy_re import LazyPattern
 from efc_tui.model import Checks, Status
 from efc_tui.parsers._commands import (
     _EDIT_CMD,  # noqa: F401  (re-exported: tests check its pre-filter)
+    _EDIT_ECHO,  # noqa: F401  (re-exported: tests check its pre-filter)
     CheckClass,
     answers_yes_no,
     check_class,

@@ -22,6 +22,7 @@ GUARDED = {
     },
     "api class": status._API_CLASS,
     "edit command": status._EDIT_CMD,
+    "echo into a file": status._EDIT_ECHO,
 }
 
 PHRASES = [

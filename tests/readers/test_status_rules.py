@@ -611,3 +611,23 @@ def test_the_docs_list_the_rules_as_the_code_has_them() -> None:
     rows = [line.split(" | ") for line in table.splitlines() if line.startswith("| ")]
     listed = [(cells[1], cells[2].strip("`"), cells[3].rstrip(" |")) for cells in rows[1:]]
     assert listed == [(r.name, r.status.value, r.says) for r in status.RULES]
+
+
+@pytest.mark.parametrize(
+    ("command", "edits"),
+    [
+        ("sed -i 's/a/b/' src/x.py", True),
+        ("cd /repo && cat > fix.py << 'EOF'\nprint(1)\nEOF", True),
+        ("git apply /tmp/p.diff", True),
+        ("echo 'x = 1' > config.py", True),
+        ("cd /repo\n   printf 'a\\n' >> notes.txt", True),
+        ("echo done && ls > /dev/null", False),
+        ("echo x | tee", False),
+        ("cat README.md", False),
+        ("python -c 'print(1)' > out.log; echo ok", False),
+    ],
+)
+def test_shell_edits_are_generations(command: str, edits: bool) -> None:
+    kind = infer_kind("bash", command)
+    assert (kind is EventKind.GENERATION) is edits
+    assert infer_kind("bash", command, after_failure=True) is (EventKind.REPAIR if edits else kind)
