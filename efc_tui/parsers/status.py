@@ -211,10 +211,25 @@ _API_CLASS = _Guarded(
     0,
     ("Error", "overloaded_error", "insufficient_quota", "context_length_exceeded"),
 )
-_API_WORDS = _Plain(
-    r"(?i:rate[ _-]?limit|too many requests|overloaded|maximum context length|"
+_API_WORDS = _Guarded(
+    r"rate[ _-]?limit|too many requests|overloaded|maximum context length|"
     r"connection (?:aborted|reset|refused|error)|ConnectionResetError|ServiceResponseError|"
-    r"RemoteDisconnected|\b(?:429|500|502|503|529)\b)",
+    r"RemoteDisconnected|\b(?:429|500|502|503|529)\b",
+    re.IGNORECASE,
+    (
+        "limit",
+        "too many requests",
+        "overloaded",
+        "maximum context length",
+        "connection",
+        "serviceresponseerror",
+        "remotedisconnected",
+        "429",
+        "500",
+        "502",
+        "503",
+        "529",
+    ),
 )
 #: a model provider's client in the text: the failure was in the call to the model
 _LLM_CLIENT = _Plain(
