@@ -530,8 +530,8 @@ _CHECK_TOOL = LazyPattern(
 )
 #: the command inside a tool call's JSON arguments
 _ARG_COMMAND = ("command", "cmd", "code", "script", "shell_command")
-#: those fields' names as JSON text writes them unescaped
-_ARG_KEYS = tuple(f'"{key}"' for key in _ARG_COMMAND)
+#: one of those fields' names as JSON text writes it unescaped
+_ARG_KEY = re.compile("|".join(f'"{key}"' for key in _ARG_COMMAND))
 
 
 def _shell_text(command: str) -> str:
@@ -541,7 +541,7 @@ def _shell_text(command: str) -> str:
     if not s.startswith("{"):
         return command
     s = s[:20000]
-    if "\\" not in s and not any(key in s for key in _ARG_KEYS):
+    if "\\" not in s and _ARG_KEY.search(s) is None:
         return ""  # no command field, not even an escaped one: nothing to parse for
     try:
         import orjson
