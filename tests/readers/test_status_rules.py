@@ -588,6 +588,10 @@ def test_kinds_from_the_tool_name_and_a_submit_command() -> None:
     assert infer_kind("bash", "Submitted_fix") is EventKind.GENERATION
     assert infer_kind("bash", "echo submit") is EventKind.TOOL
     assert infer_kind("bash", "subm") is EventKind.TOOL
+    # a JSON call's command field, its name written plainly or escaped
+    assert infer_kind("execute", '{"timeout": 5, "command": "pytest -q"}') is EventKind.CHECK
+    assert infer_kind("execute", '{"\\u0063md": ["pytest", "-q"]}') is EventKind.CHECK
+    assert infer_kind("execute", '{"query": "pytest -q"}') is EventKind.TOOL
 
 
 def test_a_script_s_exit_0_is_no_verdict_but_a_runner_s_is_passed() -> None:
