@@ -132,10 +132,12 @@ def chat_message(m: Any) -> Msg | None:
     if not isinstance(role, str) or not role:
         role = opt_str(get("type")) or "user"
     content = get("content")
-    plain = isinstance(content, str)  # plain text (OpenAI chat): no blocks to walk
-    msg = Msg(role, content if plain else "", [], [], "", id_str(get("id")))
-    if not plain and content is not None:
-        _blocks(msg, content)
+    if isinstance(content, str):  # plain text (OpenAI chat): no blocks to walk
+        msg = Msg(role, content, [], [], "", id_str(get("id")))
+    else:
+        msg = Msg(role, "", [], [], "", id_str(get("id")))
+        if content is not None:
+            _blocks(msg, content)
     for key in ("reasoning_content", "reasoning"):
         r = get(key)
         if isinstance(r, str) and r:
