@@ -28,12 +28,16 @@ from __future__ import annotations
 
 import re
 from enum import Enum
+from functools import lru_cache
 
 from efc_tui._lazy_re import LazyPattern
 from efc_tui.model import EventKind
 from efc_tui.parsers._patterns import _Guarded
 
 _MAX = 4000
+#: commands whose reading is kept: an event's command is read by the kind rules and two or
+#: three times by the status rules, and agents rerun the same command (``_parse``)
+_CACHED = 512
 
 
 class CheckClass(Enum):
@@ -42,6 +46,10 @@ class CheckClass(Enum):
 
 
 _SEP = re.compile(r"&&|\|\||[;|\n()]")
+#: what ``_segments`` stops at: quotes, escapes and the separators' characters
+_SPECIAL = re.compile(r"[\"'\\&|;\n()]")
+_IN_DOUBLE = re.compile(r'["\\]')
+_WORD = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'([^']*)'|(\S+)")
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)(\w+)\1[^\n]*\n(.*?)(?:\n\s*\2\s*(?:\n|$)|\Z)", re.DOTALL)
 _ASSIGN = re.compile(r"^[A-Za-z_]\w*=")
 #: programs that run the rest of their arguments as a command (and how many arguments of
@@ -245,7 +253,7 @@ def _words(segment: str) -> list[str]:
     """The words of a simple command, quotes removed (a rough shell split: good enough to
     find a program and its first arguments)."""
     out: list[str] = []
-    for m in re.finditer(r"\"((?:[^\"\\]|\\.)*)\"|'([^']*)'|(\S+)", segment):
+    for m in _WORD.finditer(segment):
         w = (
             m.group(1)
             if m.group(1) is not None
@@ -283,42 +291,50 @@ def _program(words: list[str]) -> list[str]:
 
 
 def _segments(text: str) -> list[str]:
-    """``text`` cut at the shell's separators that stand outside quotes."""
+    """``text`` cut at the shell's separators that stand outside quotes (a backslash
+    escapes the next character, outside quotes and inside double quotes). It jumps from
+    one character that matters to the next (``_SPECIAL``)."""
     out: list[str] = []
     start = i = 0
-    quote = ""
-    n = len(text)
-    while i < n:
+    while (m := _SPECIAL.search(text, i)) is not None:
+        i = m.start()
         c = text[i]
-        if quote:
-            if c == "\\" and quote == '"':
-                i += 2
-                continue
-            if c == quote:
-                quote = ""
-        elif c in "'\"":
-            quote = c
+        if c == "'":
+            end = text.find("'", i + 1)
+            i = len(text) if end < 0 else end + 1
+        elif c == '"':
+            i += 1
+            while (q := _IN_DOUBLE.search(text, i)) is not None and text[q.start()] == "\\":
+                i = q.start() + 2
+            i = len(text) if q is None else q.end()
         elif c == "\\":
             i += 2
-            continue
-        elif (m := _SEP.match(text, i)) is not None:
+        elif (sep := _SEP.match(text, i)) is not None:
             out.append(text[start:i])
-            start = i = m.end()
-            continue
-        i += 1
+            start = i = sep.end()
+        else:  # a single "&"
+            i += 1
     out.append(text[start:])
     return out
 
 
-def simple_commands(command: str) -> list[list[str]]:
-    """The simple commands of a shell command, each as its words from the program on."""
-    text, _ = _strip_heredocs(command[:_MAX])
+@lru_cache(maxsize=_CACHED)
+def _parse(text: str) -> tuple[list[list[str]], list[str]]:
+    """The simple commands of a command's first ``_MAX`` characters (``text``), each as its
+    words from the program on, and its heredoc bodies: read once for every rule that asks
+    (callers do not modify them)."""
+    text, bodies = _strip_heredocs(text)
     out = []
     for seg in _segments(text):
         words = _program(_words(seg))
         if words:
             out.append(words)
-    return out
+    return out, bodies
+
+
+def simple_commands(command: str) -> list[list[str]]:
+    """The simple commands of a shell command, each as its words from the program on."""
+    return [list(words) for words in _parse(command[:_MAX])[0]]
 
 
 def _script_name(word: str) -> bool:
@@ -399,12 +415,14 @@ def _check_of(words: list[str], bodies: list[str]) -> CheckClass | None:
 def check_class(command: str) -> CheckClass | None:
     """Whether a command checks the work, and how its outcome is read (module docstring).
     A command of several parts is a check when one is; a runner wins over a script."""
-    text, bodies = _strip_heredocs(command[:_MAX])
+    return _check_class(command[:_MAX])
+
+
+@lru_cache(maxsize=_CACHED)
+def _check_class(text: str) -> CheckClass | None:
+    simple, bodies = _parse(text)
     found = None
-    for seg in _segments(text):
-        words = _program(_words(seg))
-        if not words:
-            continue
+    for words in simple:
         c = _check_of(words, bodies)
         if c is CheckClass.RUNNER:
             return c
@@ -415,7 +433,7 @@ def check_class(command: str) -> CheckClass | None:
 def is_view(command: str) -> bool:
     """True when every part of the command only shows files, listings or search results
     (cat, sed -n, head, grep, ls, git diff...): its output is text, not a verdict."""
-    parts = simple_commands(command)
+    parts = _parse(command[:_MAX])[0]
     if not parts:
         return False
     for words in parts:
@@ -434,7 +452,7 @@ def is_view(command: str) -> bool:
 def answers_yes_no(command: str) -> bool:
     """True when the last part of the command answers yes/no by its exit status (grep
     finding nothing, diff finding differences, test, which), so exit 1 is no failure."""
-    parts = simple_commands(command[-2000:])
+    parts = _parse(command[-2000:])[0]  # under _MAX
     if not parts:
         return False
     words = parts[-1]
@@ -489,13 +507,19 @@ _MEMORY_TOOLS = {
 }
 _PLAN_TOOLS = {"update_plan", "plan", "exitplanmode", "enterplanmode", "write_plan"}
 _REFLECT_TOOLS = {"think", "reflect", "thinking", "reasoning"}
-#: shell commands that write files: sed -i, cat > f, cat << EOF > f, tee, patches, echo > f
-#: (a heredoc fed to an interpreter runs a script: no edit)
+#: shell commands that write files: sed -i, cat > f, cat << EOF > f, tee, patches (a heredoc
+#: fed to an interpreter runs a script: no edit) ...
 _EDIT_CMD = _Guarded(
-    r"(?:\bsed\s+-i|\bcat\s*>|\bcat\s+<<[^\n]*>\s*\S|\btee\s|\bapply_patch\b|\bgit apply\b"
-    r"|\bpatch\s+-p|^\s*(?:echo|printf)\b[^|;&\n]*>\s*[\w./-]+\.\w+\s*$)",
+    r"\bsed\s+-i|\bcat\s*>|\bcat\s+<<[^\n]*>\s*\S|\btee\s|\bapply_patch\b|\bgit apply\b"
+    r"|\bpatch\s+-p",
     re.MULTILINE,
-    ("sed", "cat", "tee", "patch", "git apply", "echo", "printf"),
+    ("sed", "cat", "tee", "patch", "git apply"),
+)
+#: ... and a line that echoes into a file (echo > f). Two patterns, not one alternation: the
+#: regular expression engine finds no characters a match of the two together starts with,
+#: and tries every alternative at every position (4-7x slower on agents' commands)
+_EDIT_ECHO = _Guarded(
+    r"^\s*(?:echo|printf)\b[^|;&\n]*>\s*[\w./-]+\.\w+\s*$", re.MULTILINE, ("echo", "printf")
 )
 
 
@@ -506,6 +530,8 @@ _CHECK_TOOL = LazyPattern(
 )
 #: the command inside a tool call's JSON arguments
 _ARG_COMMAND = ("command", "cmd", "code", "script", "shell_command")
+#: one of those fields' names as JSON text writes it unescaped
+_ARG_KEY = re.compile("|".join(f'"{key}"' for key in _ARG_COMMAND))
 
 
 def _shell_text(command: str) -> str:
@@ -514,10 +540,13 @@ def _shell_text(command: str) -> str:
     s = command.lstrip()
     if not s.startswith("{"):
         return command
+    s = s[:20000]
+    if "\\" not in s and _ARG_KEY.search(s) is None:
+        return ""  # no command field, not even an escaped one: nothing to parse for
     try:
         import orjson
 
-        doc = orjson.loads(s[:20000])
+        doc = orjson.loads(s)
     except ValueError:
         return ""
     if isinstance(doc, dict):
@@ -542,16 +571,9 @@ def infer_kind(tool: str | None, command: str = "", *, after_failure: bool = Fal
     ``after_failure`` says the previous status-bearing event failed, which turns a write
     into a ``repair``.
     """
-    name = (tool or "").strip().lower()
-    base = name.rsplit("__", 1)[-1].rsplit(".", 1)[-1]
-    if base in _MEMORY_TOOLS:
-        return EventKind.MEMORY
-    if base in _PLAN_TOOLS:
-        return EventKind.PLAN
-    if base in _REFLECT_TOOLS:
-        return EventKind.REFLECT
-    if base in _SUBMIT_TOOLS:
-        return EventKind.GENERATION
+    base, kind, checks = _tool_kind(tool)
+    if kind is not None:
+        return kind
     cmd = command[:4000]
     is_edit = base in _EDIT_TOOLS or (
         base in {"str_replace_editor", "file_editor"} and "view" not in cmd[:40]
@@ -560,12 +582,32 @@ def infer_kind(tool: str | None, command: str = "", *, after_failure: bool = Fal
         r"\bview\b", cmd[:200]
     ):
         is_edit = False
-    if not is_edit and cmd and _EDIT_CMD.search(cmd):
+    if not is_edit and cmd and (_EDIT_CMD.search(cmd) or _EDIT_ECHO.search(cmd)):
         is_edit = True
     if is_edit:
         return EventKind.REPAIR if after_failure else EventKind.GENERATION
-    if is_check_command(cmd) or (base and _CHECK_TOOL.rx.search(base) is not None):
+    if checks or is_check_command(cmd):
         return EventKind.CHECK
-    if cmd.strip().lower().startswith("submit"):
+    # lower-casing maps each character on its own: the first six tell
+    if cmd.lstrip()[:6].lower().startswith("submit"):
         return EventKind.GENERATION
     return EventKind.TOOL
+
+
+@lru_cache(maxsize=_CACHED)
+def _tool_kind(tool: str | None) -> tuple[str, EventKind | None, bool]:
+    """A tool name's base (its last ``__`` / ``.`` part, lower case), the kind the name
+    alone gives (memory, plan, reflect, a submission) and whether the name says it checks:
+    a run calls the same few tools again and again."""
+    name = (tool or "").strip().lower()
+    base = name.rsplit("__", 1)[-1].rsplit(".", 1)[-1]
+    kind = None
+    if base in _MEMORY_TOOLS:
+        kind = EventKind.MEMORY
+    elif base in _PLAN_TOOLS:
+        kind = EventKind.PLAN
+    elif base in _REFLECT_TOOLS:
+        kind = EventKind.REFLECT
+    elif base in _SUBMIT_TOOLS:
+        kind = EventKind.GENERATION
+    return base, kind, bool(base) and _CHECK_TOOL.rx.search(base) is not None

@@ -235,10 +235,11 @@ def finalize(
     cost: float | None = None
     last = len(drafts) - 1
     shares = batch_shares(drafts)
+    none = Status.NONE
     for i, d in enumerate(drafts):
         kind, status, checks, flags = _kind_and_status(d, prev_failed)
-        extra = dict(d.extra)
-        if status.has_verdict:
+        extra = dict(d.extra) if d.extra else {}
+        if status is not none:
             prev_failed = is_failure(status)
         if d.is_call and not d.has_result and not (i == last and kind is EventKind.GENERATION):
             extra["no_result"] = True
@@ -251,21 +252,22 @@ def finalize(
         if kind is EventKind.PLAN and plan is None:
             plan = d.action or d.observation
         # tokens (a batch's share, when the draft is one of a batch: batch_shares)
-        share = shares.get(i)
+        share = shares.get(i) if shares else None
+        has_usage = d.tokens_in is not None or d.tokens_out is not None  # d.has_usage
         cache_read, cache_write, reasoning, usd = (
             d.cache_read,
             d.cache_write,
             d.reasoning_tokens,
             d.cost_usd,
         )
-        if share is not None and (d.has_usage or d.model_call or d.sibling):
+        if share is not None and (has_usage or d.model_call or d.sibling):
             cache_read, cache_write, reasoning, usd = (
                 share.cache_read,
                 share.cache_write,
                 share.reasoning,
                 share.cost_usd,
             )
-        if d.has_usage:
+        if has_usage:
             tin, tout = d.tokens_in or 0, d.tokens_out or 0
             if share is not None:
                 tin, tout = share.tokens_in, share.tokens_out
@@ -298,13 +300,12 @@ def finalize(
             est_other += 1
         else:
             tin = tout = 0
-        for key, value in (
-            ("cache_read_tokens", cache_read),
-            ("cache_write_tokens", cache_write),
-            ("reasoning_tokens", reasoning),
-        ):
-            if value:
-                extra[key] = value
+        if cache_read:
+            extra["cache_read_tokens"] = cache_read
+        if cache_write:
+            extra["cache_write_tokens"] = cache_write
+        if reasoning:
+            extra["reasoning_tokens"] = reasoning
         if usd is not None:
             extra["cost_usd"] = usd
         if d.cost_usd is not None:  # the run's total from the whole response, not its shares

@@ -22,7 +22,6 @@ from efc_tui.parsers._content import (
 from efc_tui.parsers._values import (
     as_dict,
     as_float,
-    as_list,
     id_str,
     opt_count,
     opt_str,
@@ -128,22 +127,28 @@ def chat_message(m: Any) -> Msg | None:
     """An OpenAI Chat Completions, Anthropic Messages or Inspect message as a Msg."""
     if not isinstance(m, dict):
         return None
-    role = opt_str(m.get("role")) or opt_str(m.get("type")) or "user"
-    content = m.get("content")
-    msg = Msg(role=role, id=id_str(m.get("id")))
+    get = m.get  # a message is read field by field, once: the readers' most frequent walk
+    role = get("role")
+    if not isinstance(role, str) or not role:
+        role = opt_str(get("type")) or "user"
+    content = get("content")
     if isinstance(content, str):  # plain text (OpenAI chat): no blocks to walk
-        msg.text = content
-    elif content is not None:
-        _blocks(msg, content)
+        msg = Msg(role, content, [], [], "", id_str(get("id")))
+    else:
+        msg = Msg(role, "", [], [], "", id_str(get("id")))
+        if content is not None:
+            _blocks(msg, content)
     for key in ("reasoning_content", "reasoning"):
-        r = m.get(key)
+        r = get(key)
         if isinstance(r, str) and r:
             msg.reasoning = (msg.reasoning + "\n" + r).strip()
-    for tc in as_list(m.get("tool_calls")):
-        call = tool_call_from(tc)
-        if call is not None:
-            msg.calls.append(call)
-    fc = m.get("function_call")
+    tool_calls = get("tool_calls")
+    if tool_calls and isinstance(tool_calls, list):
+        for tc in tool_calls:
+            call = tool_call_from(tc)
+            if call is not None:
+                msg.calls.append(call)
+    fc = get("function_call")
     if isinstance(fc, dict):
         msg.calls.append(
             ToolCall(None, opt_str(fc.get("name")), parse_json_text(fc.get("arguments")))

@@ -58,6 +58,8 @@ _CLAUDE_REFUSALS = (
     "Permission to use ",
 )
 _JSON_ERROR_MAX = 20_000
+#: the keys a JSON failure answer is read from (one search, not one per key)
+_JSON_ERROR_KEY = re.compile(r'"(?:error|isError|is_error|ok|success)"')
 AGENTS_TOOL_ERROR = "An error occurred while running the tool"
 _EXIT_LINE = re.compile(
     r"^(?:exit[_ ]?code|return[_ ]?code|exitcode)(?:=|: ?)(-?\d+)(?:[ \t,;]|$)",
@@ -196,7 +198,7 @@ def json_error(text: str) -> str | None:
     s = text.strip()
     if not (s.startswith("{") and s.endswith("}")) or len(s) > _JSON_ERROR_MAX:
         return None
-    if not any(k in s for k in ('"error"', '"isError"', '"is_error"', '"ok"', '"success"')):
+    if _JSON_ERROR_KEY.search(s) is None:
         return None
     try:
         doc = orjson.loads(s)

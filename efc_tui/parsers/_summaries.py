@@ -47,12 +47,14 @@ def parse_checks(text: str) -> Checks | None:
     if "\x1b" in tail:
         tail = _ANSI.rx.sub("", tail)
     body = None
-    for m in _PYTEST_SUMMARY.rx.finditer(tail):
-        body = m.group("body")
-    if body is None:
+    # each pattern runs only on a tail that holds a text every match of it holds
+    if "= " in tail:
+        for m in _PYTEST_SUMMARY.rx.finditer(tail):
+            body = m.group("body")
+    if body is None and " in " in tail:
         for m in _PYTEST_SHORT.rx.finditer(tail):
             body = m.group("body")
-    if body is None:
+    if body is None and "Tests:" in tail:
         for m in _JEST.rx.finditer(tail):
             body = m.group("body")
     if body is not None:

@@ -66,8 +66,9 @@ def sbcli_outcome(
     instance's own report), then ``results_summary.json``. ``load`` reads a JSON sidecar
     (cached) as ``(document, problem)``."""
     for folder in folders[:SBCLI_LEVELS]:
-        for iid in ids:
-            report = folder / "logs" / iid / "report.json"
+        logs = folder / "logs"
+        for iid in ids if logs.is_dir() else ():  # most folders have no logs/
+            report = logs / iid / "report.json"
             label = instance_report_label(load(report)[0], iid)
             if label is not None:
                 return iid, label, report

@@ -71,7 +71,9 @@ def as_int(value: Any) -> int | None:
     """An integer (negative ones too) from an int, an integral float or a decimal string
     (``"-5"``, ``"1200"``, ``"3.0"``); None for anything else (bools, ``12.5``, ``"1e3"``,
     non-finite floats)."""
-    if isinstance(value, bool):
+    if type(value) is int:  # the common case first: a JSON integer
+        return value
+    if value is None or isinstance(value, bool):
         return None
     if isinstance(value, int):
         return value

@@ -573,10 +573,12 @@ def _outcome(
         ]
     code: int | None = None
     for h in holders:
+        if not h:
+            continue  # most holders are absent
         if any(h.get(k) is True for k in _ERROR_KEYS):
             d.is_error = True
         for k in _CODE_KEYS:
-            if code is None and as_int(h.get(k)) is not None:
+            if code is None:
                 code = as_int(h.get(k))
         for k in _STATUS_KEYS:
             st = as_str(h.get(k)).lower()

@@ -105,7 +105,7 @@ def _actions(msg: dict[str, Any]) -> list[tuple[str | None, str]]:
     if out:
         return out
     text, _ = content_text(msg.get("content"))
-    blocks = _ACTION_RE.findall(text)
+    blocks = _ACTION_RE.findall(text) if "```" in text else []
     if len(blocks) == 1:
         return [(None, blocks[0].strip())]
     return []

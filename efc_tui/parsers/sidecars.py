@@ -47,6 +47,7 @@ import glob
 import math
 import os
 import re
+import stat
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
@@ -129,9 +130,13 @@ def load_json(path: Path) -> tuple[Any, str | None]:
     """(document, problem) of a small JSON sidecar (result.json, metadata.json, ...);
     (None, None) when there is no such file, (None, reason) when it cannot be used.
     Cached by path, size and mtime."""
-    key = _stat_key(path)
-    if key is None or not path.is_file():
+    try:
+        st = path.stat()
+    except OSError:
         return None, None
+    if not stat.S_ISREG(st.st_mode):  # what path.is_file() answers, from the same stat
+        return None, None
+    key = (str(path), st.st_mtime_ns, st.st_size)
     hit = _json_cache.get(key)
     if hit is not None:
         return hit
@@ -260,7 +265,7 @@ def _ancestors(path: str, cwd: str) -> tuple[Path, ...]:
 def find_trial(path: Path) -> Trial | None:
     """The Harbor trial whose ``agent/`` holds this log, or the Terminal-Bench 1 trial
     whose ``sessions/`` / ``agent-logs/`` / ``panes/`` does (up to four levels down)."""
-    for up in ancestors(Path(path))[:5]:
+    for up in ancestors(path)[:5]:
         if up.name == "agent" and is_harbor_trial(up.parent):
             return Trial(up.parent, "harbor")
         if up.name in ("sessions", "agent-logs", "panes") and is_tb1_trial(up.parent):
@@ -601,13 +606,13 @@ def _swebench(run: Run, path: Path) -> None:
     ids = [i for i in dict.fromkeys((run.task_id, run.run_id, _stem(path))) if i]
     if not ids:
         return
-    sbcli = swebench.sbcli_outcome(ids, ancestors(Path(path)), load_json)
+    sbcli = swebench.sbcli_outcome(ids, ancestors(path), load_json)
     if sbcli is not None:  # an sb-cli run folder: logs/<id>/report.json, results_summary.json
         _, resolved, where = sbcli
         set_outcome(run, Verdict(resolved, float(resolved), f"sb-cli: {where}"), override=False)
         run.extra.setdefault("benchmark", swebench.BENCHMARK)
         return
-    for folder in ancestors(Path(path))[:2]:
+    for folder in ancestors(path)[:2]:
         reports = list(_report_files(folder))
         evals = folder / "logs" / "run_evaluation"
         if evals.is_dir():
@@ -643,7 +648,7 @@ def _swebench(run: Run, path: Path) -> None:
 
 
 def _stem(path: Path) -> str:
-    name = Path(path).name
+    name = path.name if isinstance(path, Path) else Path(path).name
     for suffix in (".traj.json", ".traj", ".json", ".jsonl"):
         if name.endswith(suffix):
             return name[: -len(suffix)]
@@ -662,7 +667,7 @@ def _experiments(run: Run, path: Path) -> None:
     "+"), else the predictions' ``model_name_or_path``, else the folder name."""
     if run.model:
         return
-    up = ancestors(Path(path))[:2]
+    up = ancestors(path)[:2]
     for folder in up:
         meta = folder / "metadata.yaml"
         if not meta.is_file():

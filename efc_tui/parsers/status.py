@@ -31,6 +31,7 @@ from efc_tui._lazy_re import LazyPattern
 from efc_tui.model import Checks, Status
 from efc_tui.parsers._commands import (
     _EDIT_CMD,  # noqa: F401  (re-exported: tests check its pre-filter)
+    _EDIT_ECHO,  # noqa: F401  (re-exported: tests check its pre-filter)
     CheckClass,
     answers_yes_no,
     check_class,
@@ -137,7 +138,11 @@ class _Obs:
         return name
 
     def finds(self, pattern: _Guarded | _Plain) -> bool:
-        return any(pattern.search(part) for part in self.parts)
+        # one or two parts: a generator (any) would cost more than most searches
+        search = pattern.search
+        return search(self.parts[0]) is not None or (
+            len(self.parts) > 1 and search(self.parts[1]) is not None
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,10 +211,25 @@ _API_CLASS = _Guarded(
     0,
     ("Error", "overloaded_error", "insufficient_quota", "context_length_exceeded"),
 )
-_API_WORDS = _Plain(
-    r"(?i:rate[ _-]?limit|too many requests|overloaded|maximum context length|"
+_API_WORDS = _Guarded(
+    r"rate[ _-]?limit|too many requests|overloaded|maximum context length|"
     r"connection (?:aborted|reset|refused|error)|ConnectionResetError|ServiceResponseError|"
-    r"RemoteDisconnected|\b(?:429|500|502|503|529)\b)",
+    r"RemoteDisconnected|\b(?:429|500|502|503|529)\b",
+    re.IGNORECASE,
+    (
+        "limit",
+        "too many requests",
+        "overloaded",
+        "maximum context length",
+        "connection",
+        "serviceresponseerror",
+        "remotedisconnected",
+        "429",
+        "500",
+        "502",
+        "503",
+        "529",
+    ),
 )
 #: a model provider's client in the text: the failure was in the call to the model
 _LLM_CLIENT = _Plain(
@@ -245,7 +265,7 @@ _YES_NO_AT_END = LazyPattern(r"[(\[][yY]/[nN][)\]]\s*[:?]?\s*$")
 
 def _unanswered_prompt(tail: str) -> bool:
     """True when the text asks an interactive question it never shows answered."""
-    if _YES_NO_AT_END.rx.search(tail):
+    if ("/n" in tail or "/N" in tail) and _YES_NO_AT_END.rx.search(tail):  # y/N, Y/n...
         return True
     if "›" not in tail:
         return False

@@ -52,6 +52,7 @@ from efc_tui.errors import InputError
 from efc_tui.model import EventKind, Run, Status
 from efc_tui.parsers._content import content_text
 from efc_tui.parsers._drafts import Draft, finalize, share_totals
+from efc_tui.parsers._patterns import _Guarded
 from efc_tui.parsers._source import load_document, loads_repairing
 from efc_tui.parsers._swebench import swebench_family
 from efc_tui.parsers._totals import set_source_totals, totals_from_counts
@@ -211,24 +212,35 @@ def _model_from_files(path: Path) -> tuple[str | None, str | None]:
 #: a SWE-agent command's answer that shows its arguments were wrong: its usage line, or an
 #: argument named in angle brackets ("Error: <line> must be less than or equal to 1048")
 _USAGE = re.compile(r"^Usage: \S+")
-_BAD_ARG = re.compile(r"^Error: <\w+> ", re.MULTILINE)
+_BAD_ARG = _Guarded(r"^Error: <\w+> ", re.MULTILINE, ("Error: <",))
 #: ... or that it ran and could not do it ("Error: File name X not found", "File X not found",
 #: "Directory X not found",
 #: "Error: File 'X' already exists."; 1.x's str_replace_editor: "No replacement was performed",
 #: "Invalid `view_range` parameter", "The path X does not exist", ...)
-_COMMAND_ERROR = re.compile(
+_COMMAND_ERROR = _Guarded(
     r"^(?:Error: |(?:File|Directory) \S.* not found\s*$|No replacement was performed"
     r"|Invalid `\w+` parameter"
     r"|Parameter `\w+` is required|The path \S+ does not exist|File already exists at: )",
     re.MULTILINE,
+    (
+        "Error: ",
+        " not found",
+        "No replacement was performed",
+        "Invalid `",
+        "Parameter `",
+        " does not exist",
+        "File already exists at: ",
+    ),
 )
 
 
 #: SWE-agent's own messages in place of a command's output (its ``templates`` config): the
 #: command hung (``command_cancelled_timeout_template``; 0.x "EXECUTION TIMED OUT"), or was
 #: not run at all (``shell_check_error_template``: ``bash -n`` refused its syntax)
-_CANCELLED = re.compile(
-    r"was cancelled because it took more than \d+ seconds|^EXECUTION TIMED OUT", re.MULTILINE
+_CANCELLED = _Guarded(
+    r"was cancelled because it took more than \d+ seconds|^EXECUTION TIMED OUT",
+    re.MULTILINE,
+    ("was cancelled because", "EXECUTION TIMED OUT"),
 )
 _NOT_EXECUTED = "Your bash command contained syntax errors and was NOT executed"
 

@@ -21,7 +21,9 @@ GUARDED = {
         if isinstance(getattr(r.test, "pattern", None), _Guarded)
     },
     "api class": status._API_CLASS,
+    "api words": status._API_WORDS,
     "edit command": status._EDIT_CMD,
+    "echo into a file": status._EDIT_ECHO,
 }
 
 PHRASES = [
@@ -86,6 +88,16 @@ PHRASES = [
     "overloaded_error",
     "insufficient_quota",
     "context_length_exceeded",
+    # api words
+    "Rate limit reached",
+    "429 Too Many Requests",
+    "the model is overloaded",
+    "maximum context length is 8192 tokens",
+    "Connection reset by peer",
+    "ConnectionResetError",
+    "ServiceResponseError",
+    "RemoteDisconnected",
+    "HTTP 503",
     # timed out
     "Command timed out before completing.",
     "TimeoutError",

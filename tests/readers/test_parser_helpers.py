@@ -407,3 +407,32 @@ def test_builder_pairs_results_and_uses_the_command_hint() -> None:
     # inside grep's span (0); the stray result 5.0 -> 6.0
     assert [e.wall_s for e in run.events] == [0.0, 4.0, 0.0, 1.0]
     assert run.cost_usd == 0.01
+
+
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [
+        (
+            "cd /repo && python -m pytest \"tests/a;b.py\" -k 'x || y'",
+            [["cd", "/repo"], ["python", "-m", "pytest", "tests/a;b.py", "-k", "x || y"]],
+        ),
+        ('echo "a \\" ; b" ; ls', [["echo", 'a \\" ; b'], ["ls"]]),
+        ("grep foo\\;bar file | head -5", [["grep", "foo\\;bar", "file"], ["head", "-5"]]),
+        ("sleep 1 & echo done", [["sleep", "1", "&", "echo", "done"]]),
+        ("echo 'unterminated ; x", [["echo", "'unterminated", ";", "x"]]),
+        ('echo "it\'s" (cd sub; make test)', [["echo", "it's"], ["cd", "sub"], ["make", "test"]]),
+    ],
+)
+def test_simple_commands_cut_only_outside_quotes(command: str, words: list[list[str]]) -> None:
+    from efc_tui.parsers._commands import simple_commands
+
+    assert simple_commands(command) == words
+    assert simple_commands(command) == words  # the second reading comes from the cache
+
+
+@given(st.text(alphabet="ab &|;\n()", max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_segments_without_quotes_are_the_separators_split(text: str) -> None:
+    from efc_tui.parsers._commands import _segments
+
+    assert _segments(text) == re.split(r"&&|\|\||[;|\n()]", text)

@@ -578,6 +578,22 @@ def test_tools_named_for_checking_and_file_views() -> None:
     assert not is_view("sed -i 's/a/b/' f.py") and not is_view("python x.py | grep y")
 
 
+def test_kinds_from_the_tool_name_and_a_submit_command() -> None:
+    # the tool name's verdict is kept per name: asking twice answers the same
+    for _ in range(2):
+        assert infer_kind("mcp__server__TodoWrite") is EventKind.MEMORY
+        assert infer_kind("functions.update_plan") is EventKind.PLAN
+        assert infer_kind("lint_code", "{}") is EventKind.CHECK
+    assert infer_kind("bash", "  \n SUBMIT") is EventKind.GENERATION
+    assert infer_kind("bash", "Submitted_fix") is EventKind.GENERATION
+    assert infer_kind("bash", "echo submit") is EventKind.TOOL
+    assert infer_kind("bash", "subm") is EventKind.TOOL
+    # a JSON call's command field, its name written plainly or escaped
+    assert infer_kind("execute", '{"timeout": 5, "command": "pytest -q"}') is EventKind.CHECK
+    assert infer_kind("execute", '{"\\u0063md": ["pytest", "-q"]}') is EventKind.CHECK
+    assert infer_kind("execute", '{"query": "pytest -q"}') is EventKind.TOOL
+
+
 def test_a_script_s_exit_0_is_no_verdict_but_a_runner_s_is_passed() -> None:
     """GUIDE rules 1-3: exit 0 of a test runner or build passes; a script's needs its line."""
     assert classify_observation("", exit_code=0, is_check=True, command="cargo build")[0] is (
@@ -599,3 +615,23 @@ def test_the_docs_list_the_rules_as_the_code_has_them() -> None:
     rows = [line.split(" | ") for line in table.splitlines() if line.startswith("| ")]
     listed = [(cells[1], cells[2].strip("`"), cells[3].rstrip(" |")) for cells in rows[1:]]
     assert listed == [(r.name, r.status.value, r.says) for r in status.RULES]
+
+
+@pytest.mark.parametrize(
+    ("command", "edits"),
+    [
+        ("sed -i 's/a/b/' src/x.py", True),
+        ("cd /repo && cat > fix.py << 'EOF'\nprint(1)\nEOF", True),
+        ("git apply /tmp/p.diff", True),
+        ("echo 'x = 1' > config.py", True),
+        ("cd /repo\n   printf 'a\\n' >> notes.txt", True),
+        ("echo done && ls > /dev/null", False),
+        ("echo x | tee", False),
+        ("cat README.md", False),
+        ("python -c 'print(1)' > out.log; echo ok", False),
+    ],
+)
+def test_shell_edits_are_generations(command: str, edits: bool) -> None:
+    kind = infer_kind("bash", command)
+    assert (kind is EventKind.GENERATION) is edits
+    assert infer_kind("bash", command, after_failure=True) is (EventKind.REPAIR if edits else kind)

@@ -433,3 +433,31 @@ def test_inspect_tool_call_error_types() -> None:
     # the harness stopped the sample at its message limit: a timeout of its own, once
     assert (ev[6].kind, ev[6].status) == (EventKind.ERROR, S.TIMEOUT)
     assert ev[6].observation_text == "Message limit 10 exceeded" and len(ev) == 7
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "hit"),
+    [
+        ("_BAD_ARG", "Usage: goto <line>\nError: <line> must be a number", True),
+        ("_BAD_ARG", "Error: <line must be", False),
+        ("_COMMAND_ERROR", "Error: File name foo.py not found", True),
+        ("_COMMAND_ERROR", "x\nDirectory src/x not found  ", True),
+        ("_COMMAND_ERROR", "No replacement was performed, old_str did not appear", True),
+        ("_COMMAND_ERROR", "Invalid `view_range` parameter: [1, 2]", True),
+        ("_COMMAND_ERROR", "The path /repo/x.py does not exist.", True),
+        ("_COMMAND_ERROR", "File already exists at: /repo/a.py", True),
+        ("_COMMAND_ERROR", "[File: /repo/a.py (10 lines total)]", False),
+        ("_CANCELLED", "The command 'x' was cancelled because it took more than 300 seconds", True),
+        ("_CANCELLED", "log\nEXECUTION TIMED OUT", True),
+        ("_CANCELLED", "execution timed out", False),
+    ],
+)
+def test_swe_agent_answers_behind_their_prefilters(name: str, text: str, hit: bool) -> None:
+    """SWE-agent's own answers (a bad argument, a command that could not act, a cancelled
+    command) are found behind substring pre-filters exactly as by their patterns."""
+    from efc_tui.parsers import swe_agent
+
+    g = getattr(swe_agent, name)
+    m = g.search(text)
+    assert (m is not None) is hit
+    assert (m.span() if m else None) == ((r := g.rx.search(text)) and r.span())
