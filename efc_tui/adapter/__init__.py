@@ -22,6 +22,8 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from efc_tui.adapter.calibrate import choose_adapter, choose_stop_rules
     from efc_tui.adapter.config import AdapterConfig
     from efc_tui.adapter.decide import Decision, decide
@@ -130,14 +132,32 @@ def score_and_decide(
     (``repeat=0``: the paper's window rule alone). ``lazy``: the decisions are built when
     first read, for a caller that may only need the summary (``decide``).
     """
-    from efc_tui.adapter.config import AdapterConfig
-    from efc_tui.scoring.estimator import estimator_for
-    from efc_tui.scoring.ledger import score_run
+    return score_and_decide_runs(
+        [run], estimator, window=window, epsilon=epsilon, repeat=repeat, lazy=lazy
+    )[0]
 
-    est = estimator if estimator is not None else estimator_for(run)
-    ledger = score_run(run, est)
-    cfg = AdapterConfig.from_estimator(est, window=window, epsilon=epsilon, repeat=repeat)
-    return apply(ledger, cfg, lazy=lazy)
+
+def score_and_decide_runs(
+    runs: Sequence[Run],
+    estimator: Estimator | None = None,
+    *,
+    window: int | None = None,
+    epsilon: float | None = None,
+    repeat: int | None = None,
+    lazy: bool = False,
+) -> list[ScoredRun]:
+    """``score_and_decide`` of each run, the runs scored together (``scoring.score_runs``:
+    the same ledgers as one by one)."""
+    from efc_tui.adapter.config import AdapterConfig
+    from efc_tui.scoring.ledger import score_runs
+
+    out = []
+    for ledger in score_runs(runs, estimator):
+        cfg = AdapterConfig.from_estimator(
+            ledger.estimator, window=window, epsilon=epsilon, repeat=repeat
+        )
+        out.append(apply(ledger, cfg, lazy=lazy))
+    return out
 
 
 __all__ = [
@@ -160,5 +180,6 @@ __all__ = [
     "repeat_stop",
     "repeat_streaks",
     "score_and_decide",
+    "score_and_decide_runs",
     "sweep",
 ]
