@@ -25,7 +25,7 @@ from efc_tui.scoring.factors import (
     harness_quantities,
     oracle_factors,
 )
-from efc_tui.scoring.features import Features, compute_features
+from efc_tui.scoring.features import Features, compute_features_runs
 from efc_tui.scoring.figures import LEDGER_FIGURES
 from efc_tui.scoring.gates import Gates, compute_gates
 from efc_tui.scoring.raw_cost import RawCost, raw_cost, raw_costs
@@ -149,17 +149,6 @@ class _Repeated(NamedTuple):
     V_ver: np.ndarray
 
 
-class _Joined(NamedTuple):
-    """The feature columns ``estimate_factors`` reads, of a batch's runs end to end."""
-
-    delta: np.ndarray
-    q: np.ndarray
-    n: np.ndarray
-    a: np.ndarray
-    m: np.ndarray
-    p: np.ndarray
-
-
 def score_run(run: Run, estimator: Estimator | None = None) -> Ledger:
     """Score every event of a run and its run-level figures (SPEC §3-4): ``score_runs``
     of a batch of one."""
@@ -169,17 +158,18 @@ def score_run(run: Run, estimator: Estimator | None = None) -> Ledger:
 def score_runs(runs: Sequence[Run], estimator: Estimator | None = None) -> list[Ledger]:
     """Score runs together (SPEC §3-4), each with ``estimator`` or the one that matches it.
 
-    What is per event and element-wise (factors, gates, the prediction, the EFC variants,
-    raw cost) is computed once over the runs' columns end to end, so a file of short runs
-    pays numpy's per-call set-up once a batch, not once a run; the feature pass, the
-    harness quantities and the demand are each run's own. Every run's ledger holds its own
-    slices of those columns, and each run figure is the sum of its own slice: the same
-    numbers, bit for bit, as the run scored alone (tests/unit/test_score_batch.py).
+    What is per event and element-wise (the feature columns after the per-event pass,
+    factors, gates, the prediction, the EFC variants, raw cost) is computed once over the
+    runs' columns end to end (``compute_features_runs``), so a file of short runs pays
+    numpy's per-call set-up once a batch, not once a run; the per-event pass, the harness
+    quantities and the demand are each run's own. Every run's ledger holds its own slices
+    of those columns, and each run figure is the sum of its own slice: the same numbers,
+    bit for bit, as the run scored alone (tests/unit/test_score_batch.py).
     """
     if not runs:
         return []
     ests = [estimator if estimator is not None else estimator_for(r) for r in runs]
-    feats = [compute_features(r) for r in runs]
+    joined, feats = compute_features_runs(runs)
     hqs = [harness_quantities(r, f) for r, f in zip(runs, feats, strict=True)]
     if len(runs) == 1:
         run, f, hq, est_file = runs[0], feats[0], hqs[0], ests[0]
@@ -191,7 +181,6 @@ def score_runs(runs: Sequence[Run], estimator: Estimator | None = None) -> list[
     lengths = [len(f.c) for f in feats]
     bounds = [0, *accumulate(lengths)]
     events = list(chain.from_iterable(r.events for r in runs))
-    joined = _Joined(*(np.concatenate([getattr(f, k) for f in feats]) for k in _Joined._fields))
     per_event = _Repeated(
         *(np.repeat([getattr(h, k) for h in hqs], lengths) for k in _Repeated._fields)
     )
@@ -199,8 +188,7 @@ def score_runs(runs: Sequence[Run], estimator: Estimator | None = None) -> list[
     efc_all = fa_all.efc
     g_all = compute_gates(events, bounds)
     if all(e is ests[0] for e in ests):
-        phi = [np.concatenate(col) for col in zip(*(f.phi() for f in feats), strict=True)]
-        est_all = ests[0].full.predict_columns(phi)
+        est_all = ests[0].full.predict_columns(joined.phi())
     else:  # runs of both kinds (simulated and real) in one batch: each its own θ
         est_all = np.concatenate(
             [e.full.predict_columns(f.phi()) for e, f in zip(ests, feats, strict=True)]

