@@ -553,10 +553,8 @@ def compute_features_runs(runs: Sequence[Run]) -> tuple[Features, list[Features]
         each = [_finish(loop) for loop in loops]
         joined = Features(*(np.concatenate([getattr(f, k) for f in each]) for k in _FIELDS))
         return joined, each
-    joined = _finish(
-        _Pass(*(np.concatenate([getattr(x, k) for x in loops]) for k in _Pass._fields[:-1]), []),
-        bounds,
-    )
+    columns = [np.concatenate([getattr(x, k) for x in loops]) for k in _Pass._fields[:-1]]
+    joined = _finish(_Pass._make([*columns, []]), bounds)
     cols = [getattr(joined, k) for k in _FIELDS]
     return joined, [Features(*(c[a:b] for c in cols)) for a, b in pairwise(bounds)]
 

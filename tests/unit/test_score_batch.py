@@ -77,7 +77,13 @@ def test_runs_featured_together_get_their_features_alone(files: list[list[Run]])
     compacting = [r for r in runs if _loop(r.events).compaction]
     assert compacting or not SHARED.is_dir()
     alone = {id(r): compute_features(r) for r in runs}
-    batches = (runs[:50], runs[50:120], [runs[0], *compacting, runs[1]], runs[-9:], [])
+    batches: list[list[Run]] = [
+        runs[:50],
+        runs[50:120],
+        [runs[0], *compacting, runs[1]],
+        runs[-9:],
+        [],
+    ]
     for batch in batches:
         joined, each = compute_features_runs(batch)
         assert len(each) == len(batch)
