@@ -206,10 +206,11 @@ def _score_row(run: Run, scored: ScoredRun, job: Job) -> ScoredItem:
 def score_items(runs: Iterator[Run], job: Job) -> Iterator[ScoredItem]:
     """``score_item`` of each run, in order, short runs scored in batches (``score_batch``):
     a batch is scored once it holds ``BATCH_RUNS`` runs or ``TRIM_EVENTS`` events, so at
-    most that much is held beyond one run, and a run large enough to trim the heap after
-    (``run_by_run``) is scored and let go before the next is read. Each item's warnings
-    are its run's as read (scoring's own are not the command's to print). A reading error
-    is raised once the runs read before it are scored and yielded."""
+    most that much is held beyond one run. A run large enough to trim the heap after
+    (``run_by_run``) is scored alone (the batch before it first: its columns are not
+    copied beside theirs) and let go before the next is read. Each item's warnings are its
+    run's as read (scoring's own are not the command's to print). A reading error is
+    raised once the runs read before it are scored and yielded."""
     batch: list[Run] = []
     warned: list[list[str]] = []
     events = 0
@@ -220,6 +221,9 @@ def score_items(runs: Iterator[Run], job: Job) -> Iterator[ScoredItem]:
             yield from _scored(batch, warned, job)
             raise
         if run is not None:
+            if len(run.events) >= TRIM_EVENTS and batch:
+                yield from _scored(batch, warned, job)
+                events = 0
             warned.append(list(run.warnings))
             batch.append(run)
             events += len(run.events)

@@ -151,7 +151,7 @@ def _renamed(run: Run, i: int) -> Run:
     return replace(run, run_id=f"r{i}")
 
 
-def test_batches_are_bounded_and_a_large_run_goes_before_the_next_is_read(
+def test_batches_are_bounded_and_a_large_run_is_scored_alone_before_the_next_is_read(
     files: list[list[Run]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     short = next(r for f in files for r in f if 2 <= len(r.events) < 50)
@@ -166,11 +166,15 @@ def test_batches_are_bounded_and_a_large_run_goes_before_the_next_is_read(
     items = list(score_items(log.reading(runs), Job("score", None)))
     assert [i.run_id for i in items] == [r.run_id for r in runs]
     scored = [ids for step, ids in log.steps if step == "scored"]
-    # the large run closes its batch and is scored before the next run is read
+    # the large run is scored alone, after the batch before it, before the next is read
     at = log.steps.index(("read", "r999"))
-    assert log.steps[at + 1] == ("scored", ["r0", "r1", "r2", "r999"])
+    assert log.steps[at + 1 : at + 4] == [
+        ("scored", ["r0", "r1", "r2"]),
+        ("scored", ["r999"]),
+        ("read", "r3"),
+    ]
     assert max(map(len, scored)) == BATCH_RUNS
-    assert scored[1] == [f"r{i}" for i in range(3, 3 + BATCH_RUNS)]
+    assert scored[2] == [f"r{i}" for i in range(3, 3 + BATCH_RUNS)]
     assert sum(map(len, scored)) == len(runs)
 
 
