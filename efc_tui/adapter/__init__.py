@@ -22,6 +22,10 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy as np
+
     from efc_tui.adapter.calibrate import choose_adapter, choose_stop_rules
     from efc_tui.adapter.config import AdapterConfig
     from efc_tui.adapter.decide import Decision, decide
@@ -102,15 +106,22 @@ class _Package(ModuleType):
 sys.modules[__name__].__class__ = _Package
 
 
-def apply(ledger: Ledger, config: AdapterConfig | None = None, *, lazy: bool = False) -> ScoredRun:
+def apply(
+    ledger: Ledger,
+    config: AdapterConfig | None = None,
+    *,
+    lazy: bool = False,
+    nr: np.ndarray | None = None,
+) -> ScoredRun:
     """The adapter's decisions and summary for an already scored run (the ledger is not
-    changed). ``lazy``: the decisions are built when first read (``decide``)."""
+    changed). ``lazy``: the decisions are built when first read; ``nr``: the run's prefix
+    ÊFC_nr when already computed (``decide``)."""
     from efc_tui.adapter.config import AdapterConfig
     from efc_tui.adapter.decide import decide
     from efc_tui.adapter.result import ScoredRun
 
     cfg = config or AdapterConfig.from_estimator(ledger.estimator)
-    decisions, summary = decide(ledger, cfg, lazy=lazy)
+    decisions, summary = decide(ledger, cfg, lazy=lazy, nr=nr)
     return ScoredRun(ledger, decisions, summary)
 
 
@@ -130,14 +141,34 @@ def score_and_decide(
     (``repeat=0``: the paper's window rule alone). ``lazy``: the decisions are built when
     first read, for a caller that may only need the summary (``decide``).
     """
-    from efc_tui.adapter.config import AdapterConfig
-    from efc_tui.scoring.estimator import estimator_for
-    from efc_tui.scoring.ledger import score_run
+    return score_and_decide_runs(
+        [run], estimator, window=window, epsilon=epsilon, repeat=repeat, lazy=lazy
+    )[0]
 
-    est = estimator if estimator is not None else estimator_for(run)
-    ledger = score_run(run, est)
-    cfg = AdapterConfig.from_estimator(est, window=window, epsilon=epsilon, repeat=repeat)
-    return apply(ledger, cfg, lazy=lazy)
+
+def score_and_decide_runs(
+    runs: Sequence[Run],
+    estimator: Estimator | None = None,
+    *,
+    window: int | None = None,
+    epsilon: float | None = None,
+    repeat: int | None = None,
+    lazy: bool = False,
+) -> list[ScoredRun]:
+    """``score_and_decide`` of each run, the runs scored together (``scoring.score_runs``:
+    the same ledgers as one by one)."""
+    from efc_tui.adapter.config import AdapterConfig
+    from efc_tui.adapter.decide import prefix_nrs
+    from efc_tui.scoring.ledger import score_runs
+
+    ledgers = score_runs(runs, estimator)
+    out = []
+    for ledger, nr in zip(ledgers, prefix_nrs(ledgers), strict=True):
+        cfg = AdapterConfig.from_estimator(
+            ledger.estimator, window=window, epsilon=epsilon, repeat=repeat
+        )
+        out.append(apply(ledger, cfg, lazy=lazy, nr=nr))
+    return out
 
 
 __all__ = [
@@ -160,5 +191,6 @@ __all__ = [
     "repeat_stop",
     "repeat_streaks",
     "score_and_decide",
+    "score_and_decide_runs",
     "sweep",
 ]

@@ -64,6 +64,7 @@ from efc_tui.compact import ListMap
 from efc_tui.model import Event, EventKind, Status
 from efc_tui.scoring.constants import Q_STATUS
 from efc_tui.scoring.features import Features
+from efc_tui.scoring.gates import Gates
 from efc_tui.scoring.ledger import Ledger
 
 _STATUS_NAME = {s: s.value for s in Status}
@@ -549,19 +550,45 @@ class DecideState:
         )
 
 
+def prefix_nrs(ledgers: Sequence[Ledger]) -> list[np.ndarray]:
+    """``prefix_nr`` of each scored run; runs of one estimator together, over their columns
+    end to end (element-wise: each run's values are those it gets alone), so a batch of
+    short runs (``adapter.score_and_decide_runs``) pays numpy's set-up once."""
+    if len(ledgers) < 2 or any(led.estimator is not ledgers[0].estimator for led in ledgers):
+        return [prefix_nr(led.features, led.gates, led.estimator) for led in ledgers]
+    joined_f = Features(
+        **{k: np.concatenate([getattr(led.features, k) for led in ledgers]) for k in _FEATURES}
+    )
+    joined_g = Gates(*(np.concatenate([getattr(led.gates, k) for led in ledgers]) for k in _GATES))
+    nr = prefix_nr(joined_f, joined_g, ledgers[0].estimator)
+    ends = np.cumsum([len(led.features.c) for led in ledgers]).tolist()
+    return [nr[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
+
+
+_FEATURES = tuple(Features.__dataclass_fields__)
+_GATES = tuple(Gates.__dataclass_fields__)
+
+
 def decide(
-    ledger: Ledger, config: AdapterConfig, demand: PrefixDemand | None = None, *, lazy: bool = False
+    ledger: Ledger,
+    config: AdapterConfig,
+    demand: PrefixDemand | None = None,
+    *,
+    lazy: bool = False,
+    nr: np.ndarray | None = None,
 ) -> tuple[Sequence[Decision], AdapterSummary]:
     """Decisions for every event of a scored run, and the run's counterfactual summary.
     ``lazy``: with the compiled extension, the summary now (its figures from the compiled
-    loop, the same values) and the decisions when first read (LazyDecisions)."""
+    loop, the same values) and the decisions when first read (LazyDecisions). ``nr``: the
+    run's ``prefix_nr``, when already computed (``prefix_nrs``)."""
     run = ledger.run
     events = run.events
     f, g = ledger.features, ledger.gates
     dem = demand or prefix_demand(run)
     d_task = dem.value
     W, eps, K = config.window, config.epsilon, config.repeat
-    nr = prefix_nr(f, g, ledger.estimator)
+    if nr is None:
+        nr = prefix_nr(f, g, ledger.estimator)
     dc = np.asarray(ledger.cost.delta, dtype=float)
     x_nr, ratios, _, _ = running_ledger(nr, dc, d_task, W)
     streaks, starts = streaks_and_starts(run)

@@ -420,17 +420,15 @@ def _local_items(
     are files to share (by default this machine's cores, once the files hold enough to
     repay starting them), else in this process (``--jobs 1``), the same runs, warnings and
     errors either way."""
-    from efc_tui.pipeline.score import pool_jobs, score_item
+    from efc_tui.pipeline.score import pool_jobs, score_items
 
     n = pool_jobs(files, jobs)
     if n > 1:
         yield from iter_scored(files, job, n, quiet=quiet)
         return
-    for run in iter_runs(files, job.fmt, job.lenient, quiet=quiet, outcomes=job.outcomes):
-        item = score_item(run, job)
-        del run  # neither is held while the next run is read
-        yield item
-        del item
+    # short runs scored in small batches; a large one is let go before the next is read
+    runs = iter_runs(files, job.fmt, job.lenient, quiet=quiet, outcomes=job.outcomes)
+    yield from score_items(runs, job)
 
 
 def _ci_reports(

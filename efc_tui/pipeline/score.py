@@ -11,7 +11,7 @@ the others down.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from efc_tui.errors import EfcError, UnrecognizedFormat
 
 if TYPE_CHECKING:
+    from efc_tui.adapter.result import ScoredRun
     from efc_tui.adapter.summary import AdapterSummary
     from efc_tui.fitting.fitfile import FitChooser
     from efc_tui.model import Run
@@ -130,32 +131,53 @@ def pool_jobs(files: list[Path], jobs: int | None) -> int:
     return 1
 
 
+#: short runs are scored together (``scoring.score_runs``), up to this many at a time...
+BATCH_RUNS = 64
+
+
 def score_item(run: Run, job: Job) -> ScoredItem:
     """Score one run the way ``score`` / ``fit`` do and keep what the command needs (the
-    ledger and its events are dropped here)."""
+    ledger and its events are dropped here): ``score_batch`` of one run."""
+    return score_batch([run], job)[0]
+
+
+def score_batch(runs: Sequence[Run], job: Job) -> list[ScoredItem]:
+    """``score_item`` of each run, the runs scored together (``scoring.score_runs``: the
+    same figures and columns as one by one, bit for bit)."""
     if job.mode == "fit":
         from efc_tui.fitting.table import run_row as table_row
         from efc_tui.fitting.table import source_label
-        from efc_tui.scoring import score_run
+        from efc_tui.scoring.ledger import score_runs
 
-        source = source_label(run.source_format, run.source_path, job.roots)
-        led = score_run(run, job.estimator)
-        return ScoredItem(
-            table_row(led, source),
-            warnings=list(run.warnings),
-            source_path=run.source_path,
-            run_id=run.run_id,
-            estimator=EstimatorRef(
-                led.estimator.source, led.estimator.sha256, led.estimator.provisional
-            ),
-        )
-    from efc_tui.adapter import score_and_decide
-    from efc_tui.report.output import run_row
+        items = []
+        for run, led in zip(runs, score_runs(runs, job.estimator), strict=True):
+            source = source_label(run.source_format, run.source_path, job.roots)
+            items.append(
+                ScoredItem(
+                    table_row(led, source),
+                    warnings=list(run.warnings),
+                    source_path=run.source_path,
+                    run_id=run.run_id,
+                    estimator=EstimatorRef(
+                        led.estimator.source, led.estimator.sha256, led.estimator.provisional
+                    ),
+                )
+            )
+        return items
+    from efc_tui.adapter import score_and_decide_runs
 
     # lazy: the decisions are built only if the ledger document below reads them
-    scored = score_and_decide(
-        run, job.estimator, window=job.window, epsilon=job.epsilon, repeat=job.repeat, lazy=True
+    scored = score_and_decide_runs(
+        runs, job.estimator, window=job.window, epsilon=job.epsilon, repeat=job.repeat, lazy=True
     )
+    return [_score_row(run, one, job) for run, one in zip(runs, scored, strict=True)]
+
+
+def _score_row(run: Run, scored: ScoredRun, job: Job) -> ScoredItem:
+    """What ``score`` keeps of one scored run: its row, and its ledger document or adapter
+    summary when the output needs them."""
+    from efc_tui.report.output import run_row
+
     row = run_row(scored)
     placed = None
     if job.fit_columns and job.fits is not None:
@@ -179,6 +201,53 @@ def score_item(run: Run, job: Job) -> ScoredItem:
         fit_source=placed.source if placed is not None else None,
         fit_extrapolation=placed.extrapolation if placed is not None else None,
     )
+
+
+def score_items(runs: Iterator[Run], job: Job) -> Iterator[ScoredItem]:
+    """``score_item`` of each run, in order, short runs scored in batches (``score_batch``):
+    a batch is scored once it holds ``BATCH_RUNS`` runs or ``TRIM_EVENTS`` events, so at
+    most that much is held beyond one run. A run large enough to trim the heap after
+    (``run_by_run``) is scored alone (the batch before it first: its columns are not
+    copied beside theirs) and let go before the next is read. Each item's warnings are its
+    run's as read (scoring's own are not the command's to print). A reading error is
+    raised once the runs read before it are scored and yielded."""
+    batch: list[Run] = []
+    warned: list[list[str]] = []
+    events = 0
+    while True:
+        try:
+            run = next(runs, None)
+        except (Exception, SystemExit):
+            yield from _scored(batch, warned, job)
+            raise
+        if run is not None:
+            if len(run.events) >= TRIM_EVENTS and batch:
+                yield from _scored(batch, warned, job)
+                events = 0
+            warned.append(list(run.warnings))
+            batch.append(run)
+            events += len(run.events)
+            del run  # held by the batch only
+            if len(batch) < BATCH_RUNS and events < TRIM_EVENTS:
+                continue
+        elif not batch:
+            return
+        yield from _scored(batch, warned, job)
+        events = 0
+
+
+def _scored(batch: list[Run], warned: list[list[str]], job: Job) -> Iterator[ScoredItem]:
+    """The batch's items, the batch emptied (its runs not held while they are yielded)."""
+    if not batch:
+        return
+    items = score_batch(batch, job)
+    for item, warnings in zip(items, warned, strict=True):
+        item.warnings = warnings
+    batch.clear()
+    warned.clear()
+    items.reverse()
+    while items:
+        yield items.pop()
 
 
 @dataclass
@@ -207,26 +276,29 @@ def read_file(index: int, path: Path, job: Job) -> FileResult:
 
     res = FileResult(index)
     runs = run_by_run(load(path, job.fmt, lenient=job.lenient, outcomes=job.outcomes))
-    while True:
-        try:  # only reading is caught: a scoring failure is a bug, raised as in-process
-            run = next(runs, None)
-        except UnrecognizedFormat as exc:
-            res.error, res.error_kind, res.looks_like = str(exc), "unrecognized", looks_like(path)
-            break
-        except EfcError as exc:
-            res.error, res.error_kind = str(exc), "input"
-            break
-        if run is None:
-            break
-        warnings = list(run.warnings)  # as read: the command prints them, not scoring's
-        item = score_item(run, job)
-        del run  # not held while the next run is read
-        item.warnings = warnings
-        res.items.append(item)
+    res.items.extend(score_items(_until_error(runs, res, path), job))
     labels = job.outcomes.labels if job.outcomes is not None else None
     if labels is not None:
         res.labels_used = [i for i, row in enumerate(labels.rows) if row.used]
     return res
+
+
+def _until_error(runs: Iterator[Run], res: FileResult, path: Path) -> Iterator[Run]:
+    """The runs up to a reading error, which ``res`` records (only reading is caught: a
+    scoring failure is a bug, raised as in-process)."""
+    while True:
+        try:
+            run = next(runs, None)
+        except UnrecognizedFormat as exc:
+            res.error, res.error_kind, res.looks_like = str(exc), "unrecognized", looks_like(path)
+            return
+        except EfcError as exc:
+            res.error, res.error_kind = str(exc), "input"
+            return
+        if run is None:
+            return
+        yield run
+        del run
 
 
 def run_by_run(runs: Iterator[Run]) -> Iterator[Run]:
@@ -294,6 +366,7 @@ def looks_like(path: Path) -> str:
 
 
 __all__ = [
+    "BATCH_RUNS",
     "DEFAULT_BATCH",
     "FileResult",
     "Job",
@@ -304,6 +377,8 @@ __all__ = [
     "read_file",
     "release_memory",
     "run_by_run",
+    "score_batch",
     "score_item",
+    "score_items",
     "worth_a_pool",
 ]

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import repeat
+from itertools import accumulate, pairwise, repeat
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -503,31 +503,72 @@ def _python_pass(events: list[Event]) -> _Pass:
 
 def position_rho(first: int, count: int) -> np.ndarray:
     """ρ of events ``first .. first + count - 1``: t / (t + RHO_SCALE) (SPEC §3.2)."""
-    idx = np.arange(first, first + count, dtype=np.int64).astype(float)
+    return _rho(np.arange(first, first + count, dtype=np.int64))
+
+
+def _rho(t: np.ndarray) -> np.ndarray:
+    """ρ of events at positions ``t`` (int64) in their runs (SPEC §3.2)."""
+    idx = t.astype(float)
     return idx / (idx + RHO_SCALE)
 
 
-def prefix_plan_change(plan: np.ndarray, sids: np.ndarray, prev: int | None = None) -> np.ndarray:
+def prefix_plan_change(
+    plan: np.ndarray,
+    sids: np.ndarray,
+    prev: int | None = None,
+    starts: np.ndarray | None = None,
+) -> np.ndarray:
     """p from the past (SPEC §6): an explicit plan update, or this action's signature
     (kind, tool, target) differs from the previous event's. ``prev``: the signature id of
-    the event before ``sids[0]`` (None: ``sids[0]`` is the run's first event)."""
+    the event before ``sids[0]`` (None: ``sids[0]`` is the run's first event). ``starts``:
+    the events are several runs end to end, these their first events (no previous one)."""
     changed = np.zeros(len(sids), dtype=bool)
     if len(sids):
         changed[1:] = sids[1:] != sids[:-1]
         if prev is not None:
             changed[0] = sids[0] != prev
+        if starts is not None:
+            changed[starts] = False
     return (plan | changed).astype(float)
 
 
 def compute_features(run: Run) -> Features:
     """All phi columns of a run, post-hoc and prefix, in one O(total text) pass
     (compiled when the extension is built, else pure Python: the same values)."""
-    events = run.events
-    T = len(events)
+    return _finish(_loop(run.events))
+
+
+def compute_features_runs(runs: Sequence[Run]) -> tuple[Features, list[Features]]:
+    """``compute_features`` of each run, and the runs' columns end to end: the per-event
+    pass run by run, the columns derived from it (z, m, p, ρ, ...) once over the runs
+    together, each run's plan changes and positions counted from its own first event (the
+    same values, element by element). Each run's features are its slices of the joined."""
+    loops = [_loop(r.events) for r in runs]
+    if len(loops) <= 1:
+        f = _finish(loops[0] if loops else _python_pass([]))
+        return f, [f] if loops else []
+    lengths = [len(loop.c) for loop in loops]
+    bounds = [0, *accumulate(lengths)]
+    if any(loop.compaction for loop in loops):  # its retention is the run's own: rare
+        each = [_finish(loop) for loop in loops]
+        joined = Features(*(np.concatenate([getattr(f, k) for f in each]) for k in _FIELDS))
+        return joined, each
+    columns = [np.concatenate([getattr(x, k) for x in loops]) for k in _Pass._fields[:-1]]
+    joined = _finish(_Pass._make([*columns, []]), bounds)
+    cols = [getattr(joined, k) for k in _FIELDS]
+    return joined, [Features(*(c[a:b] for c in cols)) for a, b in pairwise(bounds)]
+
+
+def _loop(events: list[Event]) -> _Pass:
     fast = _fast.speedups()
     loop = _compiled_pass(fast, events) if fast is not None and type(events) is list else None
-    if loop is None:
-        loop = _python_pass(events)
+    return loop if loop is not None else _python_pass(events)
+
+
+def _finish(loop: _Pass, bounds: list[int] | None = None) -> Features:
+    """The feature columns from the per-event pass; ``bounds``: the pass is several runs'
+    end to end, run ``i`` being events ``bounds[i]`` to ``bounds[i + 1]`` (none compacts)."""
+    T = len(loop.c)
     ref = loop.first_ref
     compaction = loop.compaction
     cited = ref >= 0
@@ -549,9 +590,17 @@ def compute_features(run: Run) -> Features:
     if T > 1:
         changed_next[:-1] = sids[1:] != sids[:-1]
     plan_a = loop.plan
+    if bounds is None:
+        starts = None
+        rho = position_rho(0, T)
+    else:  # each run's last event has no next one, its first no previous one
+        edges = np.asarray(bounds, dtype=np.int64)
+        lengths = np.diff(edges)
+        starts = edges[:-1][lengths > 0]
+        changed_next[edges[1:][lengths > 0] - 1] = False
+        rho = _rho(np.arange(T, dtype=np.int64) - np.repeat(edges[:-1], lengths))
     p = (plan_a | changed_next).astype(float)
-    p_prefix = prefix_plan_change(plan_a, sids)
-    rho = position_rho(0, T)
+    p_prefix = prefix_plan_change(plan_a, sids, starts=starts)
     return Features(
         c=loop.c,
         h=loop.h,
@@ -569,3 +618,7 @@ def compute_features(run: Run) -> Features:
         repeat_action=loop.repeat_action,
         repeat_error=loop.repeat_error,
     )
+
+
+#: the Features fields, in order
+_FIELDS = tuple(Features.__dataclass_fields__)

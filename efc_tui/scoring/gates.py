@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
@@ -90,18 +91,27 @@ _status_of = attrgetter("status")
 _kind_of = attrgetter("kind")
 
 
-def compute_gates(events: list[Event]) -> Gates:
+def compute_gates(events: list[Event], bounds: Sequence[int] | None = None) -> Gates:
     """Q, G, G_nr, Λ, Λ_nr and A for every event: ``progress_gate`` and ``loop_gate`` looked
-    up by each event's status, kind and previous verdict (what ``GateState`` carries)."""
+    up by each event's status, kind and previous verdict (what ``GateState`` carries).
+    ``bounds``: the events are several runs end to end, run ``i`` being
+    ``events[bounds[i]:bounds[i + 1]]``; each starts afresh (no verdict before it)."""
     T = len(events)
     s = np.fromiter(map(_STATUS_CODE.__getitem__, map(_status_of, events)), np.intp, T)
     k = np.fromiter(map(_KIND_CODE.__getitem__, map(_kind_of, events)), np.intp, T)
     verdict = s != _NONE
-    A = (np.cumsum(verdict, dtype=np.int64) - verdict).astype(np.int64)  # verdicts before t
+    counted = np.cumsum(verdict, dtype=np.int64)
+    A = (counted - verdict).astype(np.int64)  # verdicts before t
     # the last event with a verdict at or before t, then the one before t
     last = np.maximum.accumulate(np.where(verdict, np.arange(T), -1))
     before = np.concatenate(([-1], last))[:T]
-    prev = np.where(before >= 0, s[before], _START)
+    if bounds is None or len(bounds) <= 2:
+        prev = np.where(before >= 0, s[before], _START)
+    else:  # a verdict counts from its run's first event on
+        starts = np.asarray(bounds[:-1], dtype=np.int64)
+        lengths = np.diff(np.asarray(bounds, dtype=np.int64))
+        A -= np.repeat(np.concatenate(([0], counted))[starts], lengths)
+        prev = np.where(before >= np.repeat(starts, lengths), s[before], _START)
     return Gates(
         _Q[s],
         _PROGRESS[prev, s, 0],

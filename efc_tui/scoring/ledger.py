@@ -6,9 +6,11 @@ The columns follow SPEC §3-4; the export (SPEC §10) and the app read them from
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate, chain
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -23,10 +25,10 @@ from efc_tui.scoring.factors import (
     harness_quantities,
     oracle_factors,
 )
-from efc_tui.scoring.features import Features, compute_features
+from efc_tui.scoring.features import Features, compute_features_runs
 from efc_tui.scoring.figures import LEDGER_FIGURES
 from efc_tui.scoring.gates import Gates, compute_gates
-from efc_tui.scoring.raw_cost import RawCost, raw_cost
+from efc_tui.scoring.raw_cost import RawCost, raw_cost, raw_costs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -137,19 +139,109 @@ class Ledger:
         return cols
 
 
+#: a batch's harness quantities, each repeated over its run's events (what
+#: ``estimate_factors`` reads of a ``Harness``: the same arithmetic, element by element)
+class _Repeated(NamedTuple):
+    B_router: np.ndarray
+    B_verify: np.ndarray
+    H_tool: np.ndarray
+    E_explore: np.ndarray
+    V_ver: np.ndarray
+
+
 def score_run(run: Run, estimator: Estimator | None = None) -> Ledger:
-    """Score every event of a run and its run-level figures (SPEC §3-4)."""
-    est_file = estimator if estimator is not None else estimator_for(run)
-    f = compute_features(run)
-    hq = harness_quantities(run, f)
-    fa = estimate_factors(f, hq)
+    """Score every event of a run and its run-level figures (SPEC §3-4): ``score_runs``
+    of a batch of one."""
+    return score_runs([run], estimator)[0]
+
+
+def score_runs(runs: Sequence[Run], estimator: Estimator | None = None) -> list[Ledger]:
+    """Score runs together (SPEC §3-4), each with ``estimator`` or the one that matches it.
+
+    What is per event and element-wise (the feature columns after the per-event pass,
+    factors, gates, the prediction, the EFC variants, raw cost) is computed once over the
+    runs' columns end to end (``compute_features_runs``), so a file of short runs pays
+    numpy's per-call set-up once a batch, not once a run; the per-event pass, the harness
+    quantities and the demand are each run's own. Every run's ledger holds its own slices
+    of those columns, and each run figure is the sum of its own slice: the same numbers,
+    bit for bit, as the run scored alone (tests/unit/test_score_batch.py).
+    """
+    if not runs:
+        return []
+    ests = [estimator if estimator is not None else estimator_for(r) for r in runs]
+    joined, feats = compute_features_runs(runs)
+    hqs = [harness_quantities(r, f) for r, f in zip(runs, feats, strict=True)]
+    if len(runs) == 1:
+        run, f, hq, est_file = runs[0], feats[0], hqs[0], ests[0]
+        fa = estimate_factors(f, hq)
+        g = compute_gates(run.events)
+        est = est_file.full.predict_columns(f.phi())
+        cost = raw_cost(run)
+        return [_ledger(run, est_file, f, hq, fa, fa.efc, g, est, *_variants(est, g), cost)]
+    lengths = [len(f.c) for f in feats]
+    bounds = [0, *accumulate(lengths)]
+    events = list(chain.from_iterable(r.events for r in runs))
+    per_event = _Repeated(
+        *(np.repeat([getattr(h, k) for h in hqs], lengths) for k in _Repeated._fields)
+    )
+    fa_all = estimate_factors(joined, per_event)  # type: ignore[arg-type]
+    efc_all = fa_all.efc
+    g_all = compute_gates(events, bounds)
+    if all(e is ests[0] for e in ests):
+        est_all = ests[0].full.predict_columns(joined.phi())
+    else:  # runs of both kinds (simulated and real) in one batch: each its own θ
+        est_all = np.concatenate(
+            [e.full.predict_columns(f.phi()) for e, f in zip(ests, feats, strict=True)]
+        )
+    stable_all, nr_all = _variants(est_all, g_all)
+    costs = raw_costs(events, bounds)
+    ledgers = []
+    for i, run in enumerate(runs):
+        a, b = bounds[i], bounds[i + 1]
+        cut = slice(a, b)
+        fa = Factors(fa_all.I[cut], fa_all.V[cut], fa_all.R[cut], fa_all.M[cut])
+        g = Gates(
+            g_all.Q[cut], g_all.G[cut], g_all.G_nr[cut], g_all.L[cut], g_all.L_nr[cut], g_all.A[cut]
+        )
+        ledgers.append(
+            _ledger(
+                run,
+                ests[i],
+                feats[i],
+                hqs[i],
+                fa,
+                efc_all[cut],
+                g,
+                est_all[cut],
+                stable_all[cut],
+                nr_all[cut],
+                costs[i],
+            )
+        )
+    return ledgers
+
+
+def _variants(est: np.ndarray, g: Gates) -> tuple[np.ndarray, np.ndarray]:
+    """ÊFC_stable_t and ÊFC_nr_t (SPEC §3.5) from ÊFC_t and the gates."""
+    return est * g.Q * g.G * g.L, est * g.Q * g.G_nr * g.L_nr * g.ambiguity
+
+
+def _ledger(
+    run: Run,
+    est_file: Estimator,
+    f: Features,
+    hq: Harness,
+    fa: Factors,
+    efc_t: np.ndarray,
+    g: Gates,
+    est: np.ndarray,
+    stable: np.ndarray,
+    nr: np.ndarray,
+    cost: RawCost,
+) -> Ledger:
+    """One run's ledger from its columns: the oracle, the demand and the run figures (each
+    a sum over this run's own columns)."""
     ofa = oracle_factors(run, f)
-    g = compute_gates(run.events)
-    est = est_file.full.predict_columns(f.phi())
-    stable = est * g.Q * g.G * g.L
-    nr = est * g.Q * g.G_nr * g.L_nr * g.ambiguity
-    efc_t = fa.efc
-    cost = raw_cost(run)
     dem = task_demand(run, f, est_file.demand, hq)
 
     efc = float(ofa.efc.sum()) if ofa is not None else float(efc_t.sum())

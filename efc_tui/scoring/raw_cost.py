@@ -7,13 +7,14 @@ Per event, ΔC_t is the same sum over what that event consumed; C_raw is Σ ΔC_
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import pairwise, repeat
 from operator import add, attrgetter, contains
 
 import numpy as np
 
-from efc_tui.model import Run
+from efc_tui.model import Event, Run
 from efc_tui.scoring.constants import W_OP, W_TOK, W_TOOL, W_WALL
 
 
@@ -64,23 +65,36 @@ _flags = attrgetter("flags")
 
 
 def raw_cost(run: Run) -> RawCost:
-    events = run.events
+    """ΔC_t of every event of a run and its flags (SPEC §4)."""
+    return raw_costs(run.events, [0, len(run.events)])[0]
+
+
+def raw_costs(events: list[Event], bounds: Sequence[int]) -> list[RawCost]:
+    """``raw_cost`` of each run of a batch whose events are ``events`` end to end, run
+    ``i`` being ``events[bounds[i]:bounds[i + 1]]``: the columns once for all of them, each
+    run's its slice of them (the same values: ΔC_t is element-wise)."""
     T = len(events)
     tokens = np.fromiter(map(add, map(_tokens_in, events), map(_tokens_out, events)), float, T)
     tools = np.fromiter(map(_tool_calls, events), float, T)
     wall = np.fromiter(map(_wall_s, events), float, T)
     ops = np.fromiter(map(_ops, events), float, T)
     event_flags = list(map(_flags, events))
-    est_tok = no_wall = 0
-    if any(event_flags):  # most logs flag no event
-        est_tok = sum(map(contains, event_flags, repeat("tokens")))
-        no_wall = sum(map(contains, event_flags, repeat("wall_s")))
     delta = W_TOK * tokens / 1000.0 + W_TOOL * tools + W_WALL * wall + W_OP * ops
-    flags = []
-    if est_tok:
-        flags.append(
-            f"tokens estimated from text length (4 chars/token) for {est_tok} of {T} events"
-        )
-    if no_wall:
-        flags.append(f"wall time unknown for {no_wall} of {T} events: counted as 0 s")
-    return RawCost(tokens, tools, wall, ops, delta, flags)
+    flagged = any(event_flags)  # most logs flag no event
+    out = []
+    for a, b in pairwise(bounds):
+        est_tok = no_wall = 0
+        if flagged and any(run_flags := event_flags[a:b]):
+            est_tok = sum(map(contains, run_flags, repeat("tokens")))
+            no_wall = sum(map(contains, run_flags, repeat("wall_s")))
+        flags = []
+        n = b - a
+        if est_tok:
+            flags.append(
+                f"tokens estimated from text length (4 chars/token) for {est_tok} of {n} events"
+            )
+        if no_wall:
+            flags.append(f"wall time unknown for {no_wall} of {n} events: counted as 0 s")
+        cut = slice(a, b)
+        out.append(RawCost(tokens[cut], tools[cut], wall[cut], ops[cut], delta[cut], flags))
+    return out

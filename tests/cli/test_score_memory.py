@@ -3,6 +3,9 @@ sum of two (issue 32, item 7: a 250k-event trace then a 121 MB Inspect log peake
 932 MB against 527 and 556 MB alone). Each run is let go of, and the memory it freed given
 back, before the next file is read.
 
+A file of many short runs is scored in small batches (issue 31, item 2): its peak does not
+grow with the number of runs either.
+
 Peak memory is measured in a fresh interpreter (``ru_maxrss`` of a child, which counts the
 child's own workers), so nothing this test process holds counts."""
 
@@ -16,6 +19,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import orjson
 import pytest
 
 from tests.conftest import REPO
@@ -85,3 +89,30 @@ def test_each_worker_of_the_pool_holds_one_run_at_a_time(large: tuple[Path, Path
         shutil.copyfile(src, dst)
     four = peak_kb([native, again[0], inspect, again[1]], "--jobs", "2")
     assert four <= BOUND * alone, f"{four / 1024:.0f} MB for four, {alone / 1024:.0f} MB alone"
+
+
+def _short_runs(path: Path, runs: int, events: int = 15) -> None:
+    """A native trace of ``runs`` runs of ``events`` events each (a tau-bench file's shape),
+    cut from one generated run."""
+    one = path.with_suffix(".one")
+    _bench("score_bench").generate(one, runs * events)
+    head, *steps = one.read_bytes().splitlines()
+    header = orjson.loads(head)
+    with path.open("wb") as f:
+        for i in range(runs):
+            f.write(orjson.dumps({**header, "run_id": f"r{i}"}) + b"\n")
+            for t, line in enumerate(steps[i * events : (i + 1) * events]):
+                f.write(orjson.dumps({**orjson.loads(line), "t": t}) + b"\n")
+    one.unlink()
+
+
+def test_many_short_runs_peak_at_what_a_few_do(tmp_path: Path) -> None:
+    """1,000 runs of 15 events (16 MB) peak within ``BOUND`` of 100 of them: the batches
+    scored together are bounded (``pipeline.score.BATCH_RUNS``), not the file."""
+    few, many = tmp_path / "few.jsonl", tmp_path / "many.jsonl"
+    _short_runs(few, 100)
+    _short_runs(many, 1_000)
+    small, large = peak_kb([few], "--jobs", "1"), peak_kb([many], "--jobs", "1")
+    assert large <= BOUND * small, (
+        f"{large / 1024:.0f} MB for 1,000 runs, {small / 1024:.0f} for 100"
+    )
