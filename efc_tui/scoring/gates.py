@@ -108,8 +108,8 @@ def compute_gates(events: list[Event], bounds: Sequence[int] | None = None) -> G
     if bounds is None or len(bounds) <= 2:
         prev = np.where(before >= 0, s[before], _START)
     else:  # a verdict counts from its run's first event on
-        starts = np.asarray(bounds[:-1], dtype=np.int64)
-        lengths = np.diff(np.asarray(bounds, dtype=np.int64))
+        edges = np.asarray(bounds, dtype=np.int64)
+        starts, lengths = edges[:-1], edges[1:] - edges[:-1]
         A -= np.repeat(np.concatenate(([0], counted))[starts], lengths)
         prev = np.where(before >= np.repeat(starts, lengths), s[before], _START)
     return Gates(
