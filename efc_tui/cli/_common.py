@@ -175,13 +175,18 @@ def iter_runs(
     *,
     quiet: bool = False,
     outcomes: Outcomes | None = None,
+    reading: _Reading | None = None,
 ) -> Iterator[Run]:
     """Runs of every file in order, each with its outcome (sidecars, then ``outcomes``'
     labels file). Bad input exits 2 naming file and line; warnings go to stderr unless
     quiet. A file met while walking a folder that no reader recognizes is skipped with a
     warning; when it looks like an agent log (by name or shape) it is also counted, and
-    named again in a closing summary. Reading no run at all exits 2."""
-    reading = _Reading(files, fmt, quiet, outcomes)
+    named again in a closing summary. Reading no run at all exits 2. ``reading``: the
+    caller's, which then says all of this itself, in step with what it makes of the runs
+    (``score_here``)."""
+    own = reading is None
+    if reading is None:
+        reading = _Reading(files, fmt, quiet, outcomes)
     for path in files:
         try:
             for run in work.run_by_run(parsers.load(path, fmt, lenient=lenient, outcomes=outcomes)):
@@ -191,8 +196,38 @@ def iter_runs(
         except UnrecognizedFormat as exc:
             reading.unrecognized(path, exc)
         except EfcError as exc:
-            fail(exc)
+            reading.fail(exc)
+    if own:
+        reading.finish()
+
+
+def score_here(files: list[Path], job: Job, *, quiet: bool = False) -> Iterator[ScoredItem]:
+    """The scored runs of every file, read and scored in this process, short runs in
+    batches (``pipeline.score.score_items``). What reading says (a run's warnings, a file
+    skipped, the error that ends the command) is said where ``iter_runs`` followed by
+    ``score_item`` would say it: just before the row of the run read after it, or after
+    the last row, though a batch's runs are read before the first of them is scored."""
+    reading = _Reading(files, job.fmt, quiet, job.outcomes, deferred=True)
+    runs = iter_runs(files, job.fmt, job.lenient, outcomes=job.outcomes, reading=reading)
+    n = 0
+    try:
+        for item in work.score_items(runs, job):
+            n += 1
+            reading.say(until=n)
+            yield item
+    except _Failed as failed:
+        reading.say()
+        fail(failed.error)
+    reading.say()
     reading.finish()
+
+
+class _Failed(Exception):
+    """A reading error that ends the command, said once the runs before it are out."""
+
+    def __init__(self, error: EfcError | str) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 def iter_scored(
@@ -232,9 +267,19 @@ class _Reading:
     """What ``iter_runs`` and ``iter_scored`` say while reading files, and at the end."""
 
     def __init__(
-        self, files: list[Path], fmt: str | None, quiet: bool, outcomes: Outcomes | None
+        self,
+        files: list[Path],
+        fmt: str | None,
+        quiet: bool,
+        outcomes: Outcomes | None,
+        *,
+        deferred: bool = False,
     ) -> None:
         self.files, self.fmt, self.quiet, self.outcomes = files, fmt, quiet, outcomes
+        #: deferred: warnings wait in ``waiting`` (each with the number of the run whose row
+        #: it comes before) until ``say``, and an error is raised as ``_Failed``
+        self.deferred = deferred
+        self.waiting: list[tuple[int, str]] = []
         self.named = files.named if isinstance(files, TraceFiles) else set(files)
         found = files.discovery if isinstance(files, TraceFiles) else None
         self.unreadable: list[str] = []
@@ -251,9 +296,31 @@ class _Reading:
     def read(self, warnings: list[str]) -> None:
         """A run was read, with these warnings."""
         self.runs += 1
-        if not self.quiet:
-            for w in warnings:
-                warn(w)
+        for w in warnings:
+            self._warn(w, self.runs)
+
+    def _warn(self, message: str, before: int) -> None:
+        """Warn now, or (deferred) just before the row of run ``before``."""
+        if self.quiet:
+            return
+        if self.deferred:
+            self.waiting.append((before, message))
+        else:
+            warn(message)
+
+    def say(self, until: int | None = None) -> None:
+        """Say the deferred warnings that come before the row of run ``until`` (all: None)."""
+        waiting, k = self.waiting, 0
+        while k < len(waiting) and (until is None or waiting[k][0] <= until):
+            warn(waiting[k][1])
+            k += 1
+        del waiting[:k]
+
+    def fail(self, error: EfcError | str) -> NoReturn:
+        """The reading error that ends the command."""
+        if self.deferred:
+            raise _Failed(error)
+        fail(error)
 
     def unrecognized(
         self, path: Path, exc: UnrecognizedFormat | str, looks: str | None = None
@@ -262,7 +329,7 @@ class _Reading:
         of it, asked here when None): an error for a file named on the command line or a
         forced format, else skipped."""
         if path in self.named or self.fmt:
-            fail(exc)
+            self.fail(exc)
         if looks is None:
             looks = work.looks_like(path)
         kind = looks
@@ -270,10 +337,12 @@ class _Reading:
             return  # an evaluation report the sidecar lookup reads
         if kind == "trajectory":
             self.unreadable.append(str(path))
-            if not self.quiet:
-                warn(f"{path}: looks like an agent log, but no reader recognizes it; not read")
-        elif not self.quiet:
-            warn(f"skipped: {exc}")
+            self._warn(
+                f"{path}: looks like an agent log, but no reader recognizes it; not read",
+                self.runs + 1,
+            )
+        else:
+            self._warn(f"skipped: {exc}", self.runs + 1)
 
     def finish(self) -> None:
         """No run read exits 2; else the closing warnings (``finish_reading``)."""

@@ -18,11 +18,11 @@ from efc_tui.cli._common import (
     collect_paths,
     fail,
     fmt_value,
-    iter_runs,
     iter_scored,
     outcomes_from,
     progress_bar,
     progress_enabled,
+    score_here,
     stdout_console,
     warn,
 )
@@ -420,15 +420,13 @@ def _local_items(
     are files to share (by default this machine's cores, once the files hold enough to
     repay starting them), else in this process (``--jobs 1``), the same runs, warnings and
     errors either way."""
-    from efc_tui.pipeline.score import pool_jobs, score_items
+    from efc_tui.pipeline.score import pool_jobs
 
     n = pool_jobs(files, jobs)
     if n > 1:
         yield from iter_scored(files, job, n, quiet=quiet)
         return
-    # short runs scored in small batches; a large one is let go before the next is read
-    runs = iter_runs(files, job.fmt, job.lenient, quiet=quiet, outcomes=job.outcomes)
-    yield from score_items(runs, job)
+    yield from score_here(files, job, quiet=quiet)
 
 
 def _ci_reports(

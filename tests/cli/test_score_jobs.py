@@ -162,3 +162,41 @@ def test_a_worker_that_dies_ends_the_command_with_one_line_and_exit_2() -> None:
     assert r.returncode == 2
     assert r.stderr.startswith("efc-tui: error: a worker process stopped")
     assert len(r.stderr.splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_warnings_come_just_before_their_runs_rows_with_one_job_or_two(tmp_path: Path) -> None:
+    """Short runs are scored in batches, but what reading says is said in step with the
+    rows (stdout and stderr unbuffered into one stream): a run's warning just before its
+    row, a skipped file between the rows of the files around it, the error that ends the
+    command after the rows of the runs before it; the same with one job and with two."""
+    head, *steps = (SAMPLES / "clean_pass.jsonl").read_bytes().splitlines(keepends=True)
+    for i in range(4):  # runs with a warning each: their last line cut short
+        (tmp_path / f"a{i}.jsonl").write_bytes(head + b"".join(steps) + b'{"type": "st')
+    (tmp_path / "b_session.traj.json").write_bytes(b'{"something": "else"}')
+    for i in range(3):
+        shutil.copy(SAMPLES / "repair_loop.jsonl", tmp_path / f"c{i}.jsonl")
+
+    def merged(jobs: int) -> tuple[int, list[str]]:
+        r = subprocess.run(
+            [sys.executable, "-m", "efc_tui", "score", ".", "--jsonl", "--jobs", str(jobs)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=300,
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        return r.returncode, r.stdout.splitlines()
+
+    code, lines = merged(1)
+    assert (code, lines) == merged(2)
+    said = [("row " + orjson.loads(x)["source_path"]) if x.startswith("{") else x for x in lines]
+    for i in range(4):
+        at = said.index(f"row a{i}.jsonl")
+        assert "truncated last line ignored" in said[at - 1] and f"a{i}.jsonl" in said[at - 1]
+    skipped = next(i for i, x in enumerate(said) if "b_session.traj.json" in x)
+    assert said.index("row a3.jsonl") < skipped < said.index("row c0.jsonl")
+    (tmp_path / "d_broken.jsonl").write_bytes(head + b"{not json\n")
+    code, lines = merged(1)
+    assert (code, lines) == merged(2)
+    assert code == 2 and "d_broken.jsonl" in lines[-1] and lines[-2].startswith("{")
