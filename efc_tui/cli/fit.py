@@ -560,17 +560,18 @@ def fit(
                     progress.add_task("score", total=len(files)) if progress is not None else None
                 )
                 seen: set[str] = set()
-                for run in iter_runs(files, fmt, lenient, quiet=quiet, outcomes=outcomes):
-                    item = work.score_item(run, job)  # the ledger (and its events) is dropped here
+                runs = iter_runs(files, fmt, lenient, quiet=quiet, outcomes=outcomes)
+                # short runs scored together; each ledger (and its events) is dropped there
+                for item in work.score_items(runs, job):
                     rows.append(item.row)
                     if item.estimator is not None:
                         used.setdefault(item.estimator.source, item.estimator)
                     if (
                         progress is not None
                         and task is not None
-                        and (run.source_path or "") not in seen
+                        and (item.source_path or "") not in seen
                     ):
-                        seen.add(run.source_path or "")
+                        seen.add(item.source_path or "")
                         progress.update(task, completed=len(seen))
         if not rows:
             fail("no runs in " + ", ".join(paths))

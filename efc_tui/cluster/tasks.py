@@ -19,7 +19,7 @@ from efc_tui.cluster.client import ClusterError, _cluster_error, _results, gathe
 from efc_tui.cluster.remote import read_remote
 from efc_tui.cluster.source import Source, SourceResult
 from efc_tui.errors import EfcError, UnrecognizedFormat
-from efc_tui.pipeline.score import Job, ScoredItem, looks_like, score_item
+from efc_tui.pipeline.score import Job, ScoredItem, looks_like, score_items
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -79,7 +79,9 @@ def run_sources(
 
 
 def score_batch(runs: list[Run], job: Job) -> list[ScoredItem]:
-    return [score_item(r, job) for r in runs]
+    """A batch of a large file's runs, scored on a worker (``pipeline.score.score_items``:
+    short runs together, each bit for bit as alone)."""
+    return list(score_items(iter(runs), job))
 
 
 def _spill_client() -> Any:
@@ -105,8 +107,8 @@ def _scored(runs: Iterator[Run], job: Job) -> list[ScoredItem]:
     cluster idle, raise ClusterError (the source is then "lost")."""
     items: list[ScoredItem] = []
     client = _spill_client() if job.batch > 0 else None
-    if client is None:  # in this process: each run scored as it is read
-        return [score_item(run, job) for run in runs]
+    if client is None:  # in this process: short runs scored together as they are read
+        return list(score_items(runs, job))
     pending: list[Run] = []
     futures: list[Any] = []
     for run in runs:
