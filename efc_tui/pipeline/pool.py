@@ -118,9 +118,9 @@ def map_files(
     done = False
 
     def submit() -> None:
-        for index in order:
+        index = next(order, None)
+        if index is not None:
             futures[index] = pool.submit(_run, index, str(files[index]))
-            return
 
     try:
         for _ in range(limit):
