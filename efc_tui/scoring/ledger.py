@@ -28,7 +28,7 @@ from efc_tui.scoring.factors import (
 from efc_tui.scoring.features import Features, compute_features_runs
 from efc_tui.scoring.figures import LEDGER_FIGURES
 from efc_tui.scoring.gates import Gates, compute_gates
-from efc_tui.scoring.raw_cost import RawCost, raw_cost, raw_costs
+from efc_tui.scoring.raw_cost import RawCost, raw_costs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -171,13 +171,6 @@ def score_runs(runs: Sequence[Run], estimator: Estimator | None = None) -> list[
     ests = [estimator if estimator is not None else estimator_for(r) for r in runs]
     joined, feats = compute_features_runs(runs)
     hqs = [harness_quantities(r, f) for r, f in zip(runs, feats, strict=True)]
-    if len(runs) == 1:
-        run, f, hq, est_file = runs[0], feats[0], hqs[0], ests[0]
-        fa = estimate_factors(f, hq)
-        g = compute_gates(run.events)
-        est = est_file.full.predict_columns(f.phi())
-        cost = raw_cost(run)
-        return [_ledger(run, est_file, f, hq, fa, fa.efc, g, est, *_variants(est, g), cost)]
     lengths = [len(f.c) for f in feats]
     bounds = [0, *accumulate(lengths)]
     events = list(chain.from_iterable(r.events for r in runs))
