@@ -61,13 +61,11 @@ from efc_tui.adapter.summary import (
     waste_split,
 )
 from efc_tui.compact import ListMap
-from efc_tui.model import Event, EventKind, Status
+from efc_tui.model import STATUS_VALUE, Event, EventKind, Status
 from efc_tui.scoring.constants import Q_STATUS
 from efc_tui.scoring.features import Features
 from efc_tui.scoring.gates import Gates
 from efc_tui.scoring.ledger import Ledger
-
-_STATUS_NAME = {s: s.value for s in Status}
 
 CONTINUE = "continue"
 STOP = "stop"
@@ -497,7 +495,7 @@ class DecideState:
             control = STOP
             reason = (
                 f"stop: one action has failed the same way {streak} times in a row since event "
-                f"{start} ({_STATUS_NAME[start_status]}; nothing learned in between; limit {K})"
+                f"{start} ({STATUS_VALUE[start_status]}; nothing learned in between; limit {K})"
             )
             if stop_rule:
                 reason += f"; window ratio {ratio:.3g} < ε {self.eps_g} too"

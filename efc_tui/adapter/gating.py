@@ -17,10 +17,9 @@ redundant nor novel and used enough fits "keep temporarily" best.
 from __future__ import annotations
 
 from efc_tui.adapter.config import DISCARD_NOVELTY, INVALID_STATUSES, PROMOTE_NOVELTY
-from efc_tui.model import Event, EventKind, Status
+from efc_tui.model import STATUS_VALUE, Event, EventKind, Status
 
-# Status and kind names for the reasons (a dict lookup is much cheaper than enum .value)
-_STATUS_NAME = {s: s.value for s in Status}
+# kind names for the reasons (as model.STATUS_VALUE: a dict lookup, cheaper than .value)
 _KIND_NAME = {k: k.value for k in EventKind}
 
 PROMOTE = "promote"
@@ -34,10 +33,10 @@ def gate_memory(ev: Event, *, n: float, a: float, p: float, memory_write: float)
     if a < 1.0:
         return (
             DISCARD,
-            f"repeated error: {_STATUS_NAME[status]} with an error signature seen earlier",
+            f"repeated error: {STATUS_VALUE[status]} with an error signature seen earlier",
         )
     if status in INVALID_STATUSES or ev.kind is EventKind.ERROR:
-        what = _STATUS_NAME[status] if status in INVALID_STATUSES else "error event"
+        what = STATUS_VALUE[status] if status in INVALID_STATUSES else "error event"
         return DISCARD, f"invalid: {what}"
     obs = ev.observation_text
     has_obs = bool(obs) and not obs.isspace()  # non-blank, without a stripped copy
@@ -53,8 +52,8 @@ def gate_memory(ev: Event, *, n: float, a: float, p: float, memory_write: float)
     if n >= PROMOTE_NOVELTY and used:
         return (
             PROMOTE,
-            f"verified {_STATUS_NAME[status]}, novel (n={n:.2f}), used ({', '.join(used)})",
+            f"verified {STATUS_VALUE[status]}, novel (n={n:.2f}), used ({', '.join(used)})",
         )
     if n < PROMOTE_NOVELTY:
-        return SCRATCH, f"verified {_STATUS_NAME[status]} but novelty {n:.2f} < {PROMOTE_NOVELTY:g}"
-    return SCRATCH, f"verified {_STATUS_NAME[status]} but not used (no plan change or memory write)"
+        return SCRATCH, f"verified {STATUS_VALUE[status]} but novelty {n:.2f} < {PROMOTE_NOVELTY:g}"
+    return SCRATCH, f"verified {STATUS_VALUE[status]} but not used (no plan change or memory write)"
