@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from efc_tui.model import Event, Status
+from efc_tui.report.display import VERDICT_SHOWN
 
 if TYPE_CHECKING:
     from efc_tui.adapter import ScoredRun
@@ -35,17 +36,6 @@ ACTION_SHOWN = 120
 _SPACE = re.compile(r"\s+")
 #: how each kind of aligned step is shown (``efc-tui diff`` and the app's compare view)
 MATCH_SHOWN = {"same": "=", "similar": "≈", "different": "≠", "a only": "A", "b only": "B"}
-#: verdicts, short, for tables (the JSON has the full names)
-VERDICT_SHOWN = {
-    "passed": "pass",
-    "assertion_error": "assert",
-    "runtime_error": "runtime",
-    "timeout": "timeout",
-    "static_reject": "static",
-    "api_error": "api_err",
-    "other": "other",
-    "none": "",
-}
 
 
 def action_key(text: str) -> str:

@@ -19,6 +19,19 @@ if TYPE_CHECKING:
 
 ELLIPSIS = "…"
 
+#: verdicts, short, for tables (the JSON has the full names): `diff`, the compare screen,
+#: and (spelling passed and no verdict its own way) the replay's event column
+VERDICT_SHOWN = {
+    "passed": "pass",
+    "assertion_error": "assert",
+    "runtime_error": "runtime",
+    "timeout": "timeout",
+    "static_reject": "static",
+    "api_error": "api_err",
+    "other": "other",
+    "none": "",
+}
+
 
 def middle_ellipsis(text: str, width: int) -> str:
     """``text`` in at most ``width`` cells: its head and tail around an ellipsis."""

@@ -29,6 +29,7 @@ from efc_tui.app.eventline import action_line, outcome_line
 from efc_tui.app.replay_data import ReplayData
 from efc_tui.app.textfmt import solid_style
 from efc_tui.model import Event, Status
+from efc_tui.report.display import VERDICT_SHOWN
 from efc_tui.report.text import sanitize_label
 from efc_tui.scoring.columns import BY_KEY, LedgerColumn
 
@@ -155,16 +156,8 @@ GUTTER = 3
 #: the narrowest row: every column that always stays, at its least width
 MIN_ROW_WIDTH = GUTTER + sum(s.width for s in layout(0)) + len(layout(0)) - 1
 
-STATUS_SHORT = {
-    "passed": "passed",
-    "assertion_error": "assert",
-    "runtime_error": "runtime",
-    "timeout": "timeout",
-    "static_reject": "static",
-    "api_error": "api_err",
-    "other": "other",
-    "none": "·",
-}
+#: the event column's verdicts: the tables' short names, "passed" whole and a dot for none
+STATUS_SHORT = {**VERDICT_SHOWN, "passed": "passed", "none": "·"}
 PENDING = "…"
 #: the gutter mark of an event whose scores changed at the last rescore
 CHANGED = "~"
