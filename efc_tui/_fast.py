@@ -73,7 +73,7 @@ def _load() -> tuple[ModuleType | None, str]:
     src = Path(__file__).with_name("_speedups.c")
     if src.is_file() and source_hash(src) != _speedups.SOURCE_HASH:
         return None, "pure Python (the compiled extension is stale: reinstall to rebuild it)"
-    from dataclasses import fields
+    from msgspec.structs import fields
 
     from efc_tui.model import SEVERITY, Checks, Event, EventKind, Status
 

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+import msgspec
+
 
 class EventKind(StrEnum):
     """What a feedback event is (SPEC §2)."""
@@ -66,9 +68,9 @@ SEVERITY: dict[Status, int] = {
 STATUS_VALUE: dict[Status, str] = {s: s.value for s in Status}
 
 
-@dataclass(slots=True)
-class Checks:
-    """Counts of checks an observation reports (tests passed / failed / known in all)."""
+class Checks(msgspec.Struct, gc=False):
+    """Counts of checks an observation reports (tests passed / failed / known in all).
+    Untracked by the cyclic collector, as :class:`Event` (why there)."""
 
     passed: int = 0
     failed: int = 0
@@ -79,10 +81,16 @@ class Checks:
         return self.passed + self.failed
 
 
-@dataclass(slots=True)
-class Event:
+class Event(msgspec.Struct, gc=False):
     """One feedback event: the smallest unit that can confirm, reject, refine or constrain
-    later decisions (SPEC §2). Raw-cost deltas are what this event consumed."""
+    later decisions (SPEC §2). Raw-cost deltas are what this event consumed.
+
+    A msgspec ``Struct`` the cyclic garbage collector does not track (``gc=False``): an
+    event holds text, numbers, enums, tuples and the JSON values of its source, never an
+    object that refers back to it, so no reference cycle can pass through one. The collector
+    then never walks the hundred thousand events of a long run, and an event is built in C:
+    together 7% of ``score`` on the 100k-event trace (bench/score_bench.py: 1.34 s against
+    1.24 s, best of 5). Whatever is put in ``extra`` or ``oracle`` must keep to that."""
 
     index: int
     step: int
@@ -112,7 +120,7 @@ class Event:
     #: names of fields whose value was estimated rather than read (e.g. ``tokens``)
     flags: tuple[str, ...] = ()
     #: fields of the source the model does not know, passed through to exports
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = msgspec.field(default_factory=dict)
 
     @property
     def tokens(self) -> int:

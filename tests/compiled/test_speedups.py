@@ -482,7 +482,7 @@ def test_slot_reads_and_other_classes() -> None:
     """The passes read Event and Checks fields straight from their slots (every field is
     found at set-up); an instance of a subclass is read through getattr, with the same
     ledger."""
-    from dataclasses import fields
+    from msgspec.structs import fields
 
     from efc_tui.adapter import score_and_decide
     from efc_tui.parsers import load
