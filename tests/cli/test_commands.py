@@ -7,6 +7,7 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -228,19 +229,32 @@ def test_write_atomic_keeps_ordinary_permissions(tmp_path: Path) -> None:
 
 
 def test_shell_completion() -> None:
-    """`--show-completion` prints a script; the completion protocol completes commands and
-    options (what `--install-completion` wires into the shell)."""
-    r = invoke("--show-completion", "bash")
-    assert r.exit_code == 0 and "_efc_tui_completion" in r.stdout
+    """`--show-completion` prints the script of the shell it runs in; the completion
+    protocol completes commands and options (what `--install-completion` wires into the
+    shell). Typer finds the shell among the command's parent processes, so the command is
+    started from bash here: under pytest started by anything else (an IDE, a detached job)
+    there is no shell to find, and it answers "Shell not supported"."""
+    script = Path(sys.executable).parent / "efc-tui"  # the console script the shell calls
+    if not script.exists():
+        pytest.skip("the efc-tui console script is not installed beside this python")
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("no bash to start the command from")
+    # `; exit $?`: bash would otherwise replace itself with the command, leaving no shell
+    shown = subprocess.run(
+        [bash, "-c", f'"{script}" --show-completion; exit $?'],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "_efc_tui_completion" in shown.stdout and "complete " in shown.stdout
     env = {
         **os.environ,
         "_EFC_TUI_COMPLETE": "complete_bash",
         "COMP_WORDS": "efc-tui score --ad",
         "COMP_CWORD": "2",
     }
-    script = Path(sys.executable).parent / "efc-tui"  # the console script the shell calls
-    if not script.exists():
-        pytest.skip("the efc-tui console script is not installed beside this python")
     out = subprocess.run([str(script)], env=env, capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["--adapter", "--adapter-sweep"]
