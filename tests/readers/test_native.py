@@ -195,7 +195,7 @@ def test_unrecognized_content(tmp_path: Path) -> None:
 
 def _read_all(p: Path, lenient: bool) -> Any:
     """The runs of a file as plain values, or the error it raises."""
-    from dataclasses import astuple
+    from msgspec.structs import astuple
 
     try:
         return [
