@@ -574,7 +574,9 @@ def fields_steps(draw: st.DrawFn) -> dict[str, Any]:
 
 
 def _event_fields(ev: Event) -> tuple[Any, ...]:
-    return tuple((name, type(getattr(ev, name)), getattr(ev, name)) for name in Event.__slots__)
+    return tuple(
+        (name, type(getattr(ev, name)), getattr(ev, name)) for name in Event.__struct_fields__
+    )
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
