@@ -38,6 +38,9 @@ from efc_tui.adapter.config import LOOP_NEUTRAL_KINDS
 from efc_tui.model import Event, Run, Status
 from efc_tui.scoring.features import normalize_error_text
 
+#: members read once (an enum class's attribute read is slow on Python 3.11: parsers/status.py)
+_NONE, _PASSED = Status.NONE, Status.PASSED
+
 
 def action_signature(ev: Event) -> tuple[str | None, str] | None:
     """(tool, whitespace-normalized input) of an event; None without an action or a tool."""
@@ -79,7 +82,7 @@ def streaks_and_starts(run: Run) -> tuple[np.ndarray, np.ndarray]:
     starts = [-1] * T
     state = StreakState()
     step = state.step
-    none, passed = Status.NONE, Status.PASSED
+    none, passed = _NONE, _PASSED
     for t, ev in enumerate(events):
         status = ev.status
         if (status is none or status is passed) and not state.count:
@@ -125,8 +128,8 @@ class StreakState:
         act = ev.action_text
         if not ev.tool and (not act or act.isspace()):
             pass  # no action (a harness message or error): neither extends nor ends it
-        elif status is Status.NONE or status is Status.PASSED:
-            if status is Status.PASSED or ev.kind not in LOOP_NEUTRAL_KINDS:
+        elif status is _NONE or status is _PASSED:
+            if status is _PASSED or ev.kind not in LOOP_NEUTRAL_KINDS:
                 self.sig, self.count, self.start = None, 0, -1
         else:
             sig = action_signature(ev)

@@ -323,7 +323,9 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
     return event_of(line, index, prev_failed, oracle, extra, wrote_memory=bool(memory_write))
 
 
+#: members read once (an enum class's attribute read is slow on Python 3.11: status.py)
 _MESSAGE, _TOOL, _CHECK = EventKind.MESSAGE, EventKind.TOOL, EventKind.CHECK
+_NONE = Status.NONE
 
 
 def event_of(
@@ -494,7 +496,7 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
             if run is not None and (steps := _schema_block(block, pos, end, len(events))):
                 for step in steps:
                     fit = event_of(step, len(events), prev_failed, None)
-                    if fit.status is not Status.NONE:  # has a verdict
+                    if fit.status is not _NONE:  # has a verdict
                         prev_failed = is_failure(fit.status)
                     events.append(fit)
                 lineno += len(steps)
@@ -509,7 +511,7 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
                     run is not None
                     and (event := _schema_event(raw, len(events), prev_failed)) is not None
                 ):
-                    if event.status is not Status.NONE:  # has a verdict
+                    if event.status is not _NONE:  # has a verdict
                         prev_failed = is_failure(event.status)
                     events.append(event)
                     continue
@@ -550,7 +552,7 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
                             f'unknown line type {_brief(typ)} (expected "run" or "step")'
                         )
                     event = step_to_event(obj, len(events), prev_failed)
-                    if event.status is not Status.NONE:
+                    if event.status is not _NONE:
                         prev_failed = is_failure(event.status)
                     events.append(event)
                 except MalformedLine as bad:

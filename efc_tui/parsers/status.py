@@ -646,6 +646,11 @@ RULES: tuple[Rule, ...] = (
 _HINTS: tuple[str, ...] = tuple(dict.fromkeys(k for r in RULES for k in r.keys))
 
 
+#: members read once: ``Status.NONE`` goes through the enum class's attribute hook (about
+#: 0.15 us a read on Python 3.11), which the per-observation paths below would pay each time
+_NONE, _PASSED = Status.NONE, Status.PASSED
+
+
 def _fallthrough(o: _Obs) -> Status:
     """The status of an observation no rule matched (module docstring)."""
     if o.exit_code is not None and o.exit_code != 0:
@@ -684,7 +689,7 @@ def classify_observation(
         script = bool(command and is_check and check_class(command) is CheckClass.SCRIPT)
         if fast is not None and type(text) is str and not script:
             if fast.no_hints(text):
-                return (Status.PASSED if exit_code == 0 and is_check else Status.NONE), None
+                return (_PASSED if exit_code == 0 and is_check else _NONE), None
             hinted = True  # the compiled scan found a hint: no need to look again
     o = _Obs(text, exit_code, is_error, timed_out, is_check, command)
     checks = o.checks()
@@ -729,4 +734,4 @@ _install_hints()
 
 
 def is_failure(status: Status) -> bool:
-    return status is not Status.NONE and status is not Status.PASSED
+    return status is not _NONE and status is not _PASSED
