@@ -326,6 +326,13 @@ def step_to_event(obj: dict[str, Any], index: int, prev_failed: bool) -> Event:
 #: members read once (an enum class's attribute read is slow on Python 3.11: status.py)
 _MESSAGE, _TOOL, _CHECK = EventKind.MESSAGE, EventKind.TOOL, EventKind.CHECK
 _NONE = Status.NONE
+#: the estimates an event's ``flags`` can name, in their order there, and each subset of them
+#: as one shared tuple (index: a bit per name), so an event's flags allocate nothing
+_ESTIMATES = ("kind", "status", "tokens", "wall_s")
+_FLAGS = tuple(
+    tuple(name for bit, name in enumerate(_ESTIMATES) if mask >> bit & 1)
+    for mask in range(1 << len(_ESTIMATES))
+)
 
 
 def event_of(
@@ -352,7 +359,7 @@ def event_of(
     obs = s.observation or NO_OBSERVATION
     usage = s.usage or NO_USAGE
     update = s.update or NO_UPDATE
-    flags: tuple[str, ...] = ()
+    estimated = 0  # a bit per name of _ESTIMATES
 
     tool = action.tool
     action_text = action.input or ""
@@ -364,7 +371,7 @@ def event_of(
             if (tool or action_text)
             else _MESSAGE
         )
-        flags = ("kind",)
+        estimated = 1
     c = obs.checks
     checks = (
         None
@@ -380,7 +387,7 @@ def event_of(
         if checks is None:
             checks = found
         if obs_text or exit_code is not None:
-            flags += ("status",)
+            estimated |= 2
 
     tin = usage.tokens_in
     tout = usage.tokens_out
@@ -388,10 +395,10 @@ def event_of(
         # SPEC §4: estimate from text length at 4 chars/token, and say so.
         tout = len(action_text) // CHARS_PER_TOKEN
         tin = len(obs_text) // CHARS_PER_TOKEN
-        flags += ("tokens",)
+        estimated |= 4
     wall = usage.wall_s
     if wall is None:
-        flags += ("wall_s",)
+        estimated |= 8
     tool_calls = usage.tool_calls
     if tool_calls is None:
         tool_calls = 1 if kind is _TOOL or kind is _CHECK or (tool and kind is not _MESSAGE) else 0
@@ -422,7 +429,7 @@ def event_of(
         obs.truncated is True,
         s.timestamp,
         oracle,
-        flags,
+        _FLAGS[estimated],
         {} if extra is None else extra,
     )
 
