@@ -24,6 +24,8 @@
  *       _has_failure_hint), so the classifier needs no regular expression. The hint
  *       lists are status.py's (set_hints). 1.5 us for an 850-character observation here,
  *       47 us in Python (125 substring searches), 116 us as one regular expression.
+ *   found_hints(text)  parsers/status.py: the rules' hints the same scan finds in a text:
+ *       a rule none of whose keys is there is skipped, not searched key by key.
  *   decide_pass(...)  adapter/decide.py, the run figures of decide's per-event loop
  *       (score's summary): memory gating's counts, the first pass and roll-back, the
  *       steps with ranked alternatives. No Decision and no reason: Python builds and
@@ -127,7 +129,7 @@ typedef struct {
  * sizes; the needle sets scanned. */
 typedef struct {
     Needle check[MAX_NEEDLES + 1], fail[MAX_NEEDLES + 1];
-    PyObject *pair_second, *wide;
+    PyObject *pair_second, *wide, *fail_names; /* fail_names: the Latin-1 fail needles' str */
     int set;
     Py_ssize_t head, tail;
     NeedleSet check_set, fail_set, both_set;
@@ -1515,13 +1517,14 @@ static void init_needles(Hints *h) {
     free_needles(h->fail);
     Py_CLEAR(h->pair_second);
     Py_CLEAR(h->wide);
+    Py_CLEAR(h->fail_names);
     memset(&h->check_set, 0, sizeof h->check_set);
     memset(&h->fail_set, 0, sizeof h->fail_set);
     memset(&h->both_set, 0, sizeof h->both_set);
 }
 
-/* Append str ``s`` to ``list`` (at *n) as Latin-1 bytes, or to ``wide`` when it has a code
- * point above 255. -1 with an exception for a needle shorter than 4 or too many needles. */
+/* Append str ``s`` to ``list`` (at *n) as Latin-1 bytes (1), or to ``wide`` when it has a
+ * code point above 255 (0). -1 with an exception for a needle shorter than 4 or too many. */
 static int needle_put(PyObject *s, int group, Needle *list, int *n, PyObject *wide) {
     if (!PyUnicode_Check(s)) {
         PyErr_SetString(PyExc_TypeError, "set_hints: hints must be str");
@@ -1543,7 +1546,7 @@ static int needle_put(PyObject *s, int group, Needle *list, int *n, PyObject *wi
     list[*n].s = copy;
     list[*n].group = group;
     (*n)++;
-    return 0;
+    return 1;
 }
 
 /* set_hints(summary, pair, failure, head, tail, summary_tail): parse_checks' tail hints, its
@@ -1568,8 +1571,8 @@ static PyObject *set_hints(PyObject *self, PyObject *args) {
         return NULL;
     }
     init_needles(h);
-    PyObject *wide = PyList_New(0), *no_wide = PyList_New(0);
-    if (!wide || !no_wide) goto fail;
+    PyObject *wide = PyList_New(0), *no_wide = PyList_New(0), *names = PyList_New(0);
+    if (!wide || !no_wide || !names) goto fail;
     int nc = 0, nf = 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(summary); i++)
         if (needle_put(PyTuple_GET_ITEM(summary, i), G_CHECK, h->check, &nc, no_wide) < 0) goto fail;
@@ -1578,17 +1581,21 @@ static PyObject *set_hints(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "set_hints: summary hints must be Latin-1");
         goto fail;
     }
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(failure); i++)
-        if (needle_put(PyTuple_GET_ITEM(failure, i), G_FAIL, h->fail, &nf, wide) < 0) goto fail;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(failure); i++) {
+        int put = needle_put(PyTuple_GET_ITEM(failure, i), G_FAIL, h->fail, &nf, wide);
+        if (put < 0 || (put && PyList_Append(names, PyTuple_GET_ITEM(failure, i)) < 0)) goto fail;
+    }
     needles_add(&h->check_set, h->check);
     needles_add(&h->fail_set, h->fail);
     needles_add(&h->both_set, h->check);
     needles_add(&h->both_set, h->fail);
     h->pair_second = Py_NewRef(PyTuple_GET_ITEM(pair, 1));
     h->wide = PyList_AsTuple(wide);
+    h->fail_names = PyList_AsTuple(names);
     Py_DECREF(wide);
     Py_DECREF(no_wide);
-    if (!h->wide) {
+    Py_DECREF(names);
+    if (!h->wide || !h->fail_names) {
         init_needles(h);
         return NULL;
     }
@@ -1599,6 +1606,7 @@ static PyObject *set_hints(PyObject *self, PyObject *args) {
 fail:
     Py_XDECREF(wide);
     Py_XDECREF(no_wide);
+    Py_XDECREF(names);
     init_needles(h);
     return NULL;
 }
@@ -1625,8 +1633,10 @@ static inline int match_at(int kind, const void *data, Py_ssize_t i, Py_ssize_t 
 
 
 /* The groups of the needles found in text[a:b] ("==" looked for only after "error");
- * returns early once one of the ``stop`` groups is in. */
-static int scan(const NeedleSet *ns, int kind, const void *data, Py_ssize_t a, Py_ssize_t b, int stop) {
+ * returns early once one of the ``stop`` groups is in. ``hit``, when given: a bit set for
+ * each needle found, by its place in the set. */
+static int scan(const NeedleSet *ns, int kind, const void *data, Py_ssize_t a, Py_ssize_t b, int stop,
+                uint64_t *hit) {
     int found = 0;
     const unsigned char *d = (const unsigned char *)data;
     if (kind == PyUnicode_1BYTE_KIND) {
@@ -1635,8 +1645,10 @@ static int scan(const NeedleSet *ns, int kind, const void *data, Py_ssize_t a, P
             unsigned key = bloom_key(v);
             if (!((ns->bloom[key >> 6] >> (key & 63)) & 1)) continue;
             for (int k = ns->chain[key & 255] - 1; k >= 0; k = ns->next[k] - 1)
-                if (ns->head[k] == v && match_at(kind, data, i, b, ns->list[k]->s, ns->len[k]))
+                if (ns->head[k] == v && match_at(kind, data, i, b, ns->list[k]->s, ns->len[k])) {
                     found |= ns->list[k]->group;
+                    if (hit) hit[k >> 6] |= 1ULL << (k & 63);
+                }
             if (found & stop) return found;
         }
     } else {
@@ -1645,8 +1657,10 @@ static int scan(const NeedleSet *ns, int kind, const void *data, Py_ssize_t a, P
             unsigned key = bloom_key(v);
             if (!((ns->bloom[key >> 6] >> (key & 63)) & 1)) continue;
             for (int k = ns->chain[key & 255] - 1; k >= 0; k = ns->next[k] - 1)
-                if (ns->head[k] == v && match_at(kind, data, i, b, ns->list[k]->s, ns->len[k]))
+                if (ns->head[k] == v && match_at(kind, data, i, b, ns->list[k]->s, ns->len[k])) {
                     found |= ns->list[k]->group;
+                    if (hit) hit[k >> 6] |= 1ULL << (k & 63);
+                }
             if (found & stop) return found;
         }
     }
@@ -1692,17 +1706,17 @@ static PyObject *no_hints(PyObject *self, PyObject *text) {
     int all = G_CHECK | G_FAIL, hit;
     Py_ssize_t t0 = len > tail ? len - tail : 0;
     if (len <= tail) { /* the tail and the failure-hint part are the whole text */
-        int found = scan(&h->both_set, kind, data, 0, len, all);
+        int found = scan(&h->both_set, kind, data, 0, len, all, NULL);
         if (found & G_FAIL) Py_RETURN_FALSE;
         if ((hit = check_hit(h, text, found, 0, len)) != 0) goto hit;
         if ((hit = wide_hit(h, text, kind, 0, len)) != 0) goto hit;
     } else {
-        if ((hit = check_hit(h, text, scan(&h->check_set, kind, data, t0, len, G_CHECK), t0, len)) != 0) goto hit;
+        if ((hit = check_hit(h, text, scan(&h->check_set, kind, data, t0, len, G_CHECK, NULL), t0, len)) != 0) goto hit;
         if (len <= head + tail) {
-            if (scan(&h->fail_set, kind, data, 0, len, G_FAIL)) Py_RETURN_FALSE;
+            if (scan(&h->fail_set, kind, data, 0, len, G_FAIL, NULL)) Py_RETURN_FALSE;
             if ((hit = wide_hit(h, text, kind, 0, len)) != 0) goto hit;
         } else {
-            if (scan(&h->fail_set, kind, data, 0, head, G_FAIL) || scan(&h->fail_set, kind, data, t0, len, G_FAIL))
+            if (scan(&h->fail_set, kind, data, 0, head, G_FAIL, NULL) || scan(&h->fail_set, kind, data, t0, len, G_FAIL, NULL))
                 Py_RETURN_FALSE;
             if ((hit = wide_hit(h, text, kind, 0, head)) != 0) goto hit;
             if ((hit = wide_hit(h, text, kind, t0, len)) != 0) goto hit;
@@ -1720,6 +1734,35 @@ hit:
     Py_RETURN_FALSE;
 }
 
+
+/* The rules' hints (status._HINTS) found in the parts of ``text`` the rules read (all of it
+ * up to head + tail characters, else its head and its tail), as a frozenset of those str:
+ * status._Obs skips a rule none of whose keys is there. None until set_hints. */
+static PyObject *found_hints(PyObject *self, PyObject *text) {
+    if (!PyUnicode_CheckExact(text)) {
+        PyErr_SetString(PyExc_TypeError, "found_hints takes a str");
+        return NULL;
+    }
+    const ModState *st = state_of(self);
+    if (!st || !st->hints.set) Py_RETURN_NONE;
+    const Hints *h = &st->hints;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t len = PyUnicode_GET_LENGTH(text), cut = len <= h->head + h->tail ? len : h->head;
+    uint64_t hit[(MAX_NEEDLES + 63) / 64] = {0};
+    scan(&h->fail_set, kind, data, 0, cut, 0, hit);
+    if (cut < len) scan(&h->fail_set, kind, data, len - h->tail, len, 0, hit);
+    PyObject *out = PyFrozenSet_New(NULL);
+    for (int k = 0; out && k < h->fail_set.n; k++)
+        if (((hit[k >> 6] >> (k & 63)) & 1) && PySet_Add(out, PyTuple_GET_ITEM(h->fail_names, k)) < 0) Py_CLEAR(out);
+    for (Py_ssize_t i = 0; out && kind != PyUnicode_1BYTE_KIND && i < PyTuple_GET_SIZE(h->wide); i++) {
+        PyObject *w = PyTuple_GET_ITEM(h->wide, i);
+        Py_ssize_t at = PyUnicode_Find(text, w, 0, cut, 1);
+        if (at == -1 && cut < len) at = PyUnicode_Find(text, w, len - h->tail, len, 1);
+        if (at == -2 || (at >= 0 && PySet_Add(out, w) < 0)) Py_CLEAR(out);
+    }
+    return out;
+}
 
 /* ---------------------------------------------------------------- decide_pass */
 
@@ -2046,6 +2089,7 @@ static PyMethodDef methods[] = {
     {"set_tokens", set_tokens, METH_O, "Give feature_pass features._TOKEN_TABLE (False: it declines)."},
     {"no_hints", no_hints, METH_O, "True when the classifier's substring pre-filters all miss."},
     {"set_hints", set_hints, METH_VARARGS, "Give no_hints status.py's hint lists and the head and tail sizes."},
+    {"found_hints", found_hints, METH_O, "The rules' hints in the head and the tail of a str."},
     {"shingle_count", shingle_count, METH_O, "len(features.shingles(text)), for tests."},
     {"setup_decide", setup_decide, METH_VARARGS, "Give decide_pass the adapter's kinds, statuses and thresholds."},
     {"decide_pass", decide_pass, METH_VARARGS, "The run figures of adapter.decide's loop (no Decision objects)."},
@@ -2057,6 +2101,7 @@ static int module_traverse(PyObject *m, visitproc visit, void *arg) {
     if (!st) return 0;
     Py_VISIT(st->hints.pair_second);
     Py_VISIT(st->hints.wide);
+    Py_VISIT(st->hints.fail_names);
     PyObject **objs = (PyObject **)&st->decide;
     for (size_t i = 0; i < offsetof(Decide, discard_novelty) / sizeof(PyObject *); i++) Py_VISIT(objs[i]);
     objs = (PyObject **)&st->core;

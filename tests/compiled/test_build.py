@@ -268,5 +268,6 @@ def test_each_module_object_keeps_its_own_state() -> None:
     with pytest.raises(RuntimeError, match=r"setup\(\) was not called"):
         second.feature_pass([], None, None)
     assert second.no_hints("nothing to see") is False  # no hints given: the classifier runs
+    assert second.found_hints("Permission denied") is None  # nor found: every rule runs
     assert second.setup_slots(Checks, ("passed",), Checks, ("failed",)) == (1, 1)
     assert score_run(run).to_pandas().equals(before)

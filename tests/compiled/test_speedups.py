@@ -156,6 +156,45 @@ def test_no_hints_every_offset(size: int) -> None:
             assert fast.no_hints(t) == _python_no_hints(t), (hint, at, size)
 
 
+def _python_found_hints(text: str) -> frozenset[str]:
+    """The rules' hints (status._HINTS) in the parts of a text the rules read."""
+    from efc_tui.parsers.status import _HEAD, _HINTS, _TAIL
+
+    parts = (text,) if len(text) <= _HEAD + _TAIL else (text[:_HEAD], text[-_TAIL:])
+    return frozenset(h for h in _HINTS if any(h in p for p in parts))
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts, st.lists(st.sampled_from(HINTS), max_size=3), st.integers(0, 2))
+def test_found_hints_matches_python(text: str, hints: list[str], where: int) -> None:
+    """found_hints (status._Obs.may_hold's scan) finds exactly the rules' hints that are
+    there: a rule it reports none of the keys of cannot match."""
+    for hint in hints:
+        text = [text + hint, hint + text, text[: len(text) // 2] + hint + text[len(text) // 2 :]][
+            where
+        ]
+    assert fast.found_hints(text) == _python_found_hints(text)
+
+
+@pytest.mark.parametrize("wide", ["", "─", "😀"])
+def test_found_hints_at_the_head_and_tail_cuts_and_every_offset(wide: str) -> None:
+    """Each hint straddling the head and tail cuts (texts of one part and of two), and at
+    every offset of a short text of near misses, in 1-, 2- and 4-byte strings."""
+    from efc_tui.parsers.status import _HINTS
+
+    for size in (12_000, 20_000):
+        filler = ("x" * 99 + "\n") * (size // 100)
+        for hint in _HINTS:
+            for at in (0, 3997, 4000, 5000, 11990, 12000, 19990):
+                t = (wide + filler[:at] + hint + filler[at + len(hint) :])[:size]
+                assert fast.found_hints(t) == _python_found_hints(t), (hint, at, size)
+    near = wide + "ab erro Ran pas fai Trac comm: no Syn Ind Tab not nva nkn too Ass tim Tim É\n "
+    for hint in _HINTS:
+        for at in range(0, len(near) - len(hint) + 1):
+            t = near[:at] + hint + near[at + len(hint) :]
+            assert fast.found_hints(t) == _python_found_hints(t), (hint, at)
+
+
 # long 1-byte texts of pieces the pre-filters react to: hints, their prefixes, near misses
 pieces = st.sampled_from(
     [h for h in HINTS if h]
