@@ -64,6 +64,9 @@ from efc_tui.parsers.sniffs import MINI_SUBMIT_MARKERS
 NAME = "mini-swe-agent"
 _ACTION_RE = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
 _TIMEOUT_RE = re.compile(r"timeout|timed out", re.IGNORECASE)
+#: what every submission marker ends with (looked for before the markers themselves)
+_SUBMIT_END = "_FINAL_OUTPUT"
+assert all(m.endswith(_SUBMIT_END) for m in MINI_SUBMIT_MARKERS)
 
 
 #: ``info.exit_status`` values that mean the harness stopped the run at a limit (steps,
@@ -82,8 +85,9 @@ def _limit_stop(stop: str, text: str, step: int, ts: float | None) -> Draft:
     )
 
 
-def _actions(msg: dict[str, Any]) -> list[tuple[str | None, str]]:
-    """(tool_call_id, command) of each action an assistant message took."""
+def _actions(msg: dict[str, Any], extra: dict[str, Any], text: str) -> list[tuple[str | None, str]]:
+    """(tool_call_id, command) of each action an assistant message took (``extra``: the
+    message's extra; ``text``: its content's text)."""
     out: list[tuple[str | None, str]] = []
     for tc in as_list(msg.get("tool_calls")):
         tc = as_dict(tc)
@@ -97,14 +101,13 @@ def _actions(msg: dict[str, Any]) -> list[tuple[str | None, str]]:
         out.append((opt_str(tc.get("id")), cmd))
     if out:
         return out
-    for a in as_list(as_dict(msg.get("extra")).get("actions")):
+    for a in as_list(extra.get("actions")):
         a = as_dict(a)
         cmd = a.get("command")
         if isinstance(cmd, str):
             out.append((opt_str(a.get("tool_call_id")), cmd))
     if out:
         return out
-    text, _ = content_text(msg.get("content"))
     blocks = _ACTION_RE.findall(text) if "```" in text else []
     if len(blocks) == 1:
         return [(None, blocks[0].strip())]
@@ -160,13 +163,13 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
             thought, images = content_text(msg.get("content"))
             usage = _usage(response)
             cost = as_float(extra.get("cost"))
-            actions = _actions(msg)
+            actions = _actions(msg, extra, thought)
             queue = []  # actions left open by the previous call get no result
             new: list[Draft] = []
             if actions:
                 for call_id, cmd in actions:
                     d = Draft(tool="bash", action=cmd, is_call=True, step=step, t_start=ts)
-                    if any(m in cmd for m in MINI_SUBMIT_MARKERS):
+                    if _SUBMIT_END in cmd and any(m in cmd for m in MINI_SUBMIT_MARKERS):
                         d.kind = EventKind.GENERATION
                         d.extra["submission"] = True
                     if call_id:
