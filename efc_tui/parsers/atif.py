@@ -119,7 +119,9 @@ def _conventions(steps: list[Any], final: dict[str, Any]) -> _Conventions:
 
 
 def _usage(metrics: Any, conv: _Conventions) -> Usage | None:
-    m = as_dict(metrics)
+    if not metrics or not isinstance(metrics, dict):
+        return None  # no counts: no usage
+    m = metrics
     tin, tout = opt_count(m.get("prompt_tokens")), opt_count(m.get("completion_tokens"))
     if tin is None and tout is None:
         return None
@@ -144,11 +146,15 @@ def _call_key(step: dict[str, Any]) -> tuple[Any, ...] | None:
     equal on consecutive agent steps means one API call split into several steps (Harbor's
     Claude Code conversion writes one step per content block, each repeating the message's
     usage). Two real calls never share it: each reads the other's output."""
-    m = as_dict(step.get("metrics"))
-    prompt = opt_count(m.get("prompt_tokens"))
-    ex = as_dict(m.get("extra"))
-    if not prompt or not ("cache_creation_input_tokens" in ex or "cache_read_input_tokens" in ex):
+    m = step.get("metrics")
+    ex = m.get("extra") if m and isinstance(m, dict) else None
+    if not ex or not isinstance(ex, dict):
         return None  # only Anthropic usage (cache reads and writes) identifies one call this surely
+    if not ("cache_creation_input_tokens" in ex or "cache_read_input_tokens" in ex):
+        return None
+    prompt = opt_count(m.get("prompt_tokens"))
+    if not prompt:
+        return None
     return (
         step.get("model_name"),
         prompt,
@@ -341,17 +347,20 @@ class _Steps:
                 opt_str(tc.get("function_name")),
                 tc.get("arguments"),
             )
-            for tc in (as_dict(x) for x in as_list(step.get("tool_calls")))
+            if isinstance(tc, dict)
+            else ToolCall(None, None, None)
+            for tc in as_list(step.get("tool_calls"))
         ]
+        metrics = step.get("metrics")
         if (
             not calls
             and results
-            and not step.get("metrics")
+            and not metrics
             and not model
             and self._results_only(step, results, ts)
         ):
             return
-        if not calls and not results and not step.get("metrics") and self.conv.usage_complete:
+        if not calls and not results and not metrics and self.conv.usage_complete:
             # final_metrics say no model call produced it (e.g. OpenHands' error answer to a
             # malformed call, or text of a response already counted): the agent's words, no usage
             self._last_key = None
@@ -365,7 +374,7 @@ class _Steps:
             return
         key = _call_key(step)
         repeat = key is not None and key == self._last_key and self._last_carrier is not None
-        usage = None if repeat else _usage(step.get("metrics"), self.conv)
+        usage = None if repeat else _usage(metrics, self.conv)
         reasoning = text_of(step.get("reasoning_content"))
         if calls:
             drafts = b.assistant(
@@ -402,7 +411,7 @@ class _Steps:
                 extra=step_extra,
             )
         if drafts:
-            if usage is None and not step.get("metrics") and self.conv.usage_complete:
+            if usage is None and not metrics and self.conv.usage_complete:
                 # final_metrics are all in other steps: a call of a response counted there
                 drafts[0].model_call, drafts[0].usage_elsewhere = False, True
             if repeat and self._last_carrier is not None:
