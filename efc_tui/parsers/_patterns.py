@@ -90,16 +90,24 @@ class _StartGuarded(_Guarded):
     ``\\b`` sees the character before, as in a search). An alternation whose every branch
     starts with ``\\b`` gives the engine no first characters to skip ahead to: its own
     search tries every branch at every position. Past ``MAX_STARTS`` places it searches
-    the whole text."""
+    the whole text; under ``SHORT`` characters it runs as a ``_Guarded`` pattern (there the
+    engine's own search costs less than finding the places).
+    """
 
     __slots__ = ()
     MAX_STARTS = 32
+    SHORT = 160
 
     def __init__(self, pattern: str, flags: int, keys: tuple[str, ...]) -> None:
         assert not flags & re.IGNORECASE
         super().__init__(pattern, flags, keys)
 
     def search(self, text: str) -> re.Match[str] | None:
+        if len(text) < self.SHORT:
+            for k in self.keys:
+                if k in text:
+                    return self.rx.search(text)
+            return None
         starts: list[int] = []
         for k in self.keys:
             at = text.find(k)

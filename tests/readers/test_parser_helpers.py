@@ -436,3 +436,23 @@ def test_segments_without_quotes_are_the_separators_split(text: str) -> None:
     from efc_tui.parsers._commands import _segments
 
     assert _segments(text) == re.split(r"&&|\|\||[;|\n()]", text)
+
+
+# --------------------------------------------------------------------------- patterns
+
+_PIECES = ["sed", "-i", "cat", ">", "<<", "EOF", "tee", "apply_patch", "git apply", "patch"]
+_PIECES += ["-p1", "-n", "x", "a.py", "sedx", "xsed", "_cat", "catx", "\n", " ", "\t", "é"]
+
+
+@settings(max_examples=400)
+@given(st.lists(st.sampled_from(_PIECES), max_size=120), st.sampled_from(["", " ", "\n"]))
+def test_start_guarded_finds_what_its_regex_finds(pieces: list[str], sep: str) -> None:
+    """``_StartGuarded`` (the edit-command pattern) tries its regex only where a word
+    starts, on long texts, and as a plain guard on short ones: the same match either way,
+    ``\\b`` seeing the character before each place."""
+    from efc_tui.parsers._commands import _EDIT_CMD
+
+    text = sep.join(pieces)
+    for t in (text, "x" * 200 + text, text + " y" * 100):
+        m, want = _EDIT_CMD.search(t), _EDIT_CMD.rx.search(t)
+        assert (m and m.span()) == (want and want.span()), t
