@@ -64,6 +64,8 @@ from efc_tui.parsers.sniffs import MINI_SUBMIT_MARKERS
 NAME = "mini-swe-agent"
 _ACTION_RE = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
 _TIMEOUT_RE = re.compile(r"timeout|timed out", re.IGNORECASE)
+#: the marks of an output the harness cut (one scan for both)
+_ELIDED = re.compile(r"<(?:output_head|elided_chars)>")
 #: what every submission marker ends with (looked for before the markers themselves)
 _SUBMIT_END = "_FINAL_OUTPUT"
 assert all(m.endswith(_SUBMIT_END) for m in MINI_SUBMIT_MARKERS)
@@ -83,6 +85,14 @@ def _limit_stop(stop: str, text: str, step: int, ts: float | None) -> Draft:
         t_start=ts,
         extra={"harness_stop": stop},
     )
+
+
+def _oldest_open(queue: list[Draft]) -> Draft | None:
+    """The oldest action still waiting for its result."""
+    for d in queue:
+        if not d.has_result:
+            return d
+    return None
 
 
 def _actions(msg: dict[str, Any], extra: dict[str, Any], text: str) -> list[tuple[str | None, str]]:
@@ -180,7 +190,9 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
                 for d in new[1:]:
                     d.sibling = True
                 first.add_thought(thought)
-                first.gen_text = "\n".join(x for x in [thought, *(d.action for d in new)] if x)
+                parts = [thought] if thought else []
+                parts += [d.action for d in new if d.action]
+                first.gen_text = "\n".join(parts)
             else:
                 # rejected by the harness (no single action): typed once the reply is known
                 first = Draft(action=thought, gen_text=thought, step=step, t_start=ts)
@@ -202,7 +214,7 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
             target = by_id.get(call_id) if call_id else None
             if target is None or target.has_result:
                 # v1 observations, and tool messages whose id matches nothing: oldest open action
-                target = next((d for d in queue if not d.has_result), None)
+                target = _oldest_open(queue)
             if target is None:
                 drafts.append(
                     Draft(
@@ -229,11 +241,11 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
                     target.timed_out = True
                 else:
                     target.is_error = True
-            if "<output_head>" in text or "<elided_chars>" in text:
+            if _ELIDED.search(text):
                 target.truncated = True
         elif role == "exit":
             text, _ = content_text(msg.get("content"))
-            target = next((d for d in queue if not d.has_result), None)
+            target = _oldest_open(queue)
             stop = as_str(extra.get("exit_status"))
             if stop in LIMIT_EXITS:
                 drafts.append(_limit_stop(stop, text, step, parse_time(extra.get("timestamp"))))
