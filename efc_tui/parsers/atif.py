@@ -147,7 +147,9 @@ def _call_key(step: dict[str, Any]) -> tuple[Any, ...] | None:
     Claude Code conversion writes one step per content block, each repeating the message's
     usage). Two real calls never share it: each reads the other's output."""
     m = step.get("metrics")
-    ex = m.get("extra") if m and isinstance(m, dict) else None
+    if not m or not isinstance(m, dict):
+        return None
+    ex = m.get("extra")
     if not ex or not isinstance(ex, dict):
         return None  # only Anthropic usage (cache reads and writes) identifies one call this surely
     if not ("cache_creation_input_tokens" in ex or "cache_read_input_tokens" in ex):
