@@ -32,7 +32,7 @@ from functools import lru_cache
 
 from efc_tui._lazy_re import LazyPattern
 from efc_tui.model import EventKind
-from efc_tui.parsers._patterns import _Guarded
+from efc_tui.parsers._patterns import _Guarded, _StartGuarded
 
 _MAX = 4000
 #: commands whose reading is kept: an event's command is read by the kind rules and two or
@@ -508,12 +508,13 @@ _MEMORY_TOOLS = {
 _PLAN_TOOLS = {"update_plan", "plan", "exitplanmode", "enterplanmode", "write_plan"}
 _REFLECT_TOOLS = {"think", "reflect", "thinking", "reasoning"}
 #: shell commands that write files: sed -i, cat > f, cat << EOF > f, tee, patches (a heredoc
-#: fed to an interpreter runs a script: no edit) ...
-_EDIT_CMD = _Guarded(
+#: fed to an interpreter runs a script: no edit) ... (tried only where a match can start:
+#: ``sed -n`` views hold one of the words, and the pattern alone starts at every position)
+_EDIT_CMD = _StartGuarded(
     r"\bsed\s+-i|\bcat\s*>|\bcat\s+<<[^\n]*>\s*\S|\btee\s|\bapply_patch\b|\bgit apply\b"
     r"|\bpatch\s+-p",
     re.MULTILINE,
-    ("sed", "cat", "tee", "patch", "git apply"),
+    ("sed", "cat", "tee", "apply_patch", "git apply", "patch"),
 )
 #: ... and a line that echoes into a file (echo > f). Two patterns, not one alternation: the
 #: regular expression engine finds no characters a match of the two together starts with,

@@ -486,9 +486,12 @@ def apportion(total: int, weights: list[float]) -> list[int]:
     raw = [total * x / s for x in w]
     out = [math.floor(r) for r in raw]
     rest = total - sum(out)
-    order = sorted(range(n), key=lambda k: (raw[k] - out[k], -k), reverse=True)
-    for k in order[:rest]:
-        out[k] += 1
+    if rest:
+        # largest remainders first, earlier ones first among equals (a stable sort keeps
+        # their order, reversed or not); no key function called per part
+        left = [r - o for r, o in zip(raw, out, strict=True)]
+        for k in sorted(range(n), key=left.__getitem__, reverse=True)[:rest]:
+            out[k] += 1
     return out
 
 

@@ -80,3 +80,48 @@ class _LineGuarded(_Guarded):
             if m is not None:
                 return m
         return None
+
+
+class _StartGuarded(_Guarded):
+    """A case-sensitive ``_Guarded`` pattern every match of which starts with one of
+    ``keys`` (each alternative is ``\\b`` or nothing, then a key): ``search`` tries the
+    pattern only where a key occurs, in order, and answers exactly as its own ``search``
+    does (the leftmost match is at the first of those places where the pattern matches;
+    ``\\b`` sees the character before, as in a search). An alternation whose every branch
+    starts with ``\\b`` gives the engine no first characters to skip ahead to: its own
+    search tries every branch at every position. Past ``MAX_STARTS`` places it searches
+    the whole text; under ``SHORT`` characters it runs as a ``_Guarded`` pattern (there the
+    engine's own search costs less than finding the places).
+    """
+
+    __slots__ = ()
+    MAX_STARTS = 32
+    SHORT = 160
+
+    def __init__(self, pattern: str, flags: int, keys: tuple[str, ...]) -> None:
+        assert not flags & re.IGNORECASE
+        super().__init__(pattern, flags, keys)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        if len(text) < self.SHORT:
+            for k in self.keys:
+                if k in text:
+                    return self.rx.search(text)
+            return None
+        starts: list[int] = []
+        for k in self.keys:
+            at = text.find(k)
+            while at >= 0:
+                starts.append(at)
+                if len(starts) > self.MAX_STARTS:
+                    return self.rx.search(text)
+                at = text.find(k, at + 1)
+        if not starts:
+            return None
+        starts.sort()
+        match = self.rx.match
+        for at in starts:
+            m = match(text, at)
+            if m is not None:
+                return m
+        return None

@@ -41,6 +41,7 @@ import orjson
 
 from efc_tui.model import EventKind, Status
 from efc_tui.parsers._drafts import Draft
+from efc_tui.parsers._patterns import _Guarded
 from efc_tui.parsers.status import classify_observation
 
 _CLAUDE_EXIT = re.compile(r"^Exit code (-?\d+)\b")
@@ -61,9 +62,11 @@ _JSON_ERROR_MAX = 20_000
 #: the keys a JSON failure answer is read from (one search, not one per key)
 _JSON_ERROR_KEY = re.compile(r'"(?:error|isError|is_error|ok|success)"')
 AGENTS_TOOL_ERROR = "An error occurred while running the tool"
-_EXIT_LINE = re.compile(
+#: (tried at every position of a text: behind its one word, which most texts lack)
+_EXIT_LINE = _Guarded(
     r"^(?:exit[_ ]?code|return[_ ]?code|exitcode)(?:=|: ?)(-?\d+)(?:[ \t,;]|$)",
     re.IGNORECASE | re.MULTILINE,
+    ("code",),
 )
 #: Harbor's Claude Code conversion: ``[exit_code] N`` after the ``[stdout]`` / ``[stderr]`` parts
 _HARBOR_EXIT = re.compile(r"^\[exit_code\] (-?\d+)[ \t]*$", re.MULTILINE)
@@ -125,6 +128,8 @@ def openhands_hints(text: str) -> Hints:
     if text.startswith("ERROR:"):
         h.is_error = True
     tail = text[-600:]
+    if "[" not in tail:  # every mark below is bracketed
+        return h
     codes = _OH_EXIT.findall(tail)
     if codes and int(codes[-1]) != -1:  # -1: still running, or unknown
         h.exit_code = int(codes[-1])
@@ -175,10 +180,14 @@ def reported_exit_code(text: str) -> int | None:
     m = _RETURNCODE.search(text[:400]) or _EXIT_LINE.search(text[:300])
     if m is None and len(text) > 300:
         m = _EXIT_LINE.search(text[-300:])  # a footer: "...\nexit_code=1"
-    if m is None and "[exit_code]" in text:
-        m = _HARBOR_EXIT.search(text[-3000:])
+    if m is None:
+        end = text[-3000:]
+        if "[exit_code]" in end:
+            m = _HARBOR_EXIT.search(end)
     if m:
         return int(m.group(1))
+    if not _json_object(text):
+        return None
     s = text.strip()
     if s.startswith("{") and s.endswith("}") and len(s) <= _JSON_ERROR_MAX and "code" in s:
         try:
@@ -192,9 +201,18 @@ def reported_exit_code(text: str) -> int | None:
     return None
 
 
+def _json_object(text: str) -> bool:
+    """Can ``text`` stripped start with ``{``? (Its first 64 characters tell, unless they are
+    all blank: no copy of a long text that cannot be a JSON answer.)"""
+    head = text[:64].lstrip()
+    return not head or head[0] == "{"
+
+
 def json_error(text: str) -> str | None:
     """The message of a JSON answer that reports a failed call (module docstring), else
     None."""
+    if not _json_object(text):
+        return None
     s = text.strip()
     if not (s.startswith("{") and s.endswith("}")) or len(s) > _JSON_ERROR_MAX:
         return None

@@ -49,17 +49,18 @@ def unix_seconds(f: float) -> float | None:
 
 def parse_time(value: Any) -> float | None:
     """Unix seconds of a timestamp in any of the shapes above; None when it is not one."""
-    if isinstance(value, bool) or value is None:
+    if value is None or isinstance(value, bool):
         return None
-    if isinstance(value, int | float):
-        return unix_seconds(float(value))
-    if isinstance(value, str):
+    if isinstance(value, str):  # the common case first
         s = value.strip()
         if not s or len(s) > 64:
             return None
-        if _NUMBER.fullmatch(s):
+        # an ISO date's fifth character is "-", which no number holds
+        if s[4:5] != "-" and _NUMBER.fullmatch(s):
             return unix_seconds(float(s))
         return iso_seconds(s[:-1] + "Z" if s.endswith("z") else s)
+    if isinstance(value, int | float):
+        return unix_seconds(float(value))
     if isinstance(value, list | tuple) and len(value) == 2:
         sec, ns = value
         if all(isinstance(x, int | float) and not isinstance(x, bool) for x in (sec, ns)):

@@ -74,18 +74,29 @@ class _Conventions:
     usage_complete: bool = False
 
 
-def _conventions(steps: list[Any]) -> _Conventions:
+def _conventions(steps: list[Any], final: dict[str, Any]) -> _Conventions:
     """ATIF says ``prompt_tokens`` includes cached tokens; some producers do otherwise. A
     step whose cached tokens exceed its prompt tokens, or whose ``extra.total_tokens`` is
     prompt + completion + cached, shows the cache is outside; a step whose prompt tokens are
-    fewer than its cache reads + cache writes shows the writes are outside."""
+    fewer than its cache reads + cache writes shows the writes are outside. The usage is
+    complete when the steps' own metrics add up to ``final_metrics`` (prompt and
+    completion). One pass over the steps' metrics for all three."""
     conv = _Conventions()
+    got_in = got_out = 0
     for step in steps:
-        m = as_dict(as_dict(step).get("metrics"))
+        m = step.get("metrics") if isinstance(step, dict) else None
+        if not m or not isinstance(m, dict):
+            continue
         prompt, out = opt_count(m.get("prompt_tokens")), opt_count(m.get("completion_tokens")) or 0
-        cached = opt_count(m.get("cached_tokens")) or 0
-        ex = as_dict(m.get("extra"))
+        got_out += out
         if prompt is None:
+            continue
+        got_in += prompt
+        cached = opt_count(m.get("cached_tokens")) or 0
+        ex = m.get("extra")
+        if not ex or not isinstance(ex, dict):
+            if cached > prompt:
+                conv.cache_outside = True
             continue
         total = opt_count(ex.get("total_tokens"))
         if cached > prompt or (cached and total is not None and total == prompt + out + cached):
@@ -94,27 +105,23 @@ def _conventions(steps: list[Any]) -> _Conventions:
         reads = opt_count(ex.get("cache_read_input_tokens"))
         if creation and prompt < (cached if reads is None else reads) + creation:
             conv.creation_outside = True
-    return conv
-
-
-def _usage_complete(steps: list[Any], final: dict[str, Any], conv: _Conventions) -> bool:
-    """Whether the steps' own metrics add up to ``final_metrics`` (prompt and completion)."""
     want_in, want_out = (
         opt_count(final.get("total_prompt_tokens")),
         opt_count(final.get("total_completion_tokens")),
     )
-    if want_in is None or want_out is None:
-        return False
-    got_in = got_out = 0
-    for step in steps:
-        m = as_dict(as_dict(step).get("metrics"))
-        got_in += opt_count(m.get("prompt_tokens")) or 0
-        got_out += opt_count(m.get("completion_tokens")) or 0
-    return (got_in, got_out) == (want_in, want_out) and got_in + got_out > 0
+    conv.usage_complete = (
+        want_in is not None
+        and want_out is not None
+        and (got_in, got_out) == (want_in, want_out)
+        and got_in + got_out > 0
+    )
+    return conv
 
 
 def _usage(metrics: Any, conv: _Conventions) -> Usage | None:
-    m = as_dict(metrics)
+    if not metrics or not isinstance(metrics, dict):
+        return None  # no counts: no usage
+    m = metrics
     tin, tout = opt_count(m.get("prompt_tokens")), opt_count(m.get("completion_tokens"))
     if tin is None and tout is None:
         return None
@@ -139,11 +146,17 @@ def _call_key(step: dict[str, Any]) -> tuple[Any, ...] | None:
     equal on consecutive agent steps means one API call split into several steps (Harbor's
     Claude Code conversion writes one step per content block, each repeating the message's
     usage). Two real calls never share it: each reads the other's output."""
-    m = as_dict(step.get("metrics"))
-    prompt = opt_count(m.get("prompt_tokens"))
-    ex = as_dict(m.get("extra"))
-    if not prompt or not ("cache_creation_input_tokens" in ex or "cache_read_input_tokens" in ex):
+    m = step.get("metrics")
+    if not m or not isinstance(m, dict):
+        return None
+    ex = m.get("extra")
+    if not ex or not isinstance(ex, dict):
         return None  # only Anthropic usage (cache reads and writes) identifies one call this surely
+    if not ("cache_creation_input_tokens" in ex or "cache_read_input_tokens" in ex):
+        return None
+    prompt = opt_count(m.get("prompt_tokens"))
+    if not prompt:
+        return None
     return (
         step.get("model_name"),
         prompt,
@@ -155,8 +168,9 @@ def _call_key(step: dict[str, Any]) -> tuple[Any, ...] | None:
 
 def _result_text(r: dict[str, Any]) -> str:
     text = result_text(r.get("content"))
-    refs = [as_dict(x) for x in as_list(r.get("subagent_trajectory_ref"))]
-    if refs:
+    refs = r.get("subagent_trajectory_ref")  # a summarisation hand-off: rare
+    if refs and isinstance(refs, list):
+        refs = [as_dict(x) for x in refs]
         notes = "\n".join(
             f"[sub-trajectory {opt_str(x.get('session_id')) or '?'}: {opt_str(x.get('trajectory_path')) or '?'}]"
             for x in refs
@@ -185,8 +199,7 @@ def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
         extra=extra,
     )
     b = RunBuilder(run)
-    conv = _conventions(doc["steps"])
-    conv.usage_complete = _usage_complete(doc["steps"], as_dict(doc.get("final_metrics")), conv)
+    conv = _conventions(doc["steps"], as_dict(doc.get("final_metrics")))
     reader = _Steps(b, conv)
     reader.document(doc, path, warnings, depth=0)
     if run.model is None and reader.models:
@@ -336,17 +349,20 @@ class _Steps:
                 opt_str(tc.get("function_name")),
                 tc.get("arguments"),
             )
-            for tc in (as_dict(x) for x in as_list(step.get("tool_calls")))
+            if isinstance(tc, dict)
+            else ToolCall(None, None, None)
+            for tc in as_list(step.get("tool_calls"))
         ]
+        metrics = step.get("metrics")
         if (
             not calls
             and results
-            and not step.get("metrics")
+            and not metrics
             and not model
             and self._results_only(step, results, ts)
         ):
             return
-        if not calls and not results and not step.get("metrics") and self.conv.usage_complete:
+        if not calls and not results and not metrics and self.conv.usage_complete:
             # final_metrics say no model call produced it (e.g. OpenHands' error answer to a
             # malformed call, or text of a response already counted): the agent's words, no usage
             self._last_key = None
@@ -360,7 +376,7 @@ class _Steps:
             return
         key = _call_key(step)
         repeat = key is not None and key == self._last_key and self._last_carrier is not None
-        usage = None if repeat else _usage(step.get("metrics"), self.conv)
+        usage = None if repeat else _usage(metrics, self.conv)
         reasoning = text_of(step.get("reasoning_content"))
         if calls:
             drafts = b.assistant(
@@ -397,7 +413,7 @@ class _Steps:
                 extra=step_extra,
             )
         if drafts:
-            if usage is None and not step.get("metrics") and self.conv.usage_complete:
+            if usage is None and not metrics and self.conv.usage_complete:
                 # final_metrics are all in other steps: a call of a response counted there
                 drafts[0].model_call, drafts[0].usage_elsewhere = False, True
             if repeat and self._last_carrier is not None:
@@ -406,12 +422,9 @@ class _Steps:
                 self._last_key, self._last_carrier = key, drafts[0]
         if calls or results:
             _pair(b, drafts, results, ts, step)
-        self.follow(
-            [ref for r in results for ref in as_list(r.get("subagent_trajectory_ref"))],
-            path,
-            warnings,
-            depth,
-        )
+            refs = [ref for r in results for ref in as_list(r.get("subagent_trajectory_ref"))]
+            if refs:
+                self.follow(refs, path, warnings, depth)
 
     def _merge(self, d: Draft, step: dict[str, Any]) -> None:
         """A step repeating the API call of the step before: no usage of its own (the
@@ -559,37 +572,33 @@ def _outcome(
     Harbor's failure mark, Claude Code's ``Exit code N`` and refusals, OpenHands' ``ERROR:``
     and exit-code lines, mini-swe-agent's ``<returncode>``, an ``exit_code=N`` line, a JSON
     ``{"status": "error"}`` answer."""
-    ex = as_dict(step.get("extra"))
-    holders = [as_dict(as_dict(r).get("extra"))]
-    # Harbor's Codex conversion: per-call details of a bundled step, keyed by call id
-    detail = as_dict(as_dict(ex.get("tool_call_details")).get(d.call_id or ""))
-    holders += [detail, as_dict(detail.get("metadata"))]
-    if alone:
-        holders += [
-            ex,
-            as_dict(ex.get("metadata")),
-            as_dict(ex.get("tool_result_metadata")),
-            as_dict(ex.get("tool_metadata")),
-        ]
     code: int | None = None
-    for h in holders:
-        if not h:
-            continue  # most holders are absent
-        if any(h.get(k) is True for k in _ERROR_KEYS):
-            d.is_error = True
-        for k in _CODE_KEYS:
-            if code is None:
-                code = as_int(h.get(k))
-        for k in _STATUS_KEYS:
-            st = as_str(h.get(k)).lower()
-            if st in _FAILED_STATUS:
-                d.is_error = True
-            elif st in _TIMEOUT_STATUS:
-                d.timed_out = True
+    # most results and steps have no extra: no holder to look in
+    h = r.get("extra") if r is not None else None
+    if h and isinstance(h, dict):
+        code = _hints(d, h, code)
+    ex = step.get("extra")
+    if ex and isinstance(ex, dict):
+        # Harbor's Codex conversion: per-call details of a bundled step, keyed by call id
+        detail = as_dict(as_dict(ex.get("tool_call_details")).get(d.call_id or ""))
+        holders = [detail, as_dict(detail.get("metadata"))]
+        if alone:
+            holders += [
+                ex,
+                as_dict(ex.get("metadata")),
+                as_dict(ex.get("tool_result_metadata")),
+                as_dict(ex.get("tool_metadata")),
+            ]
+        for h in holders:
+            if h:
+                code = _hints(d, h, code)
+    if code is None:
+        code = claude_exit_code(text)
     oh = openhands_hints(text)
-    for found in (claude_exit_code(text), oh.exit_code, reported_exit_code(text)):
-        if code is None:
-            code = found
+    if code is None:
+        code = oh.exit_code
+    if code is None:
+        code = reported_exit_code(text)
     if code is not None:
         d.exit_code = code
     if oh.timed_out or _poll_ran_out(d, text):
@@ -598,6 +607,23 @@ def _outcome(
         d.is_error = True
     if d.is_error and claude_refusal(text):
         refused(d)
+
+
+def _hints(d: Draft, h: dict[str, Any], code: int | None) -> int | None:
+    """One holder's outcome keys (``_outcome``): is-error and status on ``d``; the exit
+    code found so far, else this holder's."""
+    if any(h.get(k) is True for k in _ERROR_KEYS):
+        d.is_error = True
+    for k in _CODE_KEYS:
+        if code is None:
+            code = as_int(h.get(k))
+    for k in _STATUS_KEYS:
+        st = as_str(h.get(k)).lower()
+        if st in _FAILED_STATUS:
+            d.is_error = True
+        elif st in _TIMEOUT_STATUS:
+            d.timed_out = True
+    return code
 
 
 def _poll_ran_out(d: Draft, text: str) -> bool:

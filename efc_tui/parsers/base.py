@@ -19,6 +19,8 @@ from efc_tui.parsers.preview import PreviewLimit, close_prefix
 SNIFF_BYTES = 64 * 1024
 GZIP_MAGIC = b"\x1f\x8b"
 ZIP_MAGIC = b"PK\x03\x04"
+#: the last character of a JSON object or array, by its first (``Sniff.first_line_object``)
+_CLOSER = {b"{": b"}", b"[": b"]"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,13 +69,23 @@ class Sniff:
         """The first non-blank line parsed as JSON, or None when it does not parse."""
         if "first" not in self._cache:
             value = None
-            for raw in self.head.split(b"\n"):
-                if raw.strip():
+            head, pos = self.head, 0
+            while pos <= len(head):  # line by line, not a split of the whole head
+                end = head.find(b"\n", pos)
+                end = len(head) if end < 0 else end
+                line = head[pos:end]
+                raw = line.strip()
+                pos = end + 1
+                if not raw:
+                    continue
+                # an object or array must close where its line ends (a pretty-printed
+                # document's "{", a long line cut off at the head's end): no parse then
+                if _CLOSER.get(raw[:1], raw[-1:]) == raw[-1:]:
                     try:
-                        value = orjson.loads(raw)
+                        value = orjson.loads(line)
                     except orjson.JSONDecodeError:
                         value = None
-                    break
+                break
             self._cache["first"] = value
         return self._cache["first"]
 

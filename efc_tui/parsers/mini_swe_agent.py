@@ -64,6 +64,11 @@ from efc_tui.parsers.sniffs import MINI_SUBMIT_MARKERS
 NAME = "mini-swe-agent"
 _ACTION_RE = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
 _TIMEOUT_RE = re.compile(r"timeout|timed out", re.IGNORECASE)
+#: the marks of an output the harness cut (one scan for both)
+_ELIDED = re.compile(r"<(?:output_head|elided_chars)>")
+#: what every submission marker ends with (looked for before the markers themselves)
+_SUBMIT_END = "_FINAL_OUTPUT"
+assert all(m.endswith(_SUBMIT_END) for m in MINI_SUBMIT_MARKERS)
 
 
 #: ``info.exit_status`` values that mean the harness stopped the run at a limit (steps,
@@ -82,8 +87,17 @@ def _limit_stop(stop: str, text: str, step: int, ts: float | None) -> Draft:
     )
 
 
-def _actions(msg: dict[str, Any]) -> list[tuple[str | None, str]]:
-    """(tool_call_id, command) of each action an assistant message took."""
+def _oldest_open(queue: list[Draft]) -> Draft | None:
+    """The oldest action still waiting for its result."""
+    for d in queue:
+        if not d.has_result:
+            return d
+    return None
+
+
+def _actions(msg: dict[str, Any], extra: dict[str, Any], text: str) -> list[tuple[str | None, str]]:
+    """(tool_call_id, command) of each action an assistant message took (``extra``: the
+    message's extra; ``text``: its content's text)."""
     out: list[tuple[str | None, str]] = []
     for tc in as_list(msg.get("tool_calls")):
         tc = as_dict(tc)
@@ -97,14 +111,13 @@ def _actions(msg: dict[str, Any]) -> list[tuple[str | None, str]]:
         out.append((opt_str(tc.get("id")), cmd))
     if out:
         return out
-    for a in as_list(as_dict(msg.get("extra")).get("actions")):
+    for a in as_list(extra.get("actions")):
         a = as_dict(a)
         cmd = a.get("command")
         if isinstance(cmd, str):
             out.append((opt_str(a.get("tool_call_id")), cmd))
     if out:
         return out
-    text, _ = content_text(msg.get("content"))
     blocks = _ACTION_RE.findall(text) if "```" in text else []
     if len(blocks) == 1:
         return [(None, blocks[0].strip())]
@@ -160,13 +173,13 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
             thought, images = content_text(msg.get("content"))
             usage = _usage(response)
             cost = as_float(extra.get("cost"))
-            actions = _actions(msg)
+            actions = _actions(msg, extra, thought)
             queue = []  # actions left open by the previous call get no result
             new: list[Draft] = []
             if actions:
                 for call_id, cmd in actions:
                     d = Draft(tool="bash", action=cmd, is_call=True, step=step, t_start=ts)
-                    if any(m in cmd for m in MINI_SUBMIT_MARKERS):
+                    if _SUBMIT_END in cmd and any(m in cmd for m in MINI_SUBMIT_MARKERS):
                         d.kind = EventKind.GENERATION
                         d.extra["submission"] = True
                     if call_id:
@@ -177,7 +190,9 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
                 for d in new[1:]:
                     d.sibling = True
                 first.add_thought(thought)
-                first.gen_text = "\n".join(x for x in [thought, *(d.action for d in new)] if x)
+                parts = [thought] if thought else []
+                parts += [d.action for d in new if d.action]
+                first.gen_text = "\n".join(parts)
             else:
                 # rejected by the harness (no single action): typed once the reply is known
                 first = Draft(action=thought, gen_text=thought, step=step, t_start=ts)
@@ -199,7 +214,7 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
             target = by_id.get(call_id) if call_id else None
             if target is None or target.has_result:
                 # v1 observations, and tool messages whose id matches nothing: oldest open action
-                target = next((d for d in queue if not d.has_result), None)
+                target = _oldest_open(queue)
             if target is None:
                 drafts.append(
                     Draft(
@@ -226,11 +241,11 @@ def convert(doc: dict[str, Any], path: Path) -> Run:
                     target.timed_out = True
                 else:
                     target.is_error = True
-            if "<output_head>" in text or "<elided_chars>" in text:
+            if _ELIDED.search(text):
                 target.truncated = True
         elif role == "exit":
             text, _ = content_text(msg.get("content"))
-            target = next((d for d in queue if not d.has_result), None)
+            target = _oldest_open(queue)
             stop = as_str(extra.get("exit_status"))
             if stop in LIMIT_EXITS:
                 drafts.append(_limit_stop(stop, text, step, parse_time(extra.get("timestamp"))))

@@ -105,6 +105,7 @@ class _Lru(OrderedDict[Any, Any]):
 _json_cache = _Lru()
 _report_cache = _Lru()
 _dir_cache = _Lru()
+_yaml_cache = _Lru()
 
 
 def _stat_key(path: Path) -> tuple[str, int, int] | None:
@@ -661,6 +662,22 @@ def _stem(path: Path) -> str:
 _DATE_PREFIX = re.compile(r"^\d{8}_(?P<rest>.+)$")
 
 
+def _submission(meta: Path) -> dict[str, Any] | None:
+    """``read_submission_yaml`` of a ``metadata.yaml`` (None: no such file), cached by its
+    path, size and mtime: every trajectory of a submission asks for the same one."""
+    try:
+        st = meta.stat()
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):  # what meta.is_file() answers, from the same stat
+        return None
+    key = (str(meta), st.st_mtime_ns, st.st_size)
+    hit = _yaml_cache.get(key)
+    if hit is not None:
+        return hit
+    return _yaml_cache.put(key, read_submission_yaml(meta))
+
+
 def _experiments(run: Run, path: Path) -> None:
     """A SWE-bench ``experiments`` submission (``<date>_<name>/{metadata.yaml, trajs/}``):
     the model from ``metadata.yaml`` (``tags.model``, else the part of ``name`` after
@@ -669,10 +686,9 @@ def _experiments(run: Run, path: Path) -> None:
         return
     up = ancestors(path)[:2]
     for folder in up:
-        meta = folder / "metadata.yaml"
-        if not meta.is_file():
+        info = _submission(folder / "metadata.yaml")
+        if info is None:
             continue
-        info = read_submission_yaml(meta)
         model, where = None, None
         if info.get("models"):
             model, where = info["models"][0], "metadata.yaml tags.model"
@@ -741,6 +757,7 @@ def clear_caches() -> None:
     _json_cache.clear()
     _report_cache.clear()
     _dir_cache.clear()
+    _yaml_cache.clear()
 
 
 __all__ = [

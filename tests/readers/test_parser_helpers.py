@@ -436,3 +436,51 @@ def test_segments_without_quotes_are_the_separators_split(text: str) -> None:
     from efc_tui.parsers._commands import _segments
 
     assert _segments(text) == re.split(r"&&|\|\||[;|\n()]", text)
+
+
+# --------------------------------------------------------------------------- patterns
+
+_PIECES = ["sed", "-i", "cat", ">", "<<", "EOF", "tee", "apply_patch", "git apply", "patch"]
+_PIECES += ["-p1", "-n", "x", "a.py", "sedx", "xsed", "_cat", "catx", "\n", " ", "\t", "é"]
+
+
+@settings(max_examples=400)
+@given(st.lists(st.sampled_from(_PIECES), max_size=120), st.sampled_from(["", " ", "\n"]))
+def test_start_guarded_finds_what_its_regex_finds(pieces: list[str], sep: str) -> None:
+    """``_StartGuarded`` (the edit-command pattern) tries its regex only where a word
+    starts, on long texts, and as a plain guard on short ones: the same match either way,
+    ``\\b`` seeing the character before each place."""
+    from efc_tui.parsers._commands import _EDIT_CMD
+
+    text = sep.join(pieces)
+    for t in (text, "x" * 200 + text, text + " y" * 100):
+        m, want = _EDIT_CMD.search(t), _EDIT_CMD.rx.search(t)
+        assert (m and m.span()) == (want and want.span()), t
+
+
+# --------------------------------------------------------------------------- sniffing
+
+_HEAD_PIECES = [b"{", b"}", b"[", b"]", b"\n", b" ", b"\t", b"\r", b"\x0c", b'"a"', b":", b","]
+_HEAD_PIECES += [b"1", b"null", b"\xef\xbb\xbf", b"{}", b'{"type": "run"}', b"[1, 2]"]
+
+
+@settings(max_examples=500)
+@given(st.lists(st.sampled_from(_HEAD_PIECES), max_size=16))
+def test_first_line_object_is_the_first_non_blank_line_parsed(pieces: list[bytes]) -> None:
+    """``Sniff.first_line_object`` walks the head line by line and skips the parse of a
+    line that cannot be an object or array (one that opens and does not close): the
+    same value as parsing the first non-blank line of the split head."""
+    from pathlib import Path
+
+    from efc_tui.parsers.base import Sniff
+
+    head = b"".join(pieces)
+    want = None
+    for line in head.split(b"\n"):
+        if line.strip():
+            try:
+                want = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                want = None
+            break
+    assert Sniff(Path("x.jsonl"), head).first_line_object == want
