@@ -39,7 +39,7 @@ from efc_tui.parsers._commands import (
     is_check_command,
     is_view,
 )
-from efc_tui.parsers._patterns import _Guarded, _LineGuarded, _Plain
+from efc_tui.parsers._patterns import _Guarded, _LineGuarded, _Plain, _StartGuarded
 from efc_tui.parsers._summaries import _ANSI, _SUMMARY_HINTS, _SUMMARY_PAIR, parse_checks
 from efc_tui.parsers._summaries import _TAIL as _SUMMARY_TAIL
 
@@ -224,12 +224,28 @@ def _api(o: _Obs) -> bool:
     return o.finds(_API_WORDS) and o.finds(_LLM_CLIENT)
 
 
-_API_CLASS = _Guarded(
+#: every match starts with one of its keys: searched only where one occurs (most failed
+#: outputs hold "Error", where the alternation behind \b was tried at every position)
+_API_CLASS = _StartGuarded(
     r"\b(?:RateLimitError|APIConnectionError|APIStatusError|APITimeoutError|APIError|"
     r"InternalServerError|ServiceUnavailableError|BadGatewayError|ContextWindowExceededError|"
     r"AuthenticationError)\b|overloaded_error|insufficient_quota|context_length_exceeded",
     0,
-    ("Error", "overloaded_error", "insufficient_quota", "context_length_exceeded"),
+    (
+        "RateLimitError",
+        "APIConnectionError",
+        "APIStatusError",
+        "APITimeoutError",
+        "APIError",
+        "InternalServerError",
+        "ServiceUnavailableError",
+        "BadGatewayError",
+        "ContextWindowExceededError",
+        "AuthenticationError",
+        "overloaded_error",
+        "insufficient_quota",
+        "context_length_exceeded",
+    ),
 )
 _API_WORDS = _Guarded(
     r"rate[ _-]?limit|too many requests|overloaded|maximum context length|"

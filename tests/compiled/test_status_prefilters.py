@@ -87,6 +87,10 @@ PHRASES = [
     "litellm.APIError: APIError: XaiException",
     "overloaded_error",
     "insufficient_quota",
+    "openai.AuthenticationError: bad key",
+    "context_length_exceeded",
+    "MyAPIError: not an API class",
+    "ServiceUnavailableError_x",
     "context_length_exceeded",
     # api words
     "Rate limit reached",
