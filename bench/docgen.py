@@ -636,6 +636,23 @@ def atif(path: Path, n: int, seed: int = 0) -> int:
     return _write(path, doc)
 
 
+# ---------------------------------------------------------------------------- sessions
+
+
+def claude_code(path: Path, n: int, seed: int = 0) -> int:
+    """A Claude Code session (``docgen_sessions``, which draws on ``steps`` above)."""
+    from docgen_sessions import claude_code as generate
+
+    return generate(path, n, seed)
+
+
+def codex(path: Path, n: int, seed: int = 0) -> int:
+    """A Codex CLI rollout (``docgen_sessions``)."""
+    from docgen_sessions import codex as generate
+
+    return generate(path, n, seed)
+
+
 #: our format name -> (file name suffix, generator(path, n_steps, seed) -> bytes written)
 FORMATS: dict[str, tuple[str, Callable[[Path, int, int], int]]] = {
     "mini-swe-agent": (".traj.json", mini_swe_agent),
@@ -643,6 +660,8 @@ FORMATS: dict[str, tuple[str, Callable[[Path, int, int], int]]] = {
     "openhands": (".json", openhands),
     "inspect-ai": (".json", inspect_ai),
     "atif": ("trajectory.json", atif),
+    "claude-code": (".jsonl", claude_code),
+    "codex": (".jsonl", codex),
 }
 
 
