@@ -370,7 +370,7 @@ class _Rollout:
         """True when this message is the second copy of one already used: ``event_msg``
         (source "em") and ``response_item`` (source "ri") both record user and assistant
         messages, in either order."""
-        key = (role, _IMAGE_LINE.sub("", text).strip())
+        key = (role, (_IMAGE_LINE.sub("", text) if "[image" in text else text).strip())
         other = self.pending_em if source == "ri" else self.pending_ri
         if other[key] > 0:
             other[key] -= 1
