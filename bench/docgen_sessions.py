@@ -1,7 +1,7 @@
 """Generators of the two JSON-lines session logs of coding agents (issue 31's moonshot: a
 user's whole history): a Claude Code session (``~/.claude/projects/<project>/<id>.jsonl``)
 and an OpenAI Codex CLI rollout (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``), from
-the same ``docgen.steps`` as the whole-document formats. ``docgen.FORMATS`` lists them.
+the same ``docgen.steps`` as the whole-document formats. ``docgen.SESSIONS`` lists them.
 
 Each writes the lines the tool writes (../shared/fixtures/real/FORMATS.md §3-4 and the
 real fixtures): compact JSON, one object a line, the keys in the tool's order.
@@ -12,10 +12,10 @@ then per step one API message written one line per content block (an optional
 and its usage, the earlier lines with fewer output tokens) and the ``tool_result`` user
 line with its tool-specific ``toolUseResult`` (which repeats the output: Bash ``stdout``,
 Read the file, Edit the whole original file). A step's tool follows its command:
-``sed -n`` reads are ``Read`` of a 40-120-line file (2-7 KB), tests and scripts are
-``Bash`` (an error is ``is_error`` and ``Exit code 1``); every 10th step an ``Edit``, every
-12th a ``Grep``, every 25th a ``TodoWrite``, every 60th (at 33) a ``Write`` the user has not
-allowed, every 20th a long build log (20-60 KB), and
+``sed -n`` reads are ``Read`` of a 20-70-line file (1-4 KB), tests and scripts are
+``Bash`` (an error is ``is_error`` and ``Exit code 1``); every 10th step an ``Edit`` (of a
+40-120-line file), every 12th a ``Grep``, every 25th a ``TodoWrite``, every 60th (at 33) a ``Write`` the user has not
+allowed, every 20th a long build log (8-30 KB: Claude Code keeps 30,000 characters of an output), and
 every 50th (at 25) a ``Task`` whose subagent's four steps are ``isSidechain`` lines before
 its result (which reports the subagent's totals). Every 40 steps the turn ends with a
 text answer and the user writes a new prompt.
@@ -24,7 +24,8 @@ Codex (rollout envelope ``{timestamp, type, payload}``): ``session_meta`` (with 
 instructions, ~6 KB), ``turn_context``, the ``<environment_context>`` and the task as user
 ``message`` items (the task also as a ``user_message`` event), then per step an optional
 ``reasoning`` item (summary and ``encrypted_content``, with its ``agent_reasoning`` event),
-the ``shell`` ``function_call`` (arguments a JSON string), its ``function_call_output`` (an
+the ``shell`` ``function_call`` (arguments a JSON string), its ``function_call_output`` (every
+20th a long build log of 8-30 KB; an
 even seed writes the older JSON string with ``metadata.exit_code``, an odd one the newer
 ``Exit code:/Wall time:/Output:`` text) and a ``token_count`` event (cumulative and last
 usage, rate limits); every 15th step an ``apply_patch`` ``custom_tool_call``, every 30th
@@ -200,7 +201,7 @@ def _claude_tool(c: _Claude, s: Step) -> tuple[str, dict[str, Any], str, Any, bo
         text = f"Claude requested permissions to write to {full}, but you haven't granted it yet."
         return "Write", inp, text, f"Error: {text}", True
     if s.t % 10 == 0:
-        original = _file_lines(rng, rng.randint(60, 160))
+        original = _file_lines(rng, rng.randint(40, 120))
         i = rng.randrange(len(original) - 8)
         old, new = original[i], f"    {s.thought[:80]}"
         edited = [*original[:i], new, *original[i + 1 :]]
@@ -235,7 +236,7 @@ def _claude_tool(c: _Claude, s: Step) -> tuple[str, dict[str, Any], str, Any, bo
         structured = {"mode": "files_with_matches", "filenames": files, "numFiles": len(files)}
         return "Grep", {"pattern": rng.choice(WORDS), "path": "src"}, text, structured, False
     if s.cmd.startswith("sed -n"):
-        lines = s.text.split("\n") + _file_lines(rng, rng.randint(20, 100))
+        lines = s.text.split("\n") + _file_lines(rng, rng.randint(2, 50))
         text = _cat_n(lines)
         file = {
             "filePath": full,
@@ -245,7 +246,7 @@ def _claude_tool(c: _Claude, s: Step) -> tuple[str, dict[str, Any], str, Any, bo
             "totalLines": len(lines),
         }
         return "Read", {"file_path": full}, text, {"type": "text", "file": file}, False
-    out = _long_log(rng, rng.randint(20_000, 60_000)) + "\n" + s.text if s.t % 20 == 5 else s.text
+    out = _long_log(rng, rng.randint(8_000, 30_000)) + "\n" + s.text if s.t % 20 == 5 else s.text
     inp = {"command": s.cmd, "description": s.thought[:60]}
     structured = {"stdout": out, "stderr": "", "interrupted": False, "isImage": False}
     if s.rc:
@@ -477,7 +478,7 @@ def _codex_lines(n: int, seed: int) -> Iterator[dict[str, Any]]:
             yield c.item(type="function_call", name="shell", arguments=args.decode(), call_id=cid)
             text = s.text
             if s.t % 20 == 5:
-                text = _long_log(rng, rng.randint(20_000, 60_000)) + "\n" + text
+                text = _long_log(rng, rng.randint(8_000, 30_000)) + "\n" + text
             yield c.item(
                 type="function_call_output", call_id=cid, output=_codex_output(c, s, text, old)
             )

@@ -39,7 +39,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from docgen import FORMATS
+from docgen import GENERATORS
 from score_bench import generate, installed_env
 
 REPO = Path(__file__).resolve().parent.parent
@@ -70,7 +70,7 @@ def make_generated(root: Path, files: int, steps: int, only: list[str]) -> dict[
     """A folder per generated format (those ``only`` names, when given): ``files`` logs of
     ``steps`` steps, different seeds."""
     out: dict[str, Path] = {}
-    for name, (suffix, gen) in FORMATS.items():
+    for name, (suffix, gen) in GENERATORS.items():
         if only and not any(s in name for s in only):
             continue
         folder = root / name

@@ -21,7 +21,7 @@ SEED = 4
 
 
 def _generate(fmt: str, tmp_path: Path, seed: int = SEED) -> Path:
-    suffix, generate = docgen.FORMATS[fmt]
+    suffix, generate = docgen.SESSIONS[fmt]
     path = tmp_path / f"{fmt}{suffix}"
     assert generate(path, N, seed) == path.stat().st_size
     return path
@@ -33,7 +33,12 @@ def _run(path: Path) -> Run:
     return runs[0]
 
 
-@pytest.mark.parametrize("fmt", ["claude-code", "codex"])
+def test_the_two_session_formats_have_a_generator() -> None:
+    assert set(docgen.SESSIONS) == {"claude-code", "codex"}
+    assert docgen.GENERATORS == docgen.FORMATS | docgen.SESSIONS
+
+
+@pytest.mark.parametrize("fmt", sorted(docgen.SESSIONS))
 def test_detected_and_read_as_one_run_of_its_steps(fmt: str, tmp_path: Path) -> None:
     path = _generate(fmt, tmp_path)
     assert detect(path).name == fmt
