@@ -6,7 +6,9 @@ the same ``docgen.steps`` as the whole-document formats. ``docgen.SESSIONS`` lis
 Each writes the lines the tool writes (../shared/fixtures/real/FORMATS.md §3-4 and the
 real fixtures): compact JSON, one object a line, the keys in the tool's order.
 
-Claude Code (1.0.x, subagents inline): ``summary`` title lines first, the user's prompt,
+Claude Code (an even seed 1.0.x, subagents inline; an odd one 2.x, subagents in files of
+their own, a ``file-history-snapshot`` line before each prompt and a ``turn_duration``
+``system`` line after each turn): ``summary`` title lines first, the user's prompt,
 then per step one API message written one line per content block (an optional
 ``thinking`` and ``text`` block, then the ``tool_use``; every line repeats the message id
 and its usage, the earlier lines with fewer output tokens) and the ``tool_result`` user
@@ -110,6 +112,9 @@ class _Claude:
         self.parent: str | None = None
         self.now = _T0 + seed * 86_400
         self.msg = 0
+        #: an odd seed writes a 2.x session: its subagents in files of their own
+        self.v2 = seed % 2 == 1
+        self.version = "2.0.76" if self.v2 else "1.0.108"
 
     def line(self, typ: str, body: dict[str, Any], side: bool = False, **more: Any) -> dict:
         uuid = _uuid(self.rng)
@@ -120,10 +125,12 @@ class _Claude:
             "userType": "external",
             "cwd": "/home/dev/repo",
             "sessionId": self.session,
-            "version": "1.0.108",
+            "version": self.version,
             "gitBranch": "main",
         }
-        if typ == "assistant":
+        if typ == "system":
+            obj.update(type=typ, **body)
+        elif typ == "assistant":
             obj["message"] = body
             obj["requestId"] = f"req_011C{self.msg:020x}"
             obj["type"] = typ
@@ -259,7 +266,7 @@ def _claude_lines(n: int, seed: int) -> Iterator[dict[str, Any]]:
     rng = c.rng
     for _ in range(rng.randint(1, 2)):
         yield {"type": "summary", "summary": _words(rng, 5).title(), "leafUuid": _uuid(rng)}
-    yield c.line("user", {"role": "user", "content": TASK})
+    yield from _claude_prompt(c, TASK)
     for s in steps(n, seed):
         c.now += s.wall_s
         blocks: list[dict[str, Any]] = []
@@ -278,14 +285,32 @@ def _claude_lines(n: int, seed: int) -> Iterator[dict[str, Any]]:
             yield c.result(tid, text, structured, err)
         if s.t % TURN == TURN - 1 and s.t < n - 1:
             yield from c.message([{"type": "text", "text": s.thought}], s)
+            if c.v2:
+                turn = {"subtype": "turn_duration", "durationMs": rng.randint(10_000, 900_000)}
+                yield c.line("system", {**turn, "isMeta": False})
             c.now += 30 + rng.random() * 300  # the user reads, then writes the next prompt
-            yield c.line("user", {"role": "user", "content": _words(rng, 20)})
+            yield from _claude_prompt(c, _words(rng, 20))
+
+
+def _claude_prompt(c: _Claude, text: str) -> Iterator[dict[str, Any]]:
+    """The user's prompt; in 2.x after the snapshot of the files it may change."""
+    if c.v2:
+        mid = _uuid(c.rng)
+        snap = {"messageId": mid, "trackedFileBackups": {}, "timestamp": _iso_z(c.now)}
+        yield {
+            "type": "file-history-snapshot",
+            "messageId": mid,
+            "snapshot": snap,
+            "isSnapshotUpdate": False,
+        }
+    yield c.line("user", {"role": "user", "content": text})
 
 
 def _claude_task(
     c: _Claude, s: Step, blocks: list[dict[str, Any]], tid: str
 ) -> Iterator[dict[str, Any]]:
-    """A ``Task`` call, its subagent's four steps inline (``isSidechain``) and its result."""
+    """A ``Task`` call, its subagent's four steps inline (``isSidechain``; in 2.x they are in
+    a file of their own) and its result."""
     rng = c.rng
     prompt = f"Find where {rng.choice(WORDS)} is handled. {s.thought}"
     inp = {"description": "Search the code", "prompt": prompt, "subagent_type": "general-purpose"}
@@ -293,19 +318,20 @@ def _claude_task(
     yield from c.message(blocks, s)
     main_parent = c.parent
     c.parent = None
-    yield c.line("user", {"role": "user", "content": prompt}, True)
+    side = [c.line("user", {"role": "user", "content": prompt}, True)]
     tokens = 0
     for k in range(4):
         sub = Step(s.t, f"grep -rn {rng.choice(WORDS)} src", s.text, 0, s.thought, 900, 60, 0.3)
         sid = f"{tid}_{k}"
         use = {"type": "tool_use", "id": sid, "name": "Bash", "input": {"command": sub.cmd}}
-        yield from c.message([use], sub, True)
-        yield c.result(
-            sid, sub.text, {"stdout": sub.text, "stderr": "", "interrupted": False}, side=True
-        )
+        side += c.message([use], sub, True)
+        out = {"stdout": sub.text, "stderr": "", "interrupted": False}
+        side.append(c.result(sid, sub.text, out, side=True))
         tokens += 900 * 20 + 60
     answer = f"The {rng.choice(WORDS)} handling lives in src/pkg/mod{rng.randint(0, 200)}.py."
-    yield from c.message([{"type": "text", "text": answer}], s, True)
+    side += c.message([{"type": "text", "text": answer}], s, True)
+    if not c.v2:
+        yield from side
     c.parent = main_parent
     structured = {
         "content": [{"type": "text", "text": answer}],

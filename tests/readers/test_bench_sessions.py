@@ -38,17 +38,20 @@ def test_the_two_session_formats_have_a_generator() -> None:
     assert docgen.GENERATORS == docgen.FORMATS | docgen.SESSIONS
 
 
-@pytest.mark.parametrize("fmt", sorted(docgen.SESSIONS))
-def test_detected_and_read_as_one_run_of_its_steps(fmt: str, tmp_path: Path) -> None:
-    path = _generate(fmt, tmp_path)
+@pytest.mark.parametrize(
+    ("fmt", "seed"), [("claude-code", SEED), ("claude-code", SEED + 1), ("codex", SEED)]
+)
+def test_detected_and_read_as_one_run_of_its_steps(fmt: str, seed: int, tmp_path: Path) -> None:
+    """(An odd seed writes a Claude Code 2.x session: its subagent is in another file.)"""
+    path = _generate(fmt, tmp_path, seed)
     assert detect(path).name == fmt
     run = _run(path)
-    steps = list(docgen.steps(N, SEED))
+    steps = list(docgen.steps(N, seed))
     calls = [e for e in run.events if e.tool_calls]
     side = [e for e in calls if e.extra.get("sidechain")]
     # one call per step; Claude's subagent (step 25) adds its own four
     assert len(calls) - len(side) == N
-    assert len(side) == (4 if fmt == "claude-code" else 0)
+    assert len(side) == (4 if fmt == "claude-code" and seed % 2 == 0 else 0)
     status = Counter(e.status for e in run.events)
     assert status[Status.STATIC_REJECT] == 1
     failed = [s for s in steps if s.rc and s.t % 60 != 33 and s.t % 10 and s.t % 12]
@@ -68,16 +71,21 @@ def test_detected_and_read_as_one_run_of_its_steps(fmt: str, tmp_path: Path) -> 
     assert (kinds[EventKind.MEMORY] if fmt == "claude-code" else kinds[EventKind.PLAN]) > 0
 
 
-def test_claude_usage_once_per_message_and_the_subagent_totals_not_added(tmp_path: Path) -> None:
-    run = _run(_generate("claude-code", tmp_path))
-    steps = {s.t: s for s in docgen.steps(N, SEED)}
-    # every step's message, the subagent's four calls (60 out each) and its answer, the
-    # turn's closing text: each message's lines repeat its usage, counted once (the largest)
-    messages = N + 4 + 1 + 1
+@pytest.mark.parametrize("seed", [SEED, SEED + 1])  # 1.0.x, 2.x
+def test_claude_usage_once_per_message_and_the_subagent_totals_not_added(
+    seed: int, tmp_path: Path
+) -> None:
+    run = _run(_generate("claude-code", tmp_path, seed))
+    steps = {s.t: s for s in docgen.steps(N, seed)}
+    inline = seed % 2 == 0
+    # every step's message, the turn's closing text and (1.0.x) the subagent's four calls
+    # (60 out each) and its answer: each message's lines repeat its usage, counted once
+    messages = N + 1 + (5 if inline else 0)
     assert run.extra["usage"]["api_messages"] == messages
-    out = sum(s.tokens_out for s in steps.values()) + 4 * 60 + steps[25].tokens_out
-    out += steps[39].tokens_out
+    out = sum(s.tokens_out for s in steps.values()) + steps[39].tokens_out
+    out += 4 * 60 + steps[25].tokens_out if inline else 0
     assert sum(e.tokens_out for e in run.events) == out
+    assert run.extra["cli_version"] == ("1.0.108" if inline else "2.0.76")
     assert run.extra["subagent_reported_tokens"] == 4 * (900 * 20 + 60)
     assert run.extra["titles"]
 
