@@ -153,7 +153,6 @@ class _Session:
         self.session_id: str | None = None
         self.versions: list[str] = []
         self.last_version: Any = None
-        self.last_usage: tuple[str | None, Any] = (None, None)
         self.cwd: str | None = None
         self.branch: str | None = None
         self.titles: list[str] = []
@@ -286,12 +285,7 @@ class _Session:
         if cost is not None and key is not None:  # early versions: the message's cost, per line
             self.costs[key] = max(cost, self.costs.get(key, 0.0))
         u = msg.get("usage")
-        if (
-            isinstance(u, dict)
-            and key is not None
-            and not (key == self.last_usage[0] and u == self.last_usage[1] and key in self.usage)
-        ):  # (the lines of a message repeat its usage: the same again changes no maximum)
-            self.last_usage = (key, u)
+        if isinstance(u, dict) and key is not None:
             vals = [
                 as_count(u.get("input_tokens")),
                 as_count(u.get("cache_creation_input_tokens")),

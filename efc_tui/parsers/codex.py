@@ -264,7 +264,7 @@ class _Rollout:
             payload, typ = obj, "response_item"  # early rollouts: bare response items
         self.known += 1
         raw_ts = obj.get("timestamp")
-        if raw_ts != self.raw_ts:  # lines written together share their timestamp
+        if type(raw_ts) is not str or raw_ts != self.raw_ts:  # lines written together share it
             self.raw_ts = raw_ts
             self.ts = parse_time(raw_ts)
         if self.ts is not None and self.start is None:
