@@ -1,6 +1,7 @@
 """Generators of whole-document agent logs of ``n`` steps, one per reader that loads a whole
 JSON document (issue 13's goal 2): mini-swe-agent, SWE-agent, OpenHands, Inspect AI
-``.json`` and Harbor ATIF.
+``.json`` and Harbor ATIF (``FORMATS``); and of the JSON-lines sessions of Claude Code and
+Codex (``SESSIONS``, written by ``docgen_sessions`` from the same steps; issue 31).
 
 Each writes the shape the real tool writes (../shared/fixtures/real/FORMATS.md and the real
 fixtures beside it): the same top-level keys in the same order (mini-swe-agent writes
@@ -636,6 +637,23 @@ def atif(path: Path, n: int, seed: int = 0) -> int:
     return _write(path, doc)
 
 
+# ---------------------------------------------------------------------------- sessions
+
+
+def claude_code(path: Path, n: int, seed: int = 0) -> int:
+    """A Claude Code session (``docgen_sessions``, which draws on ``steps`` above)."""
+    from docgen_sessions import claude_code as generate
+
+    return generate(path, n, seed)
+
+
+def codex(path: Path, n: int, seed: int = 0) -> int:
+    """A Codex CLI rollout (``docgen_sessions``)."""
+    from docgen_sessions import codex as generate
+
+    return generate(path, n, seed)
+
+
 #: our format name -> (file name suffix, generator(path, n_steps, seed) -> bytes written)
 FORMATS: dict[str, tuple[str, Callable[[Path, int, int], int]]] = {
     "mini-swe-agent": (".traj.json", mini_swe_agent),
@@ -644,6 +662,13 @@ FORMATS: dict[str, tuple[str, Callable[[Path, int, int], int]]] = {
     "inspect-ai": (".json", inspect_ai),
     "atif": ("trajectory.json", atif),
 }
+#: the JSON-lines sessions of coding agents (``docgen_sessions``), read line by line
+SESSIONS: dict[str, tuple[str, Callable[[Path, int, int], int]]] = {
+    "claude-code": (".jsonl", claude_code),
+    "codex": (".jsonl", codex),
+}
+#: every generator: the whole documents, then the sessions
+GENERATORS = FORMATS | SESSIONS
 
 
 def main() -> None:
@@ -652,12 +677,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("folder", type=Path)
     ap.add_argument("--steps", default="10000", help="comma-separated step counts")
-    ap.add_argument("--formats", default=",".join(FORMATS))
+    ap.add_argument("--formats", default=",".join(GENERATORS))
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     args.folder.mkdir(parents=True, exist_ok=True)
     for name in args.formats.split(","):
-        suffix, gen = FORMATS[name]
+        suffix, gen = GENERATORS[name]
         for n in (int(x) for x in args.steps.split(",")):
             out = args.folder / f"{name}-{n}{suffix if suffix.startswith('.') else '.' + suffix}"
             size = gen(out, n, args.seed)

@@ -113,8 +113,7 @@ def refused(d: Draft) -> None:
 def codex_refusal(text: str) -> bool:
     """A Codex call that never ran: declined by the user or the guardian, denied by the
     sandbox."""
-    head = text.lstrip()[:300]
-    return any(head.startswith(r) for r in _CODEX_REFUSALS)
+    return text.lstrip()[:300].startswith(_CODEX_REFUSALS)
 
 
 def harbor_failure(text: str) -> bool:

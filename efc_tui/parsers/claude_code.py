@@ -152,6 +152,7 @@ class _Session:
         self.start: float | None = None
         self.session_id: str | None = None
         self.versions: list[str] = []
+        self.last_version: Any = None
         self.cwd: str | None = None
         self.branch: str | None = None
         self.titles: list[str] = []
@@ -214,10 +215,14 @@ class _Session:
         if ts is not None and self.start is None:
             self.start = ts
         if typ == "assistant":
-            self.assistant(obj, ts)
+            side = _sidechain(obj)
+            self.assistant(obj, ts, side)
+            self.meta(obj, side)
         elif typ == "user":
+            side = _sidechain(obj)
             self.flush()
-            self.user(obj, ts)
+            self.user(obj, ts, side)
+            self.meta(obj, side)
         elif typ == "system":
             self.flush()
             self.system(obj, ts)
@@ -228,23 +233,27 @@ class _Session:
             title = opt_str(obj.get("summary"))
             if title and len(self.titles) < 50:
                 self.titles.append(title)
-        if typ in ("user", "assistant"):
-            self.meta(obj)
 
-    def meta(self, obj: dict[str, Any]) -> None:
-        v = opt_str(obj.get("version"))
-        if v and v not in self.versions and len(self.versions) < 20:
-            self.versions.append(v)
-        self.cwd = self.cwd or opt_str(obj.get("cwd"))
-        self.branch = self.branch or opt_str(obj.get("gitBranch"))
-        if not _sidechain(obj):
+    def meta(self, obj: dict[str, Any], side: bool) -> None:
+        """What a user or assistant line says of the session (``side``: a subagent's)."""
+        v = obj.get("version")
+        if v != self.last_version:  # the lines of a session repeat it
+            self.last_version = v
+            v = opt_str(v)
+            if v and v not in self.versions and len(self.versions) < 20:
+                self.versions.append(v)
+        if self.cwd is None:
+            self.cwd = opt_str(obj.get("cwd"))
+        if self.branch is None:
+            self.branch = opt_str(obj.get("gitBranch"))
+        if not side:
             self.all_sidechain = False
-        self.agent_id = self.agent_id or opt_str(obj.get("agentId"))
+        if self.agent_id is None:
+            self.agent_id = opt_str(obj.get("agentId"))
 
-    def assistant(self, obj: dict[str, Any], ts: float | None) -> None:
+    def assistant(self, obj: dict[str, Any], ts: float | None, side: bool) -> None:
         msg = as_dict(obj.get("message"))
         model = as_str(msg.get("model"))
-        side = _sidechain(obj)
         key = opt_str(msg.get("id")) or opt_str(obj.get("requestId")) or opt_str(obj.get("uuid"))
         if self.buffer and self.buffer.key != key:
             self.flush()
@@ -354,10 +363,9 @@ class _Session:
         self.open_calls.pop(id(d), None)
         return d
 
-    def user(self, obj: dict[str, Any], ts: float | None) -> None:
+    def user(self, obj: dict[str, Any], ts: float | None, side: bool) -> None:
         msg = as_dict(obj.get("message"))
         content = msg.get("content")
-        side = _sidechain(obj)
         result = obj.get("toolUseResult")
         if isinstance(content, list) and any(
             as_dict(b).get("type") == "tool_result" for b in content

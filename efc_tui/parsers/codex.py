@@ -186,6 +186,15 @@ def _output(p: dict[str, Any]) -> tuple[str, int | None, float | None, bool | No
     return text, exit_code, duration, is_error, images
 
 
+def _triple(u: dict[str, Any]) -> tuple[int, int, int]:
+    """(input, cached input, output) tokens of a ``token_count`` usage."""
+    return (
+        as_count(u.get("input_tokens")),
+        as_count(u.get("cached_input_tokens")),
+        as_count(u.get("output_tokens")),
+    )
+
+
 class _Rollout:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -199,7 +208,7 @@ class _Rollout:
         )  # response_item copies not yet matched
         self.since_count: list[Draft] = []  # model-output drafts since the last token_count
         self.carry: tuple[int, int, int] | None = None
-        self.last_total: tuple[int, ...] | None = None
+        self.last_total: tuple[int, int, int] | None = None
         self.model: str | None = None
         self.models: Counter[str] = Counter()
         self.turn_models: list[str] = []
@@ -210,6 +219,7 @@ class _Rollout:
         self.known = 0
         self.aborted = 0
         self.ts: float | None = None
+        self.raw_ts: Any = None
         self.counted_responses = 0
         self.bare = False
 
@@ -253,7 +263,10 @@ class _Rollout:
                 return
             payload, typ = obj, "response_item"  # early rollouts: bare response items
         self.known += 1
-        self.ts = parse_time(obj.get("timestamp"))
+        raw_ts = obj.get("timestamp")
+        if type(raw_ts) is not str or raw_ts != self.raw_ts:  # lines written together share it
+            self.raw_ts = raw_ts
+            self.ts = parse_time(raw_ts)
         if self.ts is not None and self.start is None:
             self.start = self.ts
         if typ == "session_meta":
@@ -370,7 +383,7 @@ class _Rollout:
         """True when this message is the second copy of one already used: ``event_msg``
         (source "em") and ``response_item`` (source "ri") both record user and assistant
         messages, in either order."""
-        key = (role, _IMAGE_LINE.sub("", text).strip())
+        key = (role, (_IMAGE_LINE.sub("", text) if "[image" in text else text).strip())
         other = self.pending_em if source == "ri" else self.pending_ri
         if other[key] > 0:
             other[key] -= 1
@@ -481,35 +494,21 @@ class _Rollout:
             return
         total = info.get("total_token_usage")
         last = info.get("last_token_usage")
-
-        def triple(u: Any) -> tuple[int, int, int]:
-            u = as_dict(u)
-            return (
-                as_count(u.get("input_tokens")),
-                as_count(u.get("cached_input_tokens")),
-                as_count(u.get("output_tokens")),
-            )
-
         usage: tuple[int, int, int] | None = None
         if isinstance(total, dict):
-            t = triple(total)
-            if t == self.last_total:
+            t = _triple(total)
+            prev = self.last_total
+            if t == prev:
                 return  # the same count again (rate-limit updates repeat it)
-            if self.last_total is not None and all(
-                a >= b for a, b in zip(t, self.last_total, strict=True)
-            ):
-                usage = (
-                    t[0] - self.last_total[0],
-                    t[1] - self.last_total[1],
-                    t[2] - self.last_total[2],
-                )
+            if prev is not None and t[0] >= prev[0] and t[1] >= prev[1] and t[2] >= prev[2]:
+                usage = (t[0] - prev[0], t[1] - prev[1], t[2] - prev[2])
             elif isinstance(last, dict):
-                usage = triple(last)
+                usage = _triple(last)
             else:
                 usage = t
             self.last_total = t
         elif isinstance(last, dict):
-            usage = triple(last)
+            usage = _triple(last)
         if usage is None or usage == (0, 0, 0):
             return
         self.flush()
