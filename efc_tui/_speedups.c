@@ -1687,18 +1687,23 @@ static int wide_hit(const Hints *h, PyObject *text, int kind, Py_ssize_t a, Py_s
     return 0;
 }
 
+/* The hints set_hints gave; NULL with a TypeError when ``text`` is not a str, or unset */
+static const Hints *hints_for(PyObject *self, PyObject *text, const char *fn) {
+    if (!PyUnicode_CheckExact(text)) {
+        PyErr_Format(PyExc_TypeError, "%s takes a str", fn);
+        return NULL;
+    }
+    const ModState *st = state_of(self);
+    return st && st->hints.set ? &st->hints : NULL;
+}
+
 /* True when status.classify_observation can find neither test counts nor a failure in
  * ``text`` by its substring pre-filters (parse_checks: a summary hint, or the pair, in the
  * tail; _has_failure_hint: a rule's hint in the head or tail, or a text starting with
  * "FAILED "). False until status.py has given the hints (set_hints). */
 static PyObject *no_hints(PyObject *self, PyObject *text) {
-    if (!PyUnicode_CheckExact(text)) {
-        PyErr_SetString(PyExc_TypeError, "no_hints takes a str");
-        return NULL;
-    }
-    const ModState *st = state_of(self);
-    if (!st || !st->hints.set) Py_RETURN_FALSE;
-    const Hints *h = &st->hints;
+    const Hints *h = hints_for(self, text, "no_hints");
+    if (!h) return PyErr_Occurred() ? NULL : Py_NewRef(Py_False);
     const Py_ssize_t head = h->head, tail = h->tail;
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
@@ -1739,13 +1744,8 @@ hit:
  * up to head + tail characters, else its head and its tail), as a frozenset of those str:
  * status._Obs skips a rule none of whose keys is there. None until set_hints. */
 static PyObject *found_hints(PyObject *self, PyObject *text) {
-    if (!PyUnicode_CheckExact(text)) {
-        PyErr_SetString(PyExc_TypeError, "found_hints takes a str");
-        return NULL;
-    }
-    const ModState *st = state_of(self);
-    if (!st || !st->hints.set) Py_RETURN_NONE;
-    const Hints *h = &st->hints;
+    const Hints *h = hints_for(self, text, "found_hints");
+    if (!h) return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t len = PyUnicode_GET_LENGTH(text), cut = len <= h->head + h->tail ? len : h->head;
