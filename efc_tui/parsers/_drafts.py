@@ -223,9 +223,14 @@ def finalize(
     events are not returned; the run-level flags and totals cover these drafts only)."""
     events: list[Event] = []
     c = carry or Carry(prev_end=run_start)
-    any_usage = c.any_usage or any(d.has_usage for d in drafts)
-    any_ts = c.any_ts or any(d.t_end is not None or d.t_start is not None for d in drafts)
-    any_dur = c.any_dur or any(d.wall_s is not None for d in drafts)
+    any_usage, any_ts, any_dur = c.any_usage, c.any_ts, c.any_dur
+    for d in drafts:  # one pass for the three (most runs have none of them)
+        if not any_usage and (d.tokens_in is not None or d.tokens_out is not None):
+            any_usage = True
+        if not any_ts and (d.t_end is not None or d.t_start is not None):
+            any_ts = True
+        if not any_dur and d.wall_s is not None:
+            any_dur = True
     prev_failed = c.prev_failed
     prev_end = c.prev_end
     no_result = est_calls = est_other = no_wall = 0
@@ -411,14 +416,19 @@ def batch_shares(drafts: list[Draft]) -> dict[int, Share]:
     take the remainder); dollars are split as cost / n. Without recorded usage, the
     response's estimated output is split. Drafts outside a batch are not in the result."""
     members: dict[int, list[int]] = {}
-    position = {id(d): i for i, d in enumerate(drafts)}
+    position: dict[int, int] | None = None  # made when a draft names its first one
     current: int | None = None
     for i, d in enumerate(drafts):
         if d.model_call:
             # a response whose usage another draft counts has nothing here to share
             current = None if d.usage_elsewhere and not d.has_usage else i
         elif d.sibling and not d.has_usage and not d.usage_elsewhere:
-            first = position.get(id(d.batch_of)) if d.batch_of is not None else current
+            if d.batch_of is not None:
+                if position is None:
+                    position = {id(x): k for k, x in enumerate(drafts)}
+                first = position.get(id(d.batch_of))
+            else:
+                first = current
             if first is not None:
                 members.setdefault(first, [first]).append(i)
     out: dict[int, Share] = {}

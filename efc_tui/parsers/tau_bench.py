@@ -238,16 +238,20 @@ def _feed(b: RunBuilder, traj: list[Any]) -> bool:
         if msg is None:
             continue
         role = msg.role.lower()
-        if role == "assistant" and not msg.calls and "Action:" in msg.text:
-            thought, call, reply = _react_call(msg.text)
-            if call is not None or reply:
-                react = True
-                if call is not None:
-                    b.assistant(thought, [call])
-                    open_react = True
-                else:
-                    b.assistant(reply, (), extra={"thought": thought} if thought else None)
-                continue
+        if role == "assistant":
+            if not msg.calls and "Action:" in msg.text:
+                thought, call, reply = _react_call(msg.text)
+                if call is not None or reply:
+                    react = True
+                    if call is not None:
+                        b.assistant(thought, [call])
+                        open_react = True
+                    else:
+                        b.assistant(reply, (), extra={"thought": thought} if thought else None)
+                    continue
+            open_react = False
+            b.feed(msg)  # a model turn: its calls have no answer yet
+            continue
         if role == "user" and open_react and msg.text.startswith(_API_OUTPUT):
             out = msg.text[len(_API_OUTPUT) :]
             d = b.result(None, out)
