@@ -570,12 +570,18 @@ def infer_kind(tool: str | None, command: str = "", *, after_failure: bool = Fal
     """The event kind of a tool call from its tool name and command text (SPEC §2).
 
     ``after_failure`` says the previous status-bearing event failed, which turns a write
-    into a ``repair``.
+    into a ``repair``. Only the command's first 4,000 characters are read; a kind is kept
+    for the same tool and command (runs of a task call the same tools with the same
+    arguments: two thirds of tau-bench's calls repeat one).
     """
+    return _kind_of(tool, command[:_MAX], after_failure)
+
+
+@lru_cache(maxsize=_CACHED)
+def _kind_of(tool: str | None, cmd: str, after_failure: bool) -> EventKind:
     base, kind, checks = _tool_kind(tool)
     if kind is not None:
         return kind
-    cmd = command[:4000]
     is_edit = base in _EDIT_TOOLS or (
         base in {"str_replace_editor", "file_editor"} and "view" not in cmd[:40]
     )
