@@ -122,15 +122,23 @@ def _blocks(msg: Msg, content: Any) -> None:
     msg.reasoning = reasoning_of(blocks)
 
 
+#: roles whose text is a tool's result
+_RESULT_ROLES = frozenset({"tool", "function", "ipython"})
+
+
 def chat_message(m: Any) -> Msg | None:
     """An OpenAI Chat Completions, Anthropic Messages or Inspect message as a Msg."""
     if not isinstance(m, dict):
         return None
     get = m.get  # a message is read field by field, once: the readers' most frequent walk
     role = get("role")
+    bare = len(m) == 2  # a role and a text, and no other field (a user's turn)?
     if not isinstance(role, str) or not role:
         role = opt_str(get("type")) or "user"
+        bare = False
     content = get("content")
+    if bare and isinstance(content, str) and role not in _RESULT_ROLES:
+        return Msg(role, content, [], [], "", None)  # no id, reasoning or calls to look for
     mid = get("id")  # absent in most dialects: no helper call then
     if mid is not None:
         mid = id_str(mid)

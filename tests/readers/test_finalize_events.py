@@ -1,8 +1,10 @@
-"""The shortcuts of the drafts' last pass and of the kind rules give the same events.
+"""The shortcuts of the chat-message walk, the kind rules and the drafts' last pass give the
+same messages and events.
 
-``finalize`` builds each Event from positional values (``_drafts.EVENT_FIELDS``), and
-``infer_kind`` keeps the kind of a tool and command it has seen (``_commands._kind_of``):
-these tests hold both to what they stand for.
+``chat_message`` returns a message of a role and a text alone without looking for its other
+fields, ``finalize`` builds each Event from positional values (``_drafts.EVENT_FIELDS``),
+and ``infer_kind`` keeps the kind of a tool and command it has seen
+(``_commands._kind_of``): these tests hold each to what it stands for.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import msgspec
 from efc_tui.model import Event, EventKind, Status
 from efc_tui.parsers._commands import _kind_of, infer_kind
 from efc_tui.parsers._drafts import EVENT_FIELDS, Draft, finalize
+from efc_tui.parsers._msg import Msg, chat_message
 
 
 def test_event_fields_are_in_the_order_finalize_passes_them() -> None:
@@ -96,3 +99,22 @@ def test_a_kept_kind_reads_only_the_first_4000_characters() -> None:
     # past the 4,000th character a write does not make the call an edit, kept or not
     assert infer_kind("bash", head + " && sed -i s/a/b/ f") is EventKind.TOOL
     assert infer_kind("bash", "sed -i s/a/b/ f && " + head) is EventKind.GENERATION
+
+
+def test_a_bare_message_reads_as_the_full_walk_would() -> None:
+    # a role and a text alone: the message's text, nothing else
+    assert chat_message({"role": "user", "content": "hi"}) == Msg("user", "hi")
+    # ... except a tool's answer, which is a result even with nothing else beside it
+    tool = chat_message({"role": "tool", "content": "42"})
+    assert tool is not None and tool.text == "" and [r.text for r in tool.results] == ["42"]
+    fn = chat_message({"role": "function", "content": "ok"})
+    assert fn is not None and fn.text == "" and [r.text for r in fn.results] == ["ok"]
+    # a third field is read: an id, reasoning
+    assert chat_message({"role": "assistant", "content": "a", "id": 7}) == Msg(
+        "assistant", "a", id="7"
+    )
+    reasoned = chat_message({"role": "assistant", "content": "a", "reasoning": "r"})
+    assert reasoned is not None and reasoned.reasoning == "r"
+    # a role given as "type" is not a bare message's
+    typed = chat_message({"type": "tool", "content": "x"})
+    assert typed is not None and typed.role == "tool" and typed.results[0].text == "x"
