@@ -88,11 +88,10 @@ class RunBuilder:
         extra: dict[str, Any] | None = None,
         kind: EventKind = EventKind.MESSAGE,
     ) -> Draft:
-        self._step += 1  # next_step()
         d = Draft(
             kind=kind,
             observation=text,
-            step=self._step,
+            step=self.next_step(),
             t_start=ts,
             t_end=ts,
             idle=role in HUMAN_ROLES,
@@ -148,8 +147,7 @@ class RunBuilder:
         drafts end when their result arrives. Returns the drafts added (maybe none: an
         empty turn with no usage adds nothing unless ``always``).
         """
-        self._step += 1  # next_step()
-        step = self._step
+        step = self.next_step()
         out: list[Draft] = []
         answered = t_end if t_end is not None else t_start
         for c in calls:
