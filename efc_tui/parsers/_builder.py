@@ -95,8 +95,8 @@ class RunBuilder:
             t_start=ts,
             t_end=ts,
             idle=role in HUMAN_ROLES,
+            extra={"role": role},
         )
-        d.extra["role"] = role
         if compaction:
             d.extra["compaction"] = True
         if extra:
@@ -151,19 +151,20 @@ class RunBuilder:
         out: list[Draft] = []
         answered = t_end if t_end is not None else t_start
         for c in calls:
-            d = Draft(
-                tool=c.name,
-                call_id=c.id,
-                action=action_text_of(c.args),
-                is_call=True,
-                step=step,
-                t_start=answered,
-                t_model=t_start,
-                sibling=bool(out),
+            cid = c.id
+            out.append(
+                Draft(
+                    tool=c.name,
+                    call_id=cid,
+                    action=action_text_of(c.args),
+                    is_call=True,
+                    step=step,
+                    t_start=answered,
+                    t_model=t_start,
+                    sibling=bool(out),
+                    extra={} if cid is None else {"tool_call_id": cid},
+                )
             )
-            if c.id is not None:
-                d.extra["tool_call_id"] = c.id
-            out.append(d)
         if not out and (text or reasoning or always or (usage is not None and usage.known)):
             d = Draft(
                 kind=text_kind, action=text or reasoning, step=step, t_start=t_start, t_end=answered
@@ -176,9 +177,9 @@ class RunBuilder:
         first = out[0]
         first.model_call = True
         apply_usage(first, usage)
-        first.gen_text = "\n".join(
-            x for x in [text, reasoning, *(d.action for d in out if d.is_call)] if x
-        )
+        generated = [x for x in (text, reasoning) if x]
+        generated.extend(d.action for d in out if d.is_call and d.action)
+        first.gen_text = "\n".join(generated)
         if first.is_call:
             if text:
                 first.extra["thought"] = text

@@ -68,10 +68,15 @@ def tool_call_from(obj: Any) -> ToolCall | None:
     semconv / Vercel (``{id|toolCallId, name|toolName, arguments|args|input}``) shapes."""
     if not isinstance(obj, dict):
         return None
-    fn = obj.get("function")
-    if isinstance(fn, dict):
-        name = opt_str(fn.get("name"))
-        args = parse_json_text(fn.get("arguments"))
+    get = obj.get
+    fn = get("function")
+    if isinstance(fn, dict):  # OpenAI's shape, the common one: read without helper calls
+        name = fn.get("name")
+        if not isinstance(name, str) or not name:
+            name = None
+        args = fn.get("arguments")
+        if isinstance(args, str):
+            args = parse_json_text(args)
     else:
         name = opt_str(fn) or opt_str(obj.get("name")) or opt_str(obj.get("toolName"))
         args = None
@@ -79,16 +84,10 @@ def tool_call_from(obj: Any) -> ToolCall | None:
             if key in obj:
                 args = parse_json_text(obj[key])
                 break
-    cid = id_str(obj.get("id")) or id_str(obj.get("toolCallId")) or id_str(obj.get("call_id"))
+    cid = id_str(get("id")) or id_str(get("toolCallId")) or id_str(get("call_id"))
     if name is None and args is None:
         return None
     return ToolCall(id=cid, name=name, args=args)
-
-
-def _error_flag(err: Any) -> bool | None:
-    if err is None:
-        return None
-    return bool(err)
 
 
 def _blocks(msg: Msg, content: Any) -> None:
@@ -123,48 +122,63 @@ def _blocks(msg: Msg, content: Any) -> None:
     msg.reasoning = reasoning_of(blocks)
 
 
+#: roles whose text is a tool's result
+_RESULT_ROLES = frozenset({"tool", "function", "ipython"})
+
+
 def chat_message(m: Any) -> Msg | None:
     """An OpenAI Chat Completions, Anthropic Messages or Inspect message as a Msg."""
     if not isinstance(m, dict):
         return None
     get = m.get  # a message is read field by field, once: the readers' most frequent walk
     role = get("role")
+    bare = len(m) == 2  # a role and a text, and no other field (a user's turn)?
     if not isinstance(role, str) or not role:
         role = opt_str(get("type")) or "user"
+        bare = False
     content = get("content")
+    if bare and isinstance(content, str) and role not in _RESULT_ROLES:
+        return Msg(role, content, [], [], "", None)  # no id, reasoning or calls to look for
+    mid = get("id")  # absent in most dialects: no helper call then
+    if mid is not None:
+        mid = id_str(mid)
     if isinstance(content, str):  # plain text (OpenAI chat): no blocks to walk
-        msg = Msg(role, content, [], [], "", id_str(get("id")))
+        msg = Msg(role, content, [], [], "", mid)
     else:
-        msg = Msg(role, "", [], [], "", id_str(get("id")))
+        msg = Msg(role, "", [], [], "", mid)
         if content is not None:
             _blocks(msg, content)
-    for key in ("reasoning_content", "reasoning"):
-        r = get(key)
-        if isinstance(r, str) and r:
-            msg.reasoning = (msg.reasoning + "\n" + r).strip()
+    r = get("reasoning_content")
+    if r and isinstance(r, str):
+        msg.reasoning = (msg.reasoning + "\n" + r).strip()
+    r = get("reasoning")
+    if r and isinstance(r, str):
+        msg.reasoning = (msg.reasoning + "\n" + r).strip()
     tool_calls = get("tool_calls")
     if tool_calls and isinstance(tool_calls, list):
+        calls = msg.calls
         for tc in tool_calls:
             call = tool_call_from(tc)
             if call is not None:
-                msg.calls.append(call)
+                calls.append(call)
     fc = get("function_call")
-    if isinstance(fc, dict):
+    if fc is not None and isinstance(fc, dict):
         msg.calls.append(
             ToolCall(None, opt_str(fc.get("name")), parse_json_text(fc.get("arguments")))
         )
     if role == "tool":
+        err = get("error")
         msg.results.append(
             Result(
-                id_str(m.get("tool_call_id")),
+                id_str(get("tool_call_id")),
                 msg.text,
-                opt_str(m.get("name")) or opt_str(m.get("function")),
-                _error_flag(m.get("error")),
+                opt_str(get("name")) or opt_str(get("function")),
+                None if err is None else bool(err),
             )
         )
         msg.text = ""
-    elif role in ("function", "ipython"):
-        msg.results.append(Result(None, msg.text, opt_str(m.get("name"))))
+    elif role == "function" or role == "ipython":
+        msg.results.append(Result(None, msg.text, opt_str(get("name"))))
         msg.text = ""
     return msg
 

@@ -86,6 +86,7 @@ def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
             "not a tau-bench results file (a list of {task_id, reward, info, traj})", path
         )
     meta = file_meta(path)
+    name = stem(path)
     # a crashed entry has no transcript: the domain of the file's other entries
     domain = next(
         (d for e in doc if tau_entry(e) for d in [prompt_domain(as_list(e.get("traj")))] if d), None
@@ -97,7 +98,7 @@ def _read(path: Path, options: ReadOptions) -> Iterator[Run]:
             raise InputError(
                 f"entry {i} is not a tau-bench task result (no task_id / reward / traj)", path
             )
-        run = _entry_run(entry, path, meta)
+        run = _entry_run(entry, path, name, meta)
         run.warnings.extend(warnings)
         yield run
 
@@ -128,7 +129,8 @@ def file_meta(path: Path) -> dict[str, str]:
     return meta
 
 
-def _entry_run(entry: dict[str, Any], path: Path, meta: dict[str, str]) -> Run:
+def _entry_run(entry: dict[str, Any], path: Path, name: str, meta: dict[str, str]) -> Run:
+    """One entry's run (``name``: the file's stem, the run id's first part)."""
     tid = id_str(entry.get("task_id")) or "?"
     trial = id_str(entry.get("trial")) or "0"
     info = as_dict(entry.get("info"))
@@ -137,7 +139,7 @@ def _entry_run(entry: dict[str, Any], path: Path, meta: dict[str, str]) -> Run:
     traj = as_list(entry.get("traj"))
     domain = prompt_domain(traj)
     run = Run(
-        run_id=f"{stem(path)}/{tid}#{trial}",
+        run_id=f"{name}/{tid}#{trial}",
         task_id=tid,
         task_family=domain or meta.get("domain"),
         harness=f"tau-bench {strategy}" if strategy else "tau-bench",
@@ -238,16 +240,20 @@ def _feed(b: RunBuilder, traj: list[Any]) -> bool:
         if msg is None:
             continue
         role = msg.role.lower()
-        if role == "assistant" and not msg.calls and "Action:" in msg.text:
-            thought, call, reply = _react_call(msg.text)
-            if call is not None or reply:
-                react = True
-                if call is not None:
-                    b.assistant(thought, [call])
-                    open_react = True
-                else:
-                    b.assistant(reply, (), extra={"thought": thought} if thought else None)
-                continue
+        if role == "assistant":
+            if not msg.calls and "Action:" in msg.text:
+                thought, call, reply = _react_call(msg.text)
+                if call is not None or reply:
+                    react = True
+                    if call is not None:
+                        b.assistant(thought, [call])
+                        open_react = True
+                    else:
+                        b.assistant(reply, (), extra={"thought": thought} if thought else None)
+                    continue
+            open_react = False
+            b.feed(msg)  # a model turn: its calls have no answer yet
+            continue
         if role == "user" and open_react and msg.text.startswith(_API_OUTPUT):
             out = msg.text[len(_API_OUTPUT) :]
             d = b.result(None, out)
