@@ -54,6 +54,7 @@ from efc_tui.parsers._content import content_text
 from efc_tui.parsers._drafts import Draft, finalize, share_totals
 from efc_tui.parsers._patterns import _Guarded
 from efc_tui.parsers._source import load_document, loads_repairing
+from efc_tui.parsers._swe_lean import lean_document
 from efc_tui.parsers._swebench import swebench_family
 from efc_tui.parsers._totals import set_source_totals, totals_from_counts
 from efc_tui.parsers._values import as_count, as_dict, as_float, as_int, as_list, as_str, opt_str
@@ -169,8 +170,12 @@ def strip_queries(data: bytes) -> bytes | None:
 
 
 def _load(path: Path, options: ReadOptions) -> tuple[Any, list[str]]:
-    """The trajectory document, read without its ``query`` fields when it has them."""
+    """The trajectory document, read without what the reader never reads (``_swe_lean``),
+    else without its ``query`` fields when it has them, else whole."""
     data = read_all(path, options)
+    fields = lean_document(data)
+    if fields is not None:
+        return fields, []
     lean = strip_queries(data) if b'"query"' in data else None
     if lean is not None:
         try:
