@@ -72,7 +72,8 @@ class _Step(msgspec.Struct, forbid_unknown_fields=True):
     #: 0.x: a JSON string; 1.x: a dict of strings (any other shape: the whole parse)
     state: str | dict[str, str | None] | None = None
     query: Raw = _ABSENT
-    messages: Raw = _ABSENT
+    #: 1.x: the messages the model saw (the prompt again), never read
+    messages: list[_Message] | None = None
     extra_info: Raw = _ABSENT
 
 
@@ -91,8 +92,9 @@ class _Unsure(Exception):
     """The lean decoding cannot promise the whole-document result."""
 
 
-def _value(raw: Raw, level: int) -> Any:
-    """``raw`` as orjson decodes it, at ``level`` levels of nesting in the document."""
+def _value(raw: Raw, level: int, read: bool = True) -> Any:
+    """``raw`` as orjson decodes it, at ``level`` levels of nesting in the document (``read``:
+    the reader reads it, so a ``query`` key in it is one the whole parse would strip)."""
     view = memoryview(raw)
     if view[0] == _QUOTE:
         return orjson.loads(view)  # a string: msgspec checked its escapes, the caller its UTF-8
@@ -102,7 +104,7 @@ def _value(raw: Raw, level: int) -> Any:
         raise _Unsure from None
     if type(value) is dict or type(value) is list:
         text = bytes(view)
-        if b'"query"' in text:
+        if read and b'"query"' in text:
             raise _Unsure
         if text.count(b"[") + text.count(b"{") + level > MAX_DEPTH and (
             depth(value, MAX_DEPTH) + level > MAX_DEPTH
@@ -111,12 +113,23 @@ def _value(raw: Raw, level: int) -> Any:
     return value
 
 
-def _skipped(raw: Raw) -> None:
-    """A value the reader does not read, at level 3 (in a step or a message): a string needs
+def _skipped(raw: Raw, level: int = 3) -> None:
+    """A value the reader does not read (by default in a step or a message): a string needs
     no more than msgspec's and the UTF-8 checks; anything else is decoded, for what would
     make the whole parse fail or differ."""
     if raw and memoryview(raw)[0] != _QUOTE:
-        _value(raw, 3)
+        _value(raw, level, read=False)
+
+
+def _unread(m: _Message, level: int, content: bool = True) -> None:
+    """The checks of :func:`_skipped` on what is not read of a message at ``level`` (its
+    tool calls' arguments; ``content``: its content too)."""
+    if content and m.content:
+        _skipped(m.content, level)
+    if m.tool_calls:
+        for c in m.tool_calls:
+            if c.function is not None and c.function.arguments:
+                _skipped(c.function.arguments, level + 3)
 
 
 def _history(messages: list[_Message]) -> list[dict[str, Any]]:
@@ -136,18 +149,13 @@ def _history(messages: list[_Message]) -> list[dict[str, Any]]:
             if m.content:
                 h["content"] = _value(m.content, 3)
             out.append(h)
+            _unread(m, 3, content=False)
         else:
-            _skipped(m.content)
+            _unread(m, 3)
         calls = m.tool_calls
-        if calls:
-            for c in calls:
-                if c.function is not None:
-                    _skipped(c.function.arguments)
-            if role == "assistant" and not demo:
-                f = calls[0].function
-                out.append(
-                    {"role": role, "tool_calls": [{"function": {"name": f.name}} if f else {}]}
-                )
+        if calls and role == "assistant" and not demo:
+            f = calls[0].function
+            out.append({"role": role, "tool_calls": [{"function": {"name": f.name}} if f else {}]})
     return out
 
 
@@ -166,7 +174,8 @@ def _steps(steps: list[_Step]) -> list[dict[str, Any]]:
         if query and memoryview(query)[0] != 0x5B:  # a list is stripped unread (strip_queries)
             _value(query, 3)
         if s.messages:
-            _skipped(s.messages)
+            for m in s.messages:
+                _unread(m, 5)
         if s.extra_info:
             _skipped(s.extra_info)
         out.append(st)

@@ -76,6 +76,14 @@ def _demo_then_task(doc: dict[str, Any]) -> None:
     doc["history"][3]["role"] = "user"
 
 
+def _step_messages(doc: dict[str, Any]) -> None:
+    """1.x: a step's ``messages`` (the prompt it saw), one of them with the marker."""
+    doc["trajectory"][0]["messages"] = [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": MARK.decode().strip('"')},
+    ]
+
+
 def _nest(n: int) -> bytes:
     return b"[" * n + b"]" * n
 
@@ -188,6 +196,21 @@ CASES: list[tuple[str, bytes | Callable[[], bytes], bool]] = [
         lambda: _inject(_at(*SKIPPED), b'[{"type": "text", "text": "out"}]'),
         True,
     ),
+    ("step messages", lambda: _inject(_step_messages, b'"task"'), True),
+    (
+        "step messages nested to the limit",
+        lambda: _inject(_step_messages, _nest(MAX_DEPTH - 5)),
+        True,
+    ),
+    (
+        "step messages nested past the limit",
+        lambda: _inject(_step_messages, _nest(MAX_DEPTH - 4)),
+        False,
+    ),
+    ("a number past a double in step messages", lambda: _inject(_step_messages, b"[2e308]"), False),
+    ("a query list in step messages", lambda: _inject(_step_messages, b'[{"query": [1]}]'), True),
+    ("an unknown key in step messages", lambda: _inject(_step_messages, b'"x", "extra": 1'), False),
+    ("lone surrogate in step messages", lambda: _inject(_step_messages, b'"\\udfff"'), False),
     ("a demonstration before the task", lambda: _edited(_demo_then_task), True),
     ("a demonstration", lambda: _inject(_at("history", 1, "is_demo"), b"true"), True),
     ("is_demo a number", lambda: _inject(_at("history", 1, "is_demo"), b"1"), False),
