@@ -38,7 +38,8 @@ _QUOTE = ord('"')
 
 class _Function(msgspec.Struct, forbid_unknown_fields=True):
     name: str | None = None
-    arguments: Raw = _ABSENT
+    #: a JSON string (litellm's OpenAI form); an object: the whole parse
+    arguments: str | None = None
 
 
 class _ToolCall(msgspec.Struct, forbid_unknown_fields=True):
@@ -121,17 +122,6 @@ def _skipped(raw: Raw, level: int = 3) -> None:
         _value(raw, level, read=False)
 
 
-def _unread(m: _Message, level: int, content: bool = True) -> None:
-    """The checks of :func:`_skipped` on what is not read of a message at ``level`` (its
-    tool calls' arguments; ``content``: its content too)."""
-    if content and m.content:
-        _skipped(m.content, level)
-    if m.tool_calls:
-        for c in m.tool_calls:
-            if c.function is not None and c.function.arguments:
-                _skipped(c.function.arguments, level + 3)
-
-
 def _history(messages: list[_Message]) -> list[dict[str, Any]]:
     """The messages ``swe_agent.convert`` takes something from, with only that: the
     demonstrations, the system prompt and the first other user message (the task), with
@@ -149,9 +139,8 @@ def _history(messages: list[_Message]) -> list[dict[str, Any]]:
             if m.content:
                 h["content"] = _value(m.content, 3)
             out.append(h)
-            _unread(m, 3, content=False)
-        else:
-            _unread(m, 3)
+        elif m.content and memoryview(m.content)[0] != _QUOTE:
+            _value(m.content, 3, read=False)  # unread, but the whole parse would check it
         calls = m.tool_calls
         if calls and role == "assistant" and not demo:
             f = calls[0].function
@@ -175,7 +164,7 @@ def _steps(steps: list[_Step]) -> list[dict[str, Any]]:
             _value(query, 3)
         if s.messages:
             for m in s.messages:
-                _unread(m, 5)
+                _skipped(m.content, 5)
         if s.extra_info:
             _skipped(s.extra_info)
         out.append(st)
