@@ -36,19 +36,19 @@ _ABSENT = Raw(b"")
 _QUOTE = ord('"')
 
 
-class _Function(msgspec.Struct, forbid_unknown_fields=True):
+class _Function(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     name: str | None = None
     #: a JSON string (litellm's OpenAI form); an object: the whole parse
     arguments: str | None = None
 
 
-class _ToolCall(msgspec.Struct, forbid_unknown_fields=True):
+class _ToolCall(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     function: _Function | None = None
     id: str | None = None
     type: str | None = None
 
 
-class _Message(msgspec.Struct, forbid_unknown_fields=True):
+class _Message(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     """One ``history`` message (0.x and 1.x keys)."""
 
     role: str | None = None
@@ -62,7 +62,7 @@ class _Message(msgspec.Struct, forbid_unknown_fields=True):
     tool_call_ids: list[str] | None = None
 
 
-class _Step(msgspec.Struct, forbid_unknown_fields=True):
+class _Step(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     """One ``trajectory`` step."""
 
     action: str | None = None
@@ -78,7 +78,7 @@ class _Step(msgspec.Struct, forbid_unknown_fields=True):
     extra_info: Raw = _ABSENT
 
 
-class _Document(msgspec.Struct, forbid_unknown_fields=True):
+class _Document(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     trajectory: list[_Step]
     history: list[_Message] = []
     info: Raw = _ABSENT
