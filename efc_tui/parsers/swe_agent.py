@@ -24,7 +24,8 @@ verdict on the step that reached it: ``exit_cost`` is ``timeout`` (a budget limi
 
 The task is the first non-demonstration user message of ``history`` (a ``message``
 event); demonstrations (``is_demo``) and the system prompt are not events. The huge
-per-step ``query`` field (1.x: the whole prompt again) is never read.
+per-step ``query`` field (1.x: the whole prompt again) is never read, nor decoded: nor are
+the texts of ``history`` the reader does not take, nor a step's ``messages`` (``_swe_lean``).
 
 Tokens: SWE-agent keeps only run totals (``info.model_stats.tokens_sent`` /
 ``tokens_received``). They are distributed over the steps, input in proportion to the
