@@ -1,11 +1,11 @@
 """A SWE-agent trajectory decoded without what its reader never reads (issue 31).
 
 ``history`` repeats every step's thought, action and observation (about half of a
-document), and 1.x steps repeat the whole prompt under ``query``. The reader needs from
-``history`` only each message's role and demonstration marks, the text of the system
-prompt, of the demonstrations and of the task (the first other user message), and the
-assistant messages' ``tool_calls``. :func:`lean_document` decodes the document into msgspec
-``Struct``\\ s of the known keys, the values the reader does not read kept as ``msgspec.Raw``
+document), and 1.x steps repeat the whole prompt under ``query`` or ``messages``. The
+reader needs from ``history`` only each message's role and demonstration marks, the text of
+the system prompt, of the demonstrations and of the task (the first other user message), and
+the assistant messages' first tool name. :func:`lean_document` decodes the document into msgspec
+Structs of the known keys, the values the reader does not read kept as ``msgspec.Raw``
 (bytes, never built as Python strings), and returns the dict the reader walks, holding only
 what it reads, each value decoded by orjson as the whole-document parse would have decoded
 it.
@@ -18,8 +18,9 @@ known shape's (msgspec's ValidationError), invalid JSON, invalid UTF-8 anywhere 
 does not check it in the values it skips), a lone surrogate escape (msgspec refuses them
 where orjson does), a number orjson refuses (checked by decoding every skipped value that is
 not a string), a nesting past ``MAX_DEPTH`` (each decoded value measured at its level) and a
-``"query"`` key inside a value that is decoded (the stripping would have removed it there).
-Duplicate keys: the last one wins in both decoders.
+``"query"`` key inside a value the reader reads (the stripping would have removed it there).
+Duplicate keys: the last one wins in both decoders. The Structs hold no cycles, so
+the garbage collector does not track them (``gc=False``: a folder makes tens of thousands).
 """
 
 from __future__ import annotations
