@@ -91,7 +91,7 @@ def _nest(n: int) -> bytes:
 # the base: history[0] the system prompt, [1] the task, [2] an assistant call, [3] its
 # output (text the reader never reads), trajectory[0] the first step
 SKIPPED = ("history", 3, "content")
-CASES: list[tuple[str, bytes | Callable[[], bytes], bool]] = [
+CASES: list[tuple[str, Callable[[], bytes], bool]] = [
     ("as written", lambda: BASE.read_bytes(), True),
     ("invalid UTF-8 in unread text", lambda: _inject(_at(*SKIPPED), b'"ab\xffcd"'), False),
     (
@@ -248,26 +248,22 @@ def test_lean_decoding_reads_what_the_whole_parse_reads(
     assert fast == whole
 
 
-def test_the_hostile_cases_reach_the_reader() -> None:
+def test_the_hostile_cases_reach_the_reader(tmp_path: Path) -> None:
     """The cases are not vacuous: the nesting past the limit and the cut file are errors,
-    the duplicate role changes the task."""
+    the duplicate role takes the task away."""
     cases = {name: make() for name, make, _ in CASES}
+
+    def read(name: str) -> list[Any]:
+        path = tmp_path / "case.traj"
+        path.write_bytes(cases[name])
+        return list(swe_agent.read(path, ReadOptions()))
+
     with pytest.raises(InputError, match="nested deeper"):
-        _read(cases["unread text nested past the limit"])
+        read("unread text nested past the limit")
     with pytest.raises(InputError, match="cut short"):
-        _read(cases["cut short"])
-    plain = _read(cases["as written"])[0]
-    dup = _read(cases["duplicate role of the task"])[0]
+        read("cut short")
+    plain, dup = read("as written")[0], read("duplicate role of the task")[0]
     assert plain.events[0].kind != dup.events[0].kind or len(plain.events) != len(dup.events)
-
-
-def _read(data: bytes) -> list[Any]:
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as d:
-        p = Path(d) / "case.traj"
-        p.write_bytes(data)
-        return list(swe_agent.read(p, ReadOptions()))
 
 
 def _real_trajectories() -> list[Path]:
