@@ -24,7 +24,8 @@ verdict on the step that reached it: ``exit_cost`` is ``timeout`` (a budget limi
 
 The task is the first non-demonstration user message of ``history`` (a ``message``
 event); demonstrations (``is_demo``) and the system prompt are not events. The huge
-per-step ``query`` field (1.x: the whole prompt again) is never read.
+per-step ``query`` field (1.x: the whole prompt again) is never read, nor decoded: nor are
+the texts of ``history`` the reader does not take, nor a step's ``messages`` (``_swe_lean``).
 
 Tokens: SWE-agent keeps only run totals (``info.model_stats.tokens_sent`` /
 ``tokens_received``). They are distributed over the steps, input in proportion to the
@@ -54,6 +55,7 @@ from efc_tui.parsers._content import content_text
 from efc_tui.parsers._drafts import Draft, finalize, share_totals
 from efc_tui.parsers._patterns import _Guarded
 from efc_tui.parsers._source import load_document, loads_repairing
+from efc_tui.parsers._swe_lean import lean_document
 from efc_tui.parsers._swebench import swebench_family
 from efc_tui.parsers._totals import set_source_totals, totals_from_counts
 from efc_tui.parsers._values import as_count, as_dict, as_float, as_int, as_list, as_str, opt_str
@@ -169,8 +171,12 @@ def strip_queries(data: bytes) -> bytes | None:
 
 
 def _load(path: Path, options: ReadOptions) -> tuple[Any, list[str]]:
-    """The trajectory document, read without its ``query`` fields when it has them."""
+    """The trajectory document, read without what the reader never reads (``_swe_lean``),
+    else without its ``query`` fields when it has them, else whole."""
     data = read_all(path, options)
+    fields = lean_document(data)
+    if fields is not None:
+        return fields, []
     lean = strip_queries(data) if b'"query"' in data else None
     if lean is not None:
         try:
