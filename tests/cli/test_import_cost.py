@@ -243,6 +243,7 @@ def test_score_writing_lines_or_csv_loads_no_table(args: list[str]) -> None:
         "efc_tui.cli.score",
     ]
     assert sorted({m.split(".")[0] for m in heavy(mods)}) == ["numpy", "orjson"]
+    assert "socket" not in mods  # io's host name comes from os.uname (socket: ~6 ms)
 
 
 def test_command_table_names_every_command_and_its_module() -> None:
