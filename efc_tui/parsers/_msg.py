@@ -70,13 +70,9 @@ def tool_call_from(obj: Any) -> ToolCall | None:
         return None
     get = obj.get
     fn = get("function")
-    if isinstance(fn, dict):  # OpenAI's shape, the common one: read without helper calls
-        name = fn.get("name")
-        if not isinstance(name, str) or not name:
-            name = None
-        args = fn.get("arguments")
-        if isinstance(args, str):
-            args = parse_json_text(args)
+    if isinstance(fn, dict):  # OpenAI's shape
+        name = opt_str(fn.get("name"))
+        args = parse_json_text(fn.get("arguments"))
     else:
         name = opt_str(fn) or opt_str(obj.get("name")) or opt_str(obj.get("toolName"))
         args = None
@@ -148,12 +144,10 @@ def chat_message(m: Any) -> Msg | None:
         msg = Msg(role, "", [], [], "", mid)
         if content is not None:
             _blocks(msg, content)
-    r = get("reasoning_content")
-    if r and isinstance(r, str):
-        msg.reasoning = (msg.reasoning + "\n" + r).strip()
-    r = get("reasoning")
-    if r and isinstance(r, str):
-        msg.reasoning = (msg.reasoning + "\n" + r).strip()
+    for key in ("reasoning_content", "reasoning"):
+        r = get(key)
+        if r and isinstance(r, str):
+            msg.reasoning = (msg.reasoning + "\n" + r).strip()
     tool_calls = get("tool_calls")
     if tool_calls and isinstance(tool_calls, list):
         calls = msg.calls
@@ -162,7 +156,7 @@ def chat_message(m: Any) -> Msg | None:
             if call is not None:
                 calls.append(call)
     fc = get("function_call")
-    if fc is not None and isinstance(fc, dict):
+    if isinstance(fc, dict):
         msg.calls.append(
             ToolCall(None, opt_str(fc.get("name")), parse_json_text(fc.get("arguments")))
         )

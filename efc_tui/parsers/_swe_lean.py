@@ -140,8 +140,8 @@ def _history(messages: list[_Message]) -> list[dict[str, Any]]:
             if m.content:
                 h["content"] = _value(m.content, 3)
             out.append(h)
-        elif m.content and memoryview(m.content)[0] != _QUOTE:
-            _value(m.content, 3, read=False)  # unread, but the whole parse would check it
+        else:
+            _skipped(m.content)  # unread, but the whole parse would check it
         calls = m.tool_calls
         if calls and role == "assistant" and not demo:
             f = calls[0].function

@@ -108,6 +108,18 @@ _dir_cache = _Lru()
 _yaml_cache = _Lru()
 
 
+def _file_key(path: Path) -> tuple[str, int, int] | None:
+    """(path, mtime, size) of a regular file, the key of the caches below; None when there
+    is no such file (what ``path.is_file()`` answers, from the same stat)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return (str(path), st.st_mtime_ns, st.st_size)
+
+
 def _stat_key(path: Path) -> tuple[str, int, int] | None:
     try:
         st = path.stat()
@@ -131,13 +143,9 @@ def load_json(path: Path) -> tuple[Any, str | None]:
     """(document, problem) of a small JSON sidecar (result.json, metadata.json, ...);
     (None, None) when there is no such file, (None, reason) when it cannot be used.
     Cached by path, size and mtime."""
-    try:
-        st = path.stat()
-    except OSError:
+    key = _file_key(path)
+    if key is None:
         return None, None
-    if not stat.S_ISREG(st.st_mode):  # what path.is_file() answers, from the same stat
-        return None, None
-    key = (str(path), st.st_mtime_ns, st.st_size)
     hit = _json_cache.get(key)
     if hit is not None:
         return hit
@@ -665,13 +673,9 @@ _DATE_PREFIX = re.compile(r"^\d{8}_(?P<rest>.+)$")
 def _submission(meta: Path) -> dict[str, Any] | None:
     """``read_submission_yaml`` of a ``metadata.yaml`` (None: no such file), cached by its
     path, size and mtime: every trajectory of a submission asks for the same one."""
-    try:
-        st = meta.stat()
-    except OSError:
+    key = _file_key(meta)
+    if key is None:
         return None
-    if not stat.S_ISREG(st.st_mode):  # what meta.is_file() answers, from the same stat
-        return None
-    key = (str(meta), st.st_mtime_ns, st.st_size)
     hit = _yaml_cache.get(key)
     if hit is not None:
         return hit
