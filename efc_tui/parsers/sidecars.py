@@ -49,6 +49,7 @@ import os
 import re
 import stat
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -100,6 +101,11 @@ class _Lru(OrderedDict[Any, Any]):
         while len(self) > _CACHE_SIZE:
             self.popitem(last=False)
         return value
+
+    def kept(self, key: Any, make: Callable[[], Any]) -> Any:
+        """The value kept for ``key``, else ``make()``'s, kept."""
+        hit = self.get(key)
+        return hit if hit is not None else self.put(key, make())
 
 
 _json_cache = _Lru()
@@ -545,11 +551,10 @@ def _report_map(path: Path) -> ReportMap | None:
     key = _stat_key(path)
     if key is None:
         return None
-    hit = _report_cache.get(key)
-    if hit is not None:
-        return hit
-    doc, _problem = _parse_json(path, key[2], _REPORT_BYTES)  # the map is kept, not the document
-    return _report_cache.put(key, parse_report(doc))
+    # the map is kept, not the document
+    return _report_cache.kept(
+        key, lambda: parse_report(_parse_json(path, key[2], _REPORT_BYTES)[0])
+    )
 
 
 def preds_model(folder: Path) -> str | None:
@@ -674,12 +679,7 @@ def _submission(meta: Path) -> dict[str, Any] | None:
     """``read_submission_yaml`` of a ``metadata.yaml`` (None: no such file), cached by its
     path, size and mtime: every trajectory of a submission asks for the same one."""
     key = _file_key(meta)
-    if key is None:
-        return None
-    hit = _yaml_cache.get(key)
-    if hit is not None:
-        return hit
-    return _yaml_cache.put(key, read_submission_yaml(meta))
+    return None if key is None else _yaml_cache.kept(key, lambda: read_submission_yaml(meta))
 
 
 def _experiments(run: Run, path: Path) -> None:
