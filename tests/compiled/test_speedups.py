@@ -156,6 +156,28 @@ def test_no_hints_every_offset(size: int) -> None:
             assert fast.no_hints(t) == _python_no_hints(t), (hint, at, size)
 
 
+@pytest.mark.parametrize("wide", ["", "─", "😀"])
+def test_no_hints_finds_the_pairs_second_only_whole_and_in_the_tail(wide: str) -> None:
+    """The pair's second ("==") is looked for by its first character, then matched in
+    place: lone first characters (many, one at the very end, one just before the second)
+    are no match, a whole second anywhere in the tail is, one straddling the tail's cut is
+    not, as in Python; in 1-, 2- and 4-byte strings."""
+    from efc_tui.parsers.status import _SUMMARY_PAIR
+
+    first, second = _SUMMARY_PAIR
+    lone = second[0]
+    body = f"{wide}x {first} " + f"a {lone} b " * 40
+    texts = [body, body + lone, body + second, second + body, body + lone + " " + second]
+    texts += [body[:k] + second + body[k:] for k in range(0, len(body), 7)]
+    tail = ("y" * 99 + "\n") * 80  # the 8,000-character tail of a 12,000-character text
+    long = f"{wide}{first} " + "z" * (12_000 - 8_000 - len(wide) - len(first) - 2)
+    texts += [long + tail, long[:-1] + second + tail[1:], long + second + tail[2:]]
+    texts += [long + tail[:-2] + second, f"{first} {lone}{wide}{lone}"]
+    for t in texts:
+        assert fast.no_hints(t) == _python_no_hints(t), t[-40:]
+    assert fast.no_hints(body) is True and fast.no_hints(body + second) is False
+
+
 def _python_found_hints(text: str) -> frozenset[str]:
     """The rules' hints (status._HINTS) in the parts of a text the rules read."""
     from efc_tui.parsers.status import _HEAD, _HINTS, _TAIL
