@@ -102,7 +102,41 @@ def main() -> None:
                 sys.exit(0)
             raise
         return
-    run()
+    try:
+        run()
+    except SystemExit as exc:
+        _hard_exit(exc.code)
+        raise
+    _hard_exit(0)
+
+
+def _hard_exit(code: object) -> None:
+    """End the process with exit status ``code`` without tearing the interpreter down.
+
+    What Python does at exit is run the ``atexit`` functions, flush the standard streams,
+    then free every object and module one by one and collect cycles: about 0.05 s after a
+    small ``score`` (a fifth of its run) and more after a large one, for memory the system
+    takes back at once. Here the exit functions run (a temporary folder's clean-up, a
+    Dask client's close) and the standard streams are flushed, then the process ends
+    (``os._exit``), as mypy's ``hard_exit`` does. Every file the commands write is closed
+    before they return (``efc_tui.io``'s atomic writes). It returns, for Python's own exit,
+    whenever the teardown could still matter: a status that is not an int (Python prints
+    it), a thread still running (Python waits for it), or a stream that cannot be flushed
+    (a closed pipe: Python reports it as it always has)."""
+    import atexit
+    import threading
+
+    if code is None:
+        code = 0
+    if type(code) is not int or threading.active_count() > 1:
+        return
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(code)
 
 
 def __getattr__(name: str) -> Any:

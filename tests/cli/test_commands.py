@@ -196,6 +196,49 @@ def test_subprocess_console_script(tmp_path: Path) -> None:
     assert r.stderr.strip() == f"efc-tui: error: {bad}:2: action must be an object, not int"
 
 
+_AFTER_MAIN = """
+import atexit, sys, threading, time
+from pathlib import Path
+out = Path(sys.argv[1])
+atexit.register(lambda: out.with_suffix(".atexit").write_text("ran"))
+if sys.argv[2] == "thread":
+    def late():
+        time.sleep(0.3)
+        out.with_suffix(".thread").write_text("done")
+    threading.Thread(target=late).start()
+sys.argv = ["efc-tui", *sys.argv[3:]]
+from efc_tui.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize("thread", ["thread", "none"])
+def test_the_entry_point_ends_as_python_would(tmp_path: Path, thread: str) -> None:
+    """``main`` ends the process without the interpreter's teardown (cli._hard_exit), but
+    as Python would: the exit status, every byte of output, the exit functions run, and a
+    thread still running is waited for."""
+    out = tmp_path / "marks"
+    for args, code in (
+        (["score", str(SAMPLE), "--jsonl"], 0),
+        (["score", str(tmp_path / "missing.jsonl")], 2),
+    ):
+        r = subprocess.run(
+            [sys.executable, "-c", _AFTER_MAIN, str(out), thread, *args],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "COLUMNS": "200"},
+        )
+        assert r.returncode == code, r.stderr
+        if code == 0:
+            assert json.loads(r.stdout)["run_id"] == "repair-loop" and r.stdout.endswith("\n")
+        else:
+            assert r.stdout == "" and "missing.jsonl" in r.stderr
+        assert out.with_suffix(".atexit").read_text() == "ran"
+        assert out.with_suffix(".thread").exists() == (thread == "thread")
+        out.with_suffix(".atexit").unlink()
+        out.with_suffix(".thread").unlink(missing_ok=True)
+
+
 def test_folder_walk_skips_files_that_are_not_traces(tmp_path: Path) -> None:
     (tmp_path / "run.jsonl").write_bytes(SAMPLE.read_bytes())
     (tmp_path / "summary.json").write_text('{"accuracy": 0.5}')
