@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import suppress
 
 from efc_tui.pipeline import gc_policy
 
@@ -82,7 +83,8 @@ BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 #: the commands a coding agent's harness runs on every tool call: a usage error there must
-#: not exit 2, which blocks the agent's tool call (docs/live.md)
+#: not exit 2, which blocks the agent's tool call (docs/live.md); they too end without the
+#: interpreter's teardown (``_hard_exit``), 0.071 -> 0.060 s a call on a 35-call session
 _HOOKS = (["hook", "claude-code"], ["hook", "codex"])
 
 
@@ -94,14 +96,11 @@ def main() -> None:
     gc_policy.apply()
     from efc_tui.cli._app import main as run
 
-    if sys.argv[1:3] in _HOOKS:
-        try:
+    if sys.argv[1:3] in _HOOKS:  # exit 0 whatever happened (_HOOKS)
+        with suppress(SystemExit):
             run()
-        except SystemExit as exc:
-            if exc.code not in (0, None):
-                sys.exit(0)
-            raise
-        return
+        _hard_exit(0)
+        sys.exit(0)
     try:
         run()
     except SystemExit as exc:
