@@ -242,8 +242,7 @@ def run(
     them): what the command does, start to end."""
     from efc_tui.adapter import AdapterConfig
     from efc_tui.pipeline.score import Job
-    from efc_tui.report.export import dumps
-    from efc_tui.report.output import RUN_COLUMNS, CsvRows, ScoreDocuments
+    from efc_tui.report.output import RUN_COLUMNS, CsvRows, ScoreDocuments, dumps
     from efc_tui.scoring import load_estimator
 
     if sum((json_out, jsonl_out, csv_out)) > 1:
@@ -490,7 +489,7 @@ def _print_adapter(
     from efc_tui.adapter import corpus_summary, sweep
     from efc_tui.adapter.config import SWEEP_EPSILONS
     from efc_tui.cli import _adapter_report as adapter_report
-    from efc_tui.report.export import dumps
+    from efc_tui.report.output import dumps
 
     corpus = corpus_summary(summaries)
     points = sweep(summaries, (*SWEEP_EPSILONS, cfg.epsilon)) if adapter_sweep else []

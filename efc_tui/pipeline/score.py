@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 from efc_tui.errors import EfcError, UnrecognizedFormat
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from efc_tui.model import Run
     from efc_tui.parsers import Outcomes
     from efc_tui.scoring import Estimator
+    from efc_tui.scoring.ledger import Ledger
 
 #: what a worker returns per run: the ``score`` row (efc_tui.report.output.run_row, with the fit
 #: columns when asked) or the ``fit`` run-table row (efc_tui.fitting.table.run_row)
@@ -164,6 +165,13 @@ def score_batch(runs: Sequence[Run], job: Job) -> list[ScoredItem]:
                 )
             )
         return items
+    if not (job.documents or job.summaries):
+        # the row (and the fit columns, the thresholds, the CI reports) reads the ledger
+        # alone: the adapter's decisions are not made (a tenth of the 100k-event trace)
+        from efc_tui.scoring.ledger import score_runs
+
+        ledgers = score_runs(runs, job.estimator)
+        return [_score_row(run, led, job) for run, led in zip(runs, ledgers, strict=True)]
     from efc_tui.adapter import score_and_decide_runs
 
     # lazy: the decisions are built only if the ledger document below reads them
@@ -173,9 +181,9 @@ def score_batch(runs: Sequence[Run], job: Job) -> list[ScoredItem]:
     return [_score_row(run, one, job) for run, one in zip(runs, scored, strict=True)]
 
 
-def _score_row(run: Run, scored: ScoredRun, job: Job) -> ScoredItem:
+def _score_row(run: Run, scored: ScoredRun | Ledger, job: Job) -> ScoredItem:
     """What ``score`` keeps of one scored run: its row, and its ledger document or adapter
-    summary when the output needs them."""
+    summary when the output needs them (then ``scored`` is a ScoredRun, else the ledger)."""
     from efc_tui.report.output import run_row
 
     row = run_row(scored)
@@ -187,14 +195,14 @@ def _score_row(run: Run, scored: ScoredRun, job: Job) -> ScoredItem:
     if job.documents:
         from efc_tui.report.export import dumps, ledger_document
 
-        doc = ledger_document(scored)
+        doc = ledger_document(cast("ScoredRun", scored))
         if placed is not None and job.fits is not None:
             doc["fit"] = {**job.fits.describe_run(run), **placed.columns}
         document = dumps(doc)
     return ScoredItem(
         row,
         document,
-        scored.summary if job.summaries else None,
+        cast("ScoredRun", scored).summary if job.summaries else None,
         list(run.warnings),
         run.source_path,
         run.run_id,

@@ -15,6 +15,7 @@ import orjson
 
 from efc_tui import __version__
 from efc_tui.adapter.result import ScoredRun
+from efc_tui.report.output import dumps as dumps  # the documents written beside the ledgers
 from efc_tui.scoring import constants as K
 from efc_tui.scoring.columns import LEDGER_COLUMNS
 from efc_tui.scoring.ledger import Ledger
@@ -175,10 +176,3 @@ def check_export_suffix(target: str | Path, *, parquet: bool = True) -> None:
             + (" (for run figures as CSV: efc-tui score --csv)" if suffix == ".csv" else ""),
             str(target),
         )
-
-
-def dumps(doc: Any, *, pretty: bool = False) -> bytes:
-    opt = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
-    if pretty:
-        opt |= orjson.OPT_INDENT_2
-    return orjson.dumps(doc, option=opt)

@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from efc_tui.errors import InputError
 from efc_tui.io import AtomicFile, write_atomic
 
@@ -219,6 +221,15 @@ def open_ledgers(output: str | Path, inputs: Iterable[Path] = ()) -> LedgerSink:
 
 
 # -- score output ---------------------------------------------------------------------------
+
+
+def dumps(doc: Any, *, pretty: bool = False) -> bytes:
+    """The JSON of an output document or row (numpy values as numbers, non-str keys as
+    text), indented when ``pretty``."""
+    opt = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
+    if pretty:
+        opt |= orjson.OPT_INDENT_2
+    return orjson.dumps(doc, option=opt)
 
 
 def run_row(scored: ScoredRun | Ledger) -> dict[str, Any]:

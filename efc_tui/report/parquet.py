@@ -57,7 +57,7 @@ def _cell(value: Any) -> Any:
         return _cell(value.item())
     if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
         return list(value)
-    from efc_tui.report.export import dumps
+    from efc_tui.report.output import dumps
 
     return dumps(value).decode()
 

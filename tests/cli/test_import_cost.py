@@ -247,6 +247,14 @@ def test_score_writing_lines_or_csv_loads_no_table(args: list[str]) -> None:
     ]
     assert sorted({m.split(".")[0] for m in heavy(mods)}) == ["numpy", "orjson"]
     assert "socket" not in mods  # io's host name comes from os.uname (socket: ~6 ms)
+    # the row reads the ledger alone: no adapter decision is made (pipeline.score_batch)
+    assert ours(mods, "efc_tui.adapter") == ["efc_tui.adapter", "efc_tui.adapter.config"]
+
+
+def test_score_makes_the_adapters_decisions_only_when_its_output_reads_them() -> None:
+    sample = str(REPO / "sample_traces" / "repair_loop.jsonl")
+    for args in (["--adapter"], ["--jsonl", "--max-waste", "0.9"], ["--json"]):
+        assert "efc_tui.adapter.decide" in cli_modules("score", sample, "-q", *args), args
 
 
 def test_command_table_names_every_command_and_its_module() -> None:
