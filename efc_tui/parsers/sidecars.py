@@ -114,22 +114,15 @@ _dir_cache = _Lru()
 _yaml_cache = _Lru()
 
 
-def _file_key(path: Path) -> tuple[str, int, int] | None:
-    """(path, mtime, size) of a regular file, the key of the caches below; None when there
-    is no such file (what ``path.is_file()`` answers, from the same stat)."""
+def _stat_key(path: Path, *, regular: bool = False) -> tuple[str, int, int] | None:
+    """(path, mtime, size), the key of the caches below; None when ``path`` cannot be
+    stat'ed, or (``regular``) is not a regular file (what ``path.is_file()`` answers, from
+    the same stat)."""
     try:
         st = path.stat()
     except OSError:
         return None
-    if not stat.S_ISREG(st.st_mode):
-        return None
-    return (str(path), st.st_mtime_ns, st.st_size)
-
-
-def _stat_key(path: Path) -> tuple[str, int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
+    if regular and not stat.S_ISREG(st.st_mode):
         return None
     return (str(path), st.st_mtime_ns, st.st_size)
 
@@ -149,7 +142,7 @@ def load_json(path: Path) -> tuple[Any, str | None]:
     """(document, problem) of a small JSON sidecar (result.json, metadata.json, ...);
     (None, None) when there is no such file, (None, reason) when it cannot be used.
     Cached by path, size and mtime."""
-    key = _file_key(path)
+    key = _stat_key(path, regular=True)
     if key is None:
         return None, None
     hit = _json_cache.get(key)
@@ -678,7 +671,7 @@ _DATE_PREFIX = re.compile(r"^\d{8}_(?P<rest>.+)$")
 def _submission(meta: Path) -> dict[str, Any] | None:
     """``read_submission_yaml`` of a ``metadata.yaml`` (None: no such file), cached by its
     path, size and mtime: every trajectory of a submission asks for the same one."""
-    key = _file_key(meta)
+    key = _stat_key(meta, regular=True)
     return None if key is None else _yaml_cache.kept(key, lambda: read_submission_yaml(meta))
 
 
