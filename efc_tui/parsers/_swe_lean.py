@@ -31,7 +31,7 @@ import msgspec
 import orjson
 from msgspec import Raw
 
-from efc_tui.parsers._values import MAX_DEPTH, depth
+from efc_tui.parsers._values import too_deep
 
 _ABSENT = Raw(b"")
 _QUOTE = ord('"')
@@ -108,9 +108,7 @@ def _value(raw: Raw, level: int, read: bool = True) -> Any:
         text = bytes(view)
         if read and b'"query"' in text:
             raise _Unsure
-        if text.count(b"[") + text.count(b"{") + level > MAX_DEPTH and (
-            depth(value, MAX_DEPTH) + level > MAX_DEPTH
-        ):
+        if too_deep(text, value, level):
             raise _Unsure
     return value
 

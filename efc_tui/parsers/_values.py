@@ -141,18 +141,19 @@ def depth(obj: Any, past: int = sys.maxsize) -> int:
 _COUNT_BELOW = 1 << 12
 
 
-def too_deep(raw: bytes | str, obj: Any) -> bool:
-    """Does the JSON text ``raw`` (parsed: ``obj``) nest deeper than MAX_DEPTH? Only a text
-    with more brackets than that can (counted in a text under ``_COUNT_BELOW``); its value
-    is then measured (to one level past)."""
+def too_deep(raw: bytes | str, obj: Any, level: int = 0) -> bool:
+    """Does the JSON text ``raw`` (parsed: ``obj``), found ``level`` levels down in its
+    document, nest past MAX_DEPTH there? Only a text with more brackets than the levels
+    left can (counted in a text under ``_COUNT_BELOW``); its value is then measured (to
+    one level past)."""
     if len(raw) < _COUNT_BELOW:
         if isinstance(raw, str):
             brackets = raw.count("[") + raw.count("{")
         else:
             brackets = raw.count(b"[") + raw.count(b"{")
-        if brackets <= MAX_DEPTH:
+        if brackets + level <= MAX_DEPTH:
             return False
-    return depth(obj, MAX_DEPTH) > MAX_DEPTH
+    return depth(obj, MAX_DEPTH) + level > MAX_DEPTH
 
 
 _BRACKET = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
