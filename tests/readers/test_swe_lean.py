@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -91,144 +92,101 @@ def _nest(n: int) -> bytes:
 # the base: history[0] the system prompt, [1] the task, [2] an assistant call, [3] its
 # output (text the reader never reads), trajectory[0] the first step
 SKIPPED = ("history", 3, "content")
-CASES: list[tuple[str, Callable[[], bytes], bool]] = [
+#: whole documents: (name, how it is made, whether the lean decoding takes it)
+WHOLE: list[tuple[str, Callable[[], bytes], bool]] = [
     ("as written", lambda: BASE.read_bytes(), True),
-    ("invalid UTF-8 in unread text", lambda: _inject(_at(*SKIPPED), b'"ab\xffcd"'), False),
-    (
-        "invalid UTF-8 in a step",
-        lambda: _inject(_at("trajectory", 0, "observation"), b'"x\xfe"'),
-        False,
-    ),
-    ("lone surrogate in unread text", lambda: _inject(_at(*SKIPPED), b'"a\\ud800b"'), False),
-    (
-        "lone low surrogate in a step",
-        lambda: _inject(_at("trajectory", 0, "thought"), b'"a\\udc00"'),
-        False,
-    ),
-    ("surrogate pair in unread text", lambda: _inject(_at(*SKIPPED), b'"a\\ud83d\\ude00b"'), True),
     (
         "duplicate top-level key",
         lambda: b'{"trajectory":[],' + BASE.read_bytes().lstrip()[1:],
         True,
     ),
-    (
-        "duplicate role of the task",
-        lambda: _inject(_at("history", 1, "content"), b'"x","role":"assistant"'),
-        True,
-    ),
-    (
-        "duplicate step action",
-        lambda: _inject(_at("trajectory", 0, "response"), b'"r","action":"submit"'),
-        True,
-    ),
-    ("unread text nested to the limit", lambda: _inject(_at(*SKIPPED), _nest(MAX_DEPTH - 3)), True),
-    (
-        "unread text nested past the limit",
-        lambda: _inject(_at(*SKIPPED), _nest(MAX_DEPTH - 2)),
-        False,
-    ),
-    ("info nested past the limit", lambda: _inject(_at("info", "x"), _nest(MAX_DEPTH)), False),
-    (
-        "tool arguments nested past the limit",
-        lambda: _inject(
-            _at("history", 2, "tool_calls", 0, "function", "arguments"), _nest(MAX_DEPTH)
-        ),
-        False,
-    ),
-    (
-        "query nested past the limit (stripped unread)",
-        lambda: _inject(_at("trajectory", 0, "query"), _nest(MAX_DEPTH + 5)),
-        True,
-    ),
-    ("query a string", lambda: _inject(_at("trajectory", 0, "query"), b'"q"'), True),
-    ("a query list inside info", lambda: _inject(_at("info", "query"), b"[1, 2]"), False),
-    ("a number past a double in unread text", lambda: _inject(_at(*SKIPPED), b"[1e400]"), False),
-    (
-        "a number past a double in tool arguments",
-        lambda: _inject(
-            _at("history", 2, "tool_calls", 0, "function", "arguments"), b'{"a": -1e400}'
-        ),
-        False,
-    ),
-    (
-        "a number past a double in wall time",
-        lambda: _inject(_at("trajectory", 0, "execution_time"), b"1" + b"0" * 400),
-        False,
-    ),
-    (
-        "token count as a string",
-        lambda: _inject(_at("info", "model_stats", "tokens_sent"), b'"1234"'),
-        True,
-    ),
-    (
-        "wall time as a string",
-        lambda: _inject(_at("trajectory", 0, "execution_time"), b'"1.5"'),
-        True,
-    ),
-    (
-        "wall time past 64 bits",
-        lambda: _inject(_at("trajectory", 0, "execution_time"), b"18446744073709551616"),
-        True,
-    ),
-    (
-        "wall time underflowing",
-        lambda: _inject(_at("trajectory", 0, "execution_time"), b"1e-400"),
-        True,
-    ),
-    (
-        "wall time a boolean",
-        lambda: _inject(_at("trajectory", 0, "execution_time"), b"true"),
-        False,
-    ),
-    ("state holding a number", lambda: _inject(_at("trajectory", 0, "state", "n"), b"3"), False),
-    (
-        "state as a JSON string (0.x)",
-        lambda: _inject(_at("trajectory", 0, "state"), b'"{\\"open_file\\": \\"a.py\\"}"'),
-        True,
-    ),
-    (
-        "task as content blocks",
-        lambda: _inject(_at("history", 1, "content"), b'[{"type": "text", "text": "fix it"}]'),
-        True,
-    ),
-    (
-        "unread text as content blocks",
-        lambda: _inject(_at(*SKIPPED), b'[{"type": "text", "text": "out"}]'),
-        True,
-    ),
-    ("step messages", lambda: _inject(_step_messages, b'"task"'), True),
-    (
-        "step messages nested to the limit",
-        lambda: _inject(_step_messages, _nest(MAX_DEPTH - 5)),
-        True,
-    ),
-    (
-        "step messages nested past the limit",
-        lambda: _inject(_step_messages, _nest(MAX_DEPTH - 4)),
-        False,
-    ),
-    ("a number past a double in step messages", lambda: _inject(_step_messages, b"[2e308]"), False),
-    ("a query list in step messages", lambda: _inject(_step_messages, b'[{"query": [1]}]'), True),
-    ("an unknown key in step messages", lambda: _inject(_step_messages, b'"x", "extra": 1'), False),
-    ("lone surrogate in step messages", lambda: _inject(_step_messages, b'"\\udfff"'), False),
     ("a demonstration before the task", lambda: _edited(_demo_then_task), True),
-    ("a demonstration", lambda: _inject(_at("history", 1, "is_demo"), b"true"), True),
-    ("is_demo a number", lambda: _inject(_at("history", 1, "is_demo"), b"1"), False),
-    (
-        "a tool call without its function",
-        lambda: _inject(_at("history", 2, "tool_calls", 0), b"{}"),
-        True,
-    ),
-    ("an unknown top-level key", lambda: _inject(_at("extra"), b"1"), False),
-    ("an unknown message key", lambda: _inject(_at("history", 3, "extra"), b'"x"'), False),
-    ("an unknown step key", lambda: _inject(_at("trajectory", 0, "extra"), b'"x"'), False),
-    ("a step that is not an object", lambda: _inject(_at("trajectory", 0), b"1"), False),
-    ("history not a list", lambda: _inject(_at("history"), b'{"a": 1}'), False),
     ("no trajectory", lambda: b'{"history": [], "info": {}}', False),
     ("a list at the top", lambda: b'[{"trajectory": []}]', False),
     ("cut short", lambda: BASE.read_bytes()[: BASE.stat().st_size // 2], False),
     ("a byte-order mark", lambda: b"\xef\xbb\xbf" + BASE.read_bytes(), False),
     ("empty", lambda: b"", False),
+]
+#: the base document with a raw JSON value at a key path, or where an edit of it puts the
+#: marker: (name, where, the value, whether the lean decoding takes it)
+INJECTED: list[
+    tuple[str, tuple[str | int, ...] | Callable[[dict[str, Any]], None], bytes, bool]
+] = [
+    ("invalid UTF-8 in unread text", SKIPPED, b'"ab\xffcd"', False),
+    ("invalid UTF-8 in a step", ("trajectory", 0, "observation"), b'"x\xfe"', False),
+    ("lone surrogate in unread text", SKIPPED, b'"a\\ud800b"', False),
+    ("lone low surrogate in a step", ("trajectory", 0, "thought"), b'"a\\udc00"', False),
+    ("surrogate pair in unread text", SKIPPED, b'"a\\ud83d\\ude00b"', True),
+    ("duplicate role of the task", ("history", 1, "content"), b'"x","role":"assistant"', True),
+    ("duplicate step action", ("trajectory", 0, "response"), b'"r","action":"submit"', True),
+    ("unread text nested to the limit", SKIPPED, _nest(MAX_DEPTH - 3), True),
+    ("unread text nested past the limit", SKIPPED, _nest(MAX_DEPTH - 2), False),
+    ("info nested past the limit", ("info", "x"), _nest(MAX_DEPTH), False),
+    (
+        "tool arguments nested past the limit",
+        ("history", 2, "tool_calls", 0, "function", "arguments"),
+        _nest(MAX_DEPTH),
+        False,
+    ),
+    (
+        "query nested past the limit (stripped unread)",
+        ("trajectory", 0, "query"),
+        _nest(MAX_DEPTH + 5),
+        True,
+    ),
+    ("query a string", ("trajectory", 0, "query"), b'"q"', True),
+    ("a query list inside info", ("info", "query"), b"[1, 2]", False),
+    ("a number past a double in unread text", SKIPPED, b"[1e400]", False),
+    (
+        "a number past a double in tool arguments",
+        ("history", 2, "tool_calls", 0, "function", "arguments"),
+        b'{"a": -1e400}',
+        False,
+    ),
+    (
+        "a number past a double in wall time",
+        ("trajectory", 0, "execution_time"),
+        b"1" + b"0" * 400,
+        False,
+    ),
+    ("token count as a string", ("info", "model_stats", "tokens_sent"), b'"1234"', True),
+    ("wall time as a string", ("trajectory", 0, "execution_time"), b'"1.5"', True),
+    ("wall time past 64 bits", ("trajectory", 0, "execution_time"), b"18446744073709551616", True),
+    ("wall time underflowing", ("trajectory", 0, "execution_time"), b"1e-400", True),
+    ("wall time a boolean", ("trajectory", 0, "execution_time"), b"true", False),
+    ("state holding a number", ("trajectory", 0, "state", "n"), b"3", False),
+    (
+        "state as a JSON string (0.x)",
+        ("trajectory", 0, "state"),
+        b'"{\\"open_file\\": \\"a.py\\"}"',
+        True,
+    ),
+    (
+        "task as content blocks",
+        ("history", 1, "content"),
+        b'[{"type": "text", "text": "fix it"}]',
+        True,
+    ),
+    ("unread text as content blocks", SKIPPED, b'[{"type": "text", "text": "out"}]', True),
+    ("step messages", _step_messages, b'"task"', True),
+    ("step messages nested to the limit", _step_messages, _nest(MAX_DEPTH - 5), True),
+    ("step messages nested past the limit", _step_messages, _nest(MAX_DEPTH - 4), False),
+    ("a number past a double in step messages", _step_messages, b"[2e308]", False),
+    ("a query list in step messages", _step_messages, b'[{"query": [1]}]', True),
+    ("an unknown key in step messages", _step_messages, b'"x", "extra": 1', False),
+    ("lone surrogate in step messages", _step_messages, b'"\\udfff"', False),
+    ("a demonstration", ("history", 1, "is_demo"), b"true", True),
+    ("is_demo a number", ("history", 1, "is_demo"), b"1", False),
+    ("a tool call without its function", ("history", 2, "tool_calls", 0), b"{}", True),
+    ("an unknown top-level key", ("extra",), b"1", False),
+    ("an unknown message key", ("history", 3, "extra"), b'"x"', False),
+    ("an unknown step key", ("trajectory", 0, "extra"), b'"x"', False),
+    ("a step that is not an object", ("trajectory", 0), b"1", False),
+    ("history not a list", ("history",), b'{"a": 1}', False),
+]
+CASES: list[tuple[str, Callable[[], bytes], bool]] = WHOLE + [
+    (name, partial(_inject, where if callable(where) else _at(*where), value), lean)
+    for name, where, value, lean in INJECTED
 ]
 
 
