@@ -13,8 +13,10 @@ nothing else in the package calls but the workers of ``score --jobs``).
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
+import threading
 from contextlib import suppress
 
 from efc_tui.pipeline import gc_policy
@@ -122,9 +124,6 @@ def _hard_exit(code: object) -> None:
     whenever the teardown could still matter: a status that is not an int (Python prints
     it), a thread still running (Python waits for it), or a stream that cannot be flushed
     (a closed pipe: Python reports it as it always has)."""
-    import atexit
-    import threading
-
     if code is None:
         code = 0
     if type(code) is not int or threading.active_count() > 1:
