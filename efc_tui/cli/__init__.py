@@ -115,8 +115,8 @@ def _hard_exit(code: object) -> None:
     """End the process with exit status ``code`` without tearing the interpreter down.
 
     What Python does at exit is run the ``atexit`` functions, flush the standard streams,
-    then free every object and module one by one and collect cycles: about 0.05 s after a
-    small ``score`` (a fifth of its run) and more after a large one, for memory the system
+    then free every object and module one by one and collect cycles: about 0.025 s after
+    a small ``score`` (an eighth of its run), for memory the system
     takes back at once. Here the exit functions run (a temporary folder's clean-up, a
     Dask client's close) and the standard streams are flushed, then the process ends
     (``os._exit``), as mypy's ``hard_exit`` does. Every file the commands write is closed
