@@ -116,14 +116,14 @@ def _hard_exit(code: object) -> None:
 
     What Python does at exit is run the ``atexit`` functions, flush the standard streams,
     then free every object and module one by one and collect cycles: about 0.025 s after
-    a small ``score`` (an eighth of its run), for memory the system
-    takes back at once. Here the exit functions run (a temporary folder's clean-up, a
-    Dask client's close) and the standard streams are flushed, then the process ends
-    (``os._exit``), as mypy's ``hard_exit`` does. Every file the commands write is closed
-    before they return (``efc_tui.io``'s atomic writes). It returns, for Python's own exit,
-    whenever the teardown could still matter: a status that is not an int (Python prints
-    it), a thread still running (Python waits for it), or a stream that cannot be flushed
-    (a closed pipe: Python reports it as it always has)."""
+    a small ``score`` (an eighth of its run), for memory the system takes back at once.
+    Here the exit functions run (a temporary folder's clean-up, a Dask client's close) and
+    the standard streams are flushed, then the process ends (``os._exit``), as mypy's
+    ``hard_exit`` does. Every file the commands write is closed before they return
+    (``efc_tui.io``'s atomic writes). It returns, for Python's own exit, whenever the
+    teardown could still matter: a status that is not an int (Python prints it), a thread
+    still running (Python waits for it), or a stream that cannot be flushed (a closed
+    pipe: Python reports it as it always has)."""
     if code is None:
         code = 0
     if type(code) is not int or threading.active_count() > 1:
