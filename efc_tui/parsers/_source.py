@@ -26,6 +26,7 @@ from efc_tui.errors import InputError
 from efc_tui.model import Run
 from efc_tui.parsers._values import MAX_DEPTH, deep_position, too_deep
 from efc_tui.parsers.base import SNIFF_BYTES, ReadOptions, Sniff, open_binary, read_all
+from efc_tui.parsers.held import release
 
 #: at most this many per-line warnings are listed; the rest are only counted
 MAX_LINE_WARNINGS = 20
@@ -125,6 +126,7 @@ def raw_lines(path: Path, options: ReadOptions | None = None) -> Iterator[tuple[
     with open_binary(path, options) as f:
         it = iter(f)
         while True:
+            release()  # the run the command is done with (parsers.held)
             try:
                 raw = next(it)
             except StopIteration:

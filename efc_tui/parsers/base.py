@@ -14,6 +14,7 @@ import orjson
 
 from efc_tui.errors import InputError
 from efc_tui.model import Run
+from efc_tui.parsers.held import release
 from efc_tui.parsers.preview import PreviewLimit, close_prefix
 
 SNIFF_BYTES = 64 * 1024
@@ -115,6 +116,7 @@ def open_binary(path: Path, options: ReadOptions | None = None) -> IO[bytes]:
 
 
 def _open(path: Path) -> IO[bytes]:
+    release()  # the run a command is done with, before reading more (parsers.held)
     try:
         f = path.open("rb")
     except FileNotFoundError:

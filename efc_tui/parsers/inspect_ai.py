@@ -59,6 +59,7 @@ from efc_tui.parsers._values import (
     opt_str,
 )
 from efc_tui.parsers.base import ReadOptions, read_head
+from efc_tui.parsers.held import release
 from efc_tui.parsers.sniffs import inspect_log
 
 NAME = "inspect-ai"
@@ -165,6 +166,7 @@ def _member_json(
 
 
 def _member_bytes(zf: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo) -> bytes:
+    release()  # the run the command is done with (parsers.held)
     if info.file_size > _MAX_MEMBER:
         raise InputError(
             f"{info.filename} inside the .eval is too large ({info.file_size} bytes)", path

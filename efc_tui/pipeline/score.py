@@ -13,11 +13,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 from efc_tui.errors import EfcError, UnrecognizedFormat
+from efc_tui.parsers.held import TRIM_EVENTS, hold
 
 if TYPE_CHECKING:
     from efc_tui.adapter.result import ScoredRun
@@ -312,57 +312,18 @@ def _until_error(runs: Iterator[Run], res: FileResult, path: Path) -> Iterator[R
 def run_by_run(runs: Iterator[Run]) -> Iterator[Run]:
     """The runs, each one's memory given back once the caller is done with it.
 
-    The run is not referenced from here while the next one is read, and after a large one
-    the C heap is trimmed before the next is read (``release_memory``): a large run followed
-    by another then peaks at what the larger needs, not at both. The garbage collector is
-    left as the process's policy set it (``pipeline.gc_policy``)."""
-    it = iter(runs)
-    large = False
-    while True:
-        release_memory()
-        run = next(it, None)
-        if run is None:
-            _trim[0] = large  # the reader has now let go of the last run too
-            release_memory()
-            return
+    The run is not referenced from here while the next one is read: it is held
+    (``parsers.held``) until the reader reads more input, which frees it first, and after a
+    large one trims the C heap: a large run followed by another then peaks at what the
+    larger needs, not at both. After the last run nothing reads again, so a command ends
+    without spending time on freeing it. The garbage collector is left as the process's
+    policy set it (``pipeline.gc_policy``)."""
+    for run in runs:
         try:
             yield run
         finally:
-            large = _trim[0] = len(run.events) >= TRIM_EVENTS
+            hold(run)
             del run
-
-
-#: a run of at least this many events leaves enough free memory behind to give it back
-#: (a trim costs about a millisecond; small runs reuse what they free anyway)
-TRIM_EVENTS = 2_000
-#: a large run was released since the last trim
-_trim = [False]
-
-
-def release_memory() -> None:
-    """After a large run was released: give the C heap's free memory back to the system
-    (glibc's ``malloc_trim``; elsewhere nothing). Without it the freed pages of a run's
-    buffers stay in the process, and the next large file's reading, which cannot reuse
-    them all, adds its own on top (a 40k-event trace, then a 25 MB Inspect log: 182 MB
-    against 144 MB for the larger alone; trimmed, 147 MB)."""
-    if not _trim[0]:
-        return
-    _trim[0] = False
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
-
-
-@cache
-def _malloc_trim() -> Any:
-    import ctypes
-    import ctypes.util
-
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        return libc.malloc_trim
-    except (OSError, AttributeError):  # not glibc (musl, macOS, Windows)
-        return None
 
 
 def looks_like(path: Path) -> str:
@@ -383,7 +344,6 @@ __all__ = [
     "default_jobs",
     "looks_like",
     "read_file",
-    "release_memory",
     "run_by_run",
     "score_batch",
     "score_item",

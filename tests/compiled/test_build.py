@@ -124,37 +124,6 @@ def test_pure_python_scores_like_the_reference_when_nothing_is_built(tmp_path: P
     assert r.stdout.startswith("pure Python (the compiled extension is not built)")
 
 
-def test_run_by_run_trims_the_heap_after_a_large_run_before_the_next_is_read(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from efc_tui.model import Run
-    from efc_tui.pipeline import score
-
-    log: list[str] = []
-    monkeypatch.setattr(score, "_malloc_trim", lambda: lambda pad: log.append("trim"))
-    monkeypatch.setattr(score, "TRIM_EVENTS", 2)
-    monkeypatch.setattr(score, "_trim", [False])
-
-    def reader():
-        for i, n in enumerate((3, 0, 0)):  # a large run, then two small ones
-            log.append(f"read {i}")
-            yield Run(run_id=str(i), events=[None] * n)
-
-    for run in score.run_by_run(reader()):
-        log.append(f"score {run.run_id}")
-    assert log == ["read 0", "score 0", "trim", "read 1", "score 1", "read 2", "score 2"]
-
-    def broken():
-        yield Run(run_id="0", events=[None] * 3)
-        raise ValueError("bad line")
-
-    log.clear()
-    with pytest.raises(ValueError):
-        for _ in score.run_by_run(broken()):
-            pass
-    assert log == ["trim"]  # the large run's memory is given back before the reader goes on
-
-
 #: The hand-written C may only shrink (the 800-line cap of tests/unit/test_boundaries.py counts
 #: .py files only). Each kernel left in it is there for a measured reason (its header and
 #: docs/speed.md, "The compiled path"); lower this as code leaves it.

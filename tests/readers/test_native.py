@@ -322,3 +322,47 @@ def test_blocks_of_steps_read_in_one_call_as_line_by_line(
     assert _read_all(p, False) == (
         f"InputError: {p}:102: refs must be a list of indices of earlier events (< 99), got [150]"
     )
+
+
+@pytest.mark.parametrize("numpy", [True, False])
+def test_two_steps_on_one_line_are_an_error_in_a_block_of_any_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, numpy: bool
+) -> None:
+    """The one-call decoder reads ``{..} {..}`` on one line as two values: the block's line
+    count (numpy's or bytes.count, ``native._newlines``) sends it line by line, where it is
+    the error it is in a line of its own."""
+    import sys
+
+    from efc_tui.parsers import native
+
+    if numpy:
+        import numpy as _  # noqa: F401
+    else:
+        monkeypatch.setitem(sys.modules, "numpy", None)  # as where numpy is not imported
+    head = json.dumps({"type": "run", "schema": "efc-trace/1", **HEADER})
+    step = json.dumps({"type": "step", **STEP})
+    lines = [head, *[step] * 200, f"{step} {step}", *[step] * 50]
+    p = tmp_path / "two.jsonl"
+    p.write_text("\n".join(lines) + "\n")
+    assert len(p.read_bytes()) > 4 * native._NUMPY_COUNT  # a block counted by numpy
+    for size in (300, 1 << 20):
+        monkeypatch.setattr(native, "BLOCK", size)
+        assert (
+            _read_all(p, False)
+            == f"InputError: {p}:202: not valid JSON (unexpected content after document)"
+        )
+
+
+def test_newlines_are_counted_as_bytes_count_does() -> None:
+    import random
+
+    import numpy as np
+
+    from efc_tui.parsers import native
+
+    assert native.sys.modules.get("numpy") is np
+    rng = random.Random(7)
+    for n in (0, 1, 100, native._NUMPY_COUNT - 1, native._NUMPY_COUNT, 50_000):
+        block = bytes(rng.choice(b"ab\n\r{}") for _ in range(n))
+        for pos, end in ((0, n), (min(3, n), n), (0, max(0, n - 5)), (n // 3, n // 2)):
+            assert native._newlines(block, pos, end) == block.count(b"\n", pos, end)
