@@ -17,11 +17,11 @@ import numpy as np
 
 from efc_tui.model import Event, EventKind, Run
 from efc_tui.scoring.constants import KAPPA, N_KINDS
+from efc_tui.scoring.event_columns import KIND_CODE, EventColumns, event_columns
 from efc_tui.scoring.features import Features
 
 _KIND = attrgetter("kind")
 _TOOL = attrgetter("tool")
-_KIND_CODE = {k: i for i, k in enumerate(EventKind)}
 
 
 def tool_counts(events: list[Event]) -> Counter[str]:
@@ -77,20 +77,21 @@ class Harness:
         }
 
 
-def harness_quantities(run: Run, f: Features) -> Harness:
-    """B_router, B_verify, H_tool, E_explore, V_ver for a run (SPEC §3.3)."""
+def harness_quantities(run: Run, f: Features, cols: EventColumns | None = None) -> Harness:
+    """B_router, B_verify, H_tool, E_explore, V_ver for a run (SPEC §3.3). ``cols``: the
+    run's ``event_columns``, when the caller has them."""
     events = run.events
     flags: list[str] = []
     meta = run.extra.get("harness_quantities") if isinstance(run.extra, dict) else None
     meta = meta if isinstance(meta, dict) else {}
 
-    kinds = list(map(_KIND, events))
     b_router = float(meta["B_router"]) if "B_router" in meta else None
     b_verify = float(meta["B_verify"]) if "B_verify" in meta else None
-    if len(kinds) < SMALL_RUN:
-        router, verify, kind_counts = _kind_shares_short(kinds, f.z)
+    if len(events) < SMALL_RUN:
+        router, verify, kind_counts = _kind_shares_short(list(map(_KIND, events)), f.z)
     else:
-        router, verify, kind_counts = _kind_shares(kinds, f.z)
+        codes = (cols if cols is not None else event_columns(events)).kind
+        router, verify, kind_counts = _kind_shares(codes, f.z)
     if b_router is None:
         b_router = router
         flags.append("B_router estimated: share of tool events later referenced")
@@ -112,20 +113,18 @@ def harness_quantities(run: Run, f: Features) -> Harness:
     return Harness(b_router, b_verify, h_tool, e_explore, v_ver, flags)
 
 
-def _kind_shares(kinds: list[EventKind], z: np.ndarray) -> tuple[float, float, list[int]]:
+def _kind_shares(codes: np.ndarray, z: np.ndarray) -> tuple[float, float, list[int]]:
     """B_router and B_verify as estimated from the events' kinds (SPEC §3.3), and how many
     events are of each kind, in order of first occurrence (as a Counter holds them, so
-    the entropy sums in its order): the per-event columns once, through C-level map calls
-    and numpy (no Python loop per event, nor an enum member hashed per event)."""
-    codes = np.fromiter(map(_KIND_CODE.__getitem__, kinds), dtype=np.int8, count=len(kinds))
+    the entropy sums in its order), from the kinds' codes (``event_columns``) by numpy."""
     # B_router: the share of tool and check events whose observation is cited later
-    toolish = (codes == _KIND_CODE[EventKind.TOOL]) | (codes == _KIND_CODE[EventKind.CHECK])
+    toolish = (codes == KIND_CODE[EventKind.TOOL]) | (codes == KIND_CODE[EventKind.CHECK])
     b_router = float(z[toolish].mean()) if toolish.any() else 0.0
     # B_verify: share of generation/repair events followed by a check before the next one:
     # in the sequence of generation, repair and check events, a generation/repair right
     # before a check
-    check = _KIND_CODE[EventKind.CHECK]
-    edit = (codes == _KIND_CODE[EventKind.GENERATION]) | (codes == _KIND_CODE[EventKind.REPAIR])
+    check = KIND_CODE[EventKind.CHECK]
+    edit = (codes == KIND_CODE[EventKind.GENERATION]) | (codes == KIND_CODE[EventKind.REPAIR])
     seq = codes[edit | (codes == check)]
     total = int(edit.sum())
     verified = int(((seq[:-1] != check) & (seq[1:] == check)).sum()) if len(seq) > 1 else 0

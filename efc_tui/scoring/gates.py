@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import attrgetter
 
 import numpy as np
 
@@ -23,6 +22,7 @@ from efc_tui.scoring.constants import (
     L_REPAIR,
     Q_STATUS,
 )
+from efc_tui.scoring.event_columns import KINDS, STATUS_CODE, STATUSES, EventColumns, event_columns
 
 
 @dataclass(slots=True)
@@ -71,11 +71,9 @@ def loop_gate(kind: EventKind, status: Status) -> tuple[float, float]:
 
 
 # The rules above as tables, for the whole run at once: the same function, the same values.
-_STATUS_LIST = tuple(Status)
-_KIND_LIST = tuple(EventKind)
-_STATUS_CODE = {s: i for i, s in enumerate(_STATUS_LIST)}
-_KIND_CODE = {k: i for i, k in enumerate(_KIND_LIST)}
-_NONE = _STATUS_CODE[Status.NONE]
+_STATUS_LIST = STATUSES
+_KIND_LIST = KINDS
+_NONE = STATUS_CODE[Status.NONE]
 _START = len(_STATUS_LIST)  # the previous-status row of an event before any verdict
 #: (G, G_nr) by (previous verdict, or _START before the first; status)
 _PROGRESS = np.array(
@@ -87,18 +85,20 @@ _PROGRESS = np.array(
 #: (Λ, Λ_nr) by (kind, status)
 _LOOP = np.array([[loop_gate(k, s) for s in _STATUS_LIST] for k in _KIND_LIST])
 _Q = np.array([Q_STATUS[s] for s in _STATUS_LIST])
-_status_of = attrgetter("status")
-_kind_of = attrgetter("kind")
 
 
-def compute_gates(events: list[Event], bounds: Sequence[int] | None = None) -> Gates:
+def compute_gates(
+    events: list[Event], bounds: Sequence[int] | None = None, cols: EventColumns | None = None
+) -> Gates:
     """Q, G, G_nr, Λ, Λ_nr and A for every event: ``progress_gate`` and ``loop_gate`` looked
     up by each event's status, kind and previous verdict (what ``GateState`` carries).
     ``bounds``: the events are several runs end to end, run ``i`` being
-    ``events[bounds[i]:bounds[i + 1]]``; each starts afresh (no verdict before it)."""
+    ``events[bounds[i]:bounds[i + 1]]``; each starts afresh (no verdict before it).
+    ``cols``: the events' ``event_columns``, when the caller has them."""
     T = len(events)
-    s = np.fromiter(map(_STATUS_CODE.__getitem__, map(_status_of, events)), np.intp, T)
-    k = np.fromiter(map(_KIND_CODE.__getitem__, map(_kind_of, events)), np.intp, T)
+    if cols is None:
+        cols = event_columns(events)
+    s, k = cols.status.astype(np.intp), cols.kind.astype(np.intp)
     verdict = s != _NONE
     counted = np.cumsum(verdict, dtype=np.int64)
     A = (counted - verdict).astype(np.int64)  # verdicts before t

@@ -18,6 +18,7 @@ from efc_tui.model import Run
 from efc_tui.scoring.columns import LEDGER_COLUMNS
 from efc_tui.scoring.demand import Demand, task_demand
 from efc_tui.scoring.estimator import Estimator, estimator_for
+from efc_tui.scoring.event_columns import event_columns
 from efc_tui.scoring.factors import (
     Factors,
     Harness,
@@ -170,16 +171,20 @@ def score_runs(runs: Sequence[Run], estimator: Estimator | None = None) -> list[
         return []
     ests = [estimator if estimator is not None else estimator_for(r) for r in runs]
     joined, feats = compute_features_runs(runs)
-    hqs = [harness_quantities(r, f) for r, f in zip(runs, feats, strict=True)]
     lengths = [len(f.c) for f in feats]
     bounds = [0, *accumulate(lengths)]
     events = list(chain.from_iterable(r.events for r in runs))
+    cols = event_columns(events)
+    hqs = [
+        harness_quantities(r, f, cols[a:b])
+        for r, f, a, b in zip(runs, feats, bounds, bounds[1:], strict=False)
+    ]
     per_event = _Repeated(
         *(np.repeat([getattr(h, k) for h in hqs], lengths) for k in _Repeated._fields)
     )
     fa_all = estimate_factors(joined, per_event)  # type: ignore[arg-type]
     efc_all = fa_all.efc
-    g_all = compute_gates(events, bounds)
+    g_all = compute_gates(events, bounds, cols)
     if all(e is ests[0] for e in ests):
         est_all = ests[0].full.predict_columns(joined.phi())
     else:  # runs of both kinds (simulated and real) in one batch: each its own θ
@@ -187,7 +192,7 @@ def score_runs(runs: Sequence[Run], estimator: Estimator | None = None) -> list[
             [e.full.predict_columns(f.phi()) for e, f in zip(ests, feats, strict=True)]
         )
     stable_all, nr_all = _variants(est_all, g_all)
-    costs = raw_costs(events, bounds)
+    costs = raw_costs(events, bounds, cols)
     ledgers = []
     for i, run in enumerate(runs):
         a, b = bounds[i], bounds[i + 1]

@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise, repeat
-from operator import add, attrgetter, contains
+from operator import attrgetter, contains
 
 import numpy as np
 
 from efc_tui.model import Event, Run
 from efc_tui.scoring.constants import W_OP, W_TOK, W_TOOL, W_WALL
+from efc_tui.scoring.event_columns import EventColumns, event_columns
 
 
 def c_raw(tokens: float, tool_calls: float, wall_s: float, ops: float) -> float:
@@ -56,11 +57,6 @@ class RawCost:
         }
 
 
-_tokens_in = attrgetter("tokens_in")
-_tokens_out = attrgetter("tokens_out")
-_tool_calls = attrgetter("tool_calls")
-_wall_s = attrgetter("wall_s")
-_ops = attrgetter("ops")
 _flags = attrgetter("flags")
 
 
@@ -69,15 +65,16 @@ def raw_cost(run: Run) -> RawCost:
     return raw_costs(run.events, [0, len(run.events)])[0]
 
 
-def raw_costs(events: list[Event], bounds: Sequence[int]) -> list[RawCost]:
+def raw_costs(
+    events: list[Event], bounds: Sequence[int], cols: EventColumns | None = None
+) -> list[RawCost]:
     """``raw_cost`` of each run of a batch whose events are ``events`` end to end, run
     ``i`` being ``events[bounds[i]:bounds[i + 1]]``: the columns once for all of them, each
-    run's its slice of them (the same values: ΔC_t is element-wise)."""
-    T = len(events)
-    tokens = np.fromiter(map(add, map(_tokens_in, events), map(_tokens_out, events)), float, T)
-    tools = np.fromiter(map(_tool_calls, events), float, T)
-    wall = np.fromiter(map(_wall_s, events), float, T)
-    ops = np.fromiter(map(_ops, events), float, T)
+    run's its slice of them (the same values: ΔC_t is element-wise). ``cols``: the events'
+    ``event_columns``, when the caller has them."""
+    if cols is None:
+        cols = event_columns(events)
+    tokens, tools, wall, ops = cols.tokens, cols.tool_calls, cols.wall_s, cols.ops
     event_flags = list(map(_flags, events))
     delta = W_TOK * tokens / 1000.0 + W_TOOL * tools + W_WALL * wall + W_OP * ops
     flagged = any(event_flags)  # most logs flag no event

@@ -124,10 +124,11 @@ def test_pure_python_scores_like_the_reference_when_nothing_is_built(tmp_path: P
     assert r.stdout.startswith("pure Python (the compiled extension is not built)")
 
 
-#: The hand-written C may only shrink (the 800-line cap of tests/unit/test_boundaries.py counts
-#: .py files only). Each kernel left in it is there for a measured reason (its header and
-#: docs/speed.md, "The compiled path"); lower this as code leaves it.
-C_LINE_CAP = 2_147
+#: The hand-written C (the 800-line cap of tests/unit/test_boundaries.py counts .py files
+#: only) grows only by a kernel measured to be what holds `score` within 5x the bare parse
+#: (issue 34), and each kernel in it says why in its header and docs/speed.md, "The compiled
+#: path": 2,147 lines until event_columns came; lower this as code leaves it.
+C_LINE_CAP = 2_225
 
 
 def test_the_c_stays_under_its_line_cap() -> None:

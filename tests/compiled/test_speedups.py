@@ -317,6 +317,78 @@ def test_feature_pass_matches_python(evs: list[Event]) -> None:
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
 
 
+# --------------------------------------------------------------------- event columns
+
+#: counts an event may hold: the compiled columns take exact ints within 2**53 and floats,
+#: and decline the rest (a bool, a longer int, a float subclass), which Python then reads
+counts = st.one_of(
+    st.integers(0, 2**53),
+    st.integers(2**53 + 1, 2**70),
+    st.integers(-(2**53), -1),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.booleans(),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(list(EventKind)), st.sampled_from(list(Status)), *[counts] * 5),
+        max_size=12,
+    )
+)
+def test_event_columns_match_python(rows: list[tuple[Any, ...]]) -> None:
+    from efc_tui.scoring.event_columns import _python_columns, event_columns
+
+    evs = [
+        Event(
+            index=i,
+            step=i,
+            kind=k,
+            status=s,
+            tokens_in=a,
+            tokens_out=b,
+            tool_calls=c,
+            wall_s=w,
+            ops=o,
+        )
+        for i, (k, s, a, b, c, w, o) in enumerate(rows)
+    ]
+    got, want = event_columns(evs), _python_columns(evs)
+    for name in want.__slots__:
+        a, b = getattr(got, name), getattr(want, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True), name
+
+
+def test_event_columns_decline_what_they_do_not_take() -> None:
+    """A value the pass does not read as Python would (a bool, an int past 2**53, a status
+    not listed, another class) makes it decline; exact ints and floats it reads."""
+    from efc_tui.scoring.event_columns import KINDS, STATUSES
+
+    def ev(**kw: Any) -> Event:
+        return Event(index=0, step=0, kind=EventKind.TOOL, status=Status.PASSED, **kw)
+
+    got = fast.event_columns([ev(tokens_in=2**53, tokens_out=2**53, wall_s=1.5)], KINDS, STATUSES)
+    assert [np.frombuffer(b, np.float64).tolist() for b in got[2:]] == [
+        [2.0**54],
+        [0.0],
+        [1.5],
+        [0.0],
+    ]
+    assert bytes(got[0]) == bytes([KINDS.index(EventKind.TOOL)])
+    assert bytes(got[1]) == bytes([STATUSES.index(Status.PASSED)])
+    for odd in (
+        ev(tokens_in=True),
+        ev(tokens_in=2**53 + 1),
+        ev(ops=None),
+        ev(wall_s="1"),
+        Event(index=0, step=0, kind=EventKind.TOOL, status="passed"),  # type: ignore[arg-type]
+    ):
+        assert fast.event_columns([ev(), odd], KINDS, STATUSES) is None
+    assert fast.event_columns([ev(), object()], KINDS, STATUSES) is None
+    assert fast.event_columns([], KINDS, STATUSES) == (bytearray(),) * 6
+
+
 def test_token_characters_come_from_features(monkeypatch: pytest.MonkeyPatch) -> None:
     """The compiled loop splits observations into tokens with ``features._TOKEN_TABLE``,
     given to it at import (one definition): a table that also keeps ":" changes which
@@ -428,6 +500,7 @@ def test_compiled_loops_are_the_ones_running() -> None:
 
     run = next(load(SAMPLES / "repair_loop.jsonl"))
     assert _compiled_pass(fast, run.events) is not None
+    assert fast.event_columns(run.events, tuple(EventKind), tuple(Status)) is not None
     ledger = score_run(run, load_estimator())
     nr = np.ones(len(run.events))
     inputs = _Inputs(run.events, ledger.features, nr, nr, nr, nr, nr, nr, 1.0, 3, 0.01, 3)

@@ -5,6 +5,7 @@ before a reader reads more input, and not at all after the last run
 from __future__ import annotations
 
 from pathlib import Path
+from typing import IO
 
 import orjson
 import pytest
@@ -14,7 +15,7 @@ from efc_tui.pipeline.score import run_by_run
 
 
 def _trace(path: Path, runs: dict[str, int]) -> Path:
-    lines = []
+    lines: list[dict[str, object]] = []
     for run_id, steps in runs.items():
         lines.append({"type": "run", "schema": "efc-trace/1", "run_id": run_id})
         lines += [
@@ -39,7 +40,7 @@ def log(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(held, "_malloc_trim", lambda: lambda pad: out.append("trim"))
     opened = base._open
 
-    def logged(path: Path):  # type: ignore[no-untyped-def]
+    def logged(path: Path) -> IO[bytes]:
         f = opened(path)  # frees the held run first
         if out[-1:] != [f"open {path.name}"]:  # sniffing and reading open it in turn
             out.append(f"open {path.name}")

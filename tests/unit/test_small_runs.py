@@ -11,6 +11,7 @@ import pytest
 
 from efc_tui.model import EventKind, Run
 from efc_tui.parsers import discover, load
+from efc_tui.scoring.event_columns import KIND_CODE, event_columns
 from efc_tui.scoring.factors import SMALL_RUN, _kind_shares, _kind_shares_short, share
 from efc_tui.scoring.features import compute_features
 from tests.conftest import REAL, SAMPLES, SHARED
@@ -31,7 +32,8 @@ def test_short_runs_give_numpys_shares_bit_for_bit(runs: list[Run]) -> None:
         f = compute_features(run)
         kinds = [e.kind for e in run.events]
         kinds_seen.update(kinds)
-        assert _kind_shares_short(kinds, f.z) == _kind_shares(kinds, f.z), run.run_id
+        codes = event_columns(run.events).kind
+        assert _kind_shares_short(kinds, f.z) == _kind_shares(codes, f.z), run.run_id
         for col in (f.z, f.q < 1.0, f.has_verdict):
             if len(col):
                 assert share(col) == float(col.mean()), run.run_id
@@ -45,8 +47,9 @@ def test_kind_shares_on_a_made_up_sequence() -> None:
     z = np.array([1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0])
     # router: tool/check events 0, 2, 5, 6 -> z 1, 1, 0, 0; verify: G C R R C G -> 2 of 4
     expected = (0.5, 0.5, list(Counter(kinds).values()))
-    assert _kind_shares_short(kinds, z) == expected == _kind_shares(kinds, z)
-    assert _kind_shares_short([], z[:0]) == (0.0, 0.0, []) == _kind_shares([], z[:0])
+    codes = np.array([KIND_CODE[k] for k in kinds], np.int8)
+    assert _kind_shares_short(kinds, z) == expected == _kind_shares(codes, z)
+    assert _kind_shares_short([], z[:0]) == (0.0, 0.0, []) == _kind_shares(codes[:0], z[:0])
     assert share(np.array([True, False, False, True, True])) == 0.6
     long = np.arange(SMALL_RUN * 2) % 3 == 0
     assert share(long) == float(long.mean())
