@@ -529,11 +529,12 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
     with open_binary(path, options) as f:
         for block, pos, end in _blocks(f, path, BLOCK):
             if run is not None and (steps := _schema_block(block, pos, end, len(events))):
-                for step in steps:
-                    fit = event_of(step, len(events), prev_failed, None)
+                append = events.append
+                for k, step in enumerate(steps, len(events)):
+                    fit = event_of(step, k, prev_failed, None)
                     if fit.status is not _NONE:  # has a verdict
                         prev_failed = is_failure(fit.status)
-                    events.append(fit)
+                    append(fit)
                 lineno += len(steps)
                 continue
             lines = block[pos:end].split(b"\n")

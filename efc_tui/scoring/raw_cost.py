@@ -7,10 +7,11 @@ Per event, ΔC_t is the same sum over what that event consumed; C_raw is Σ ΔC_
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import pairwise, repeat
-from operator import attrgetter, contains
+from itertools import pairwise
+from operator import attrgetter
 
 import numpy as np
 
@@ -82,8 +83,9 @@ def raw_costs(
     for a, b in pairwise(bounds):
         est_tok = no_wall = 0
         if flagged and any(run_flags := event_flags[a:b]):
-            est_tok = sum(map(contains, run_flags, repeat("tokens")))
-            no_wall = sum(map(contains, run_flags, repeat("wall_s")))
+            for names, n in Counter(run_flags).items():  # a few distinct tuples (native._FLAGS)
+                est_tok += n if "tokens" in names else 0
+                no_wall += n if "wall_s" in names else 0
         flags = []
         n = b - a
         if est_tok:

@@ -40,6 +40,17 @@ def test_estimated_tokens_are_flagged() -> None:
     assert any("wall time unknown" in f for f in rc.flags)
 
 
+def test_estimates_are_counted_over_events_flagged_alike_and_not() -> None:
+    flags = [("tokens",), ("kind", "tokens", "wall_s"), ("status", "wall_s"), ("kind",), ()]
+    events = [ev(i) for i in range(len(flags))] * 2
+    for e, f in zip(events, flags * 2, strict=True):
+        e.flags = f
+    assert raw_cost(make_run(events)).flags == [
+        "tokens estimated from text length (4 chars/token) for 4 of 10 events",
+        "wall time unknown for 4 of 10 events: counted as 0 s",
+    ]
+
+
 def test_d_task_hand() -> None:
     # 6 · 1.6 · 2 · (1 + 0.1) · (1 − 0.6) = 8.448
     assert d_task_hand(6, 1.6, 2.0, 0.1, 0.6) == pytest.approx(8.448)
