@@ -722,7 +722,7 @@ def classify_observation(
         # No failure flagged: a text where no rule's keys and no summary hint are found
         # needs no regular expression (the compiled scan; the rules give the same answer).
         fast = _fast.speedups()
-        script = bool(command and is_check and check_class(command) is CheckClass.SCRIPT)
+        script = command and is_check and check_class(command) is CheckClass.SCRIPT
         if fast is not None and type(text) is str and not script:
             if fast.no_hints(text):
                 return (_PASSED if exit_code == 0 and is_check else _NONE), None
