@@ -3,7 +3,9 @@
 Generates a native efc-trace/1 file of N events (about 1 KB of observation text each:
 tool output, test summaries, tracebacks, with realistic repetition), then prints the time
 of orjson-parsing every line (in process) and of `efc-tui score` on the same file (as a
-subprocess, start-up included), wall and CPU, and their ratios; the same with the compiled
+subprocess, start-up included), wall and CPU, and their ratios (the best of each, and the
+median of each turn's score over the parse run just before it: the host's speed drifts
+between minutes, which the best of each can mix); the same with the compiled
 fast path switched off (EFC_TUI_PURE_PYTHON=1); and the peak memory of scoring 5 and 40
 runs, which should not grow with the number of runs. Target (issue 13): score <= 5x the
 bare parse (moonshot 2x).
@@ -18,6 +20,7 @@ import os
 import random
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -263,6 +266,12 @@ def main() -> None:
     print(
         f"ratio score / parse        : {score[0] / parse[0]:7.2f} x wall {score[1] / parse[1]:5.2f} x CPU"
         "   (target <= 5x, moonshot 2x)"
+    )
+    paired = sorted(s[1] / p[1] for p, s in zip(parses, scores, strict=True))
+    print(
+        f"paired ratio (CPU)         : {statistics.median(paired):7.2f} x median of the "
+        f"{len(paired)} turns (each score over the parse just before it; "
+        f"{paired[0]:.2f}-{paired[-1]:.2f})"
     )
     print(f"per event                  : {score[0] / args.events * 1e6:7.1f} us wall")
     if pure is not None:
