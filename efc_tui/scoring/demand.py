@@ -44,8 +44,11 @@ from itertools import compress
 from operator import attrgetter
 from typing import Any
 
+import numpy as np
+
 from efc_tui.model import EventKind, Run
 from efc_tui.scoring.constants import D_PRIOR, EPS_D
+from efc_tui.scoring.event_columns import KIND_CODE, KINDS, EventColumns, event_columns
 from efc_tui.scoring.factors import Harness, entropy_bits, share, tool_counts
 from efc_tui.scoring.features import Features, target
 
@@ -53,7 +56,9 @@ COMPONENTS = ("L", "H_tool", "S_state", "N_obs", "V_ver")
 V_VER_CAP = 0.95
 SOURCES = ("metadata", "task", "benchmark", "prior")
 _ACTING = (EventKind.TOOL, EventKind.CHECK, EventKind.GENERATION, EventKind.REPAIR)
-_KIND, _TOOL, _ACT = attrgetter("kind"), attrgetter("tool"), attrgetter("action_text")
+#: whether a kind's code (``event_columns``) is one of ``_ACTING``
+_IS_ACTING = np.isin(np.arange(len(KINDS)), [KIND_CODE[k] for k in _ACTING])
+_TOOL, _ACT = attrgetter("tool"), attrgetter("action_text")
 
 
 @dataclass(slots=True)
@@ -93,16 +98,19 @@ def d_task_fitted(components: Mapping[str, float], spec: Mapping[str, Any]) -> f
     return max(EPS_D, math.exp(log_d))
 
 
-def estimate_components(run: Run, f: Features, harness: Harness | None = None) -> dict[str, float]:
+def estimate_components(
+    run: Run, f: Features, harness: Harness | None = None, cols: EventColumns | None = None
+) -> dict[str, float]:
     """The five components estimated from the trace (SPEC §4's fallback; comparison only).
     ``harness``: the run's harness quantities, whose H_tool is this one's entropy (not
-    counted again)."""
+    counted again); ``cols``: the run's ``event_columns``, when the caller has them."""
     events = run.events
     T = len(events)
     # agents repeat the same commands: the target is found once per distinct (tool, input)
     # (C-level map and compress: no Python loop per event)
+    kinds = (cols if cols is not None else event_columns(events)).kind
     pairs = zip(map(_TOOL, events), map(_ACT, events), strict=True)
-    acting = set(compress(pairs, map(_ACTING.__contains__, map(_KIND, events))))
+    acting = set(compress(pairs, _IS_ACTING[kinds].tolist()))
     targets = {(tool, target(act)) for tool, act in acting}
     return {
         "L": float(max(1, len(targets))),
@@ -202,12 +210,16 @@ def task_level_demand(run: Run, spec: Mapping[str, Any] | None) -> Demand:
 
 
 def task_demand(
-    run: Run, f: Features, spec: Mapping[str, Any] | None, harness: Harness | None = None
+    run: Run,
+    f: Features,
+    spec: Mapping[str, Any] | None,
+    harness: Harness | None = None,
+    cols: EventColumns | None = None,
 ) -> Demand:
     """The run's D_task (``task_level_demand``) plus the trace-estimated hand form for
-    comparison (``harness``: see ``estimate_components``)."""
+    comparison (``harness`` and ``cols``: see ``estimate_components``)."""
     dem = task_level_demand(run, spec)
-    dem.trace = d_task_hand(**estimate_components(run, f, harness))
+    dem.trace = d_task_hand(**estimate_components(run, f, harness, cols))
     if dem.fitted is None and dem.source in ("metadata", "prior") and not (spec or {}).get("beta"):
         dem.flags.append("fitted D_task unavailable: the estimator has no demand exponents yet")
     return dem

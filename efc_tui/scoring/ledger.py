@@ -18,7 +18,7 @@ from efc_tui.model import Run
 from efc_tui.scoring.columns import LEDGER_COLUMNS
 from efc_tui.scoring.demand import Demand, task_demand
 from efc_tui.scoring.estimator import Estimator, estimator_for
-from efc_tui.scoring.event_columns import event_columns
+from efc_tui.scoring.event_columns import EventColumns, event_columns
 from efc_tui.scoring.factors import (
     Factors,
     Harness,
@@ -214,6 +214,7 @@ def score_runs(runs: Sequence[Run], estimator: Estimator | None = None) -> list[
                 stable_all[cut],
                 nr_all[cut],
                 costs[i],
+                cols[cut],
             )
         )
     return ledgers
@@ -236,11 +237,12 @@ def _ledger(
     stable: np.ndarray,
     nr: np.ndarray,
     cost: RawCost,
+    cols: EventColumns,
 ) -> Ledger:
     """One run's ledger from its columns: the oracle, the demand and the run figures (each
     a sum over this run's own columns)."""
     ofa = oracle_factors(run, f)
-    dem = task_demand(run, f, est_file.demand, hq)
+    dem = task_demand(run, f, est_file.demand, hq, cols)
 
     efc = float(ofa.efc.sum()) if ofa is not None else float(efc_t.sum())
     totals = cost.totals()

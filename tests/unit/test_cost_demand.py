@@ -114,3 +114,27 @@ def test_demand_comes_from_the_task_never_from_the_run() -> None:
         r = make_run(events, task_id=task_id, task_family=family)
         d = task_demand(r, compute_features(r), spec)
         assert (d.hand, d.fitted, d.source) == (want, want, source)
+
+
+def test_estimated_l_counts_distinct_targets_of_acting_events() -> None:
+    """L (SPEC §4's trace estimate): the distinct (tool, target) of tool, check, generation
+    and repair events, on the samples and ../shared's real runs, with the batch's event
+    columns and without."""
+    from efc_tui.model import EventKind
+    from efc_tui.parsers import discover, load
+    from efc_tui.scoring.demand import estimate_components
+    from efc_tui.scoring.event_columns import event_columns
+    from efc_tui.scoring.features import target
+    from tests.conftest import REAL, SAMPLES, SHARED
+
+    acting = {EventKind.TOOL, EventKind.CHECK, EventKind.GENERATION, EventKind.REPAIR}
+    roots = [SAMPLES, REAL, *sorted(SHARED.glob("real-runs*"))]
+    files = discover([str(p) for p in roots if p.is_dir()]).sources
+    seen = 0
+    for run in (r for path in files[::7] for r in load(path)):
+        f = compute_features(run)
+        want = len({(e.tool, target(e.action_text)) for e in run.events if e.kind in acting})
+        for cols in (None, event_columns(run.events)):
+            assert estimate_components(run, f, None, cols)["L"] == max(1, want), run.run_id
+        seen += want > 1
+    assert seen >= 5
