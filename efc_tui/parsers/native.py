@@ -16,6 +16,7 @@ its memory-write and plan-change signals. Unknown fields are kept in ``extra``.
 from __future__ import annotations
 
 import sys
+import threading
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -498,24 +499,25 @@ def _newlines(block: bytes, pos: int, end: int) -> int:
     imported (``score`` imports it to score; the reader does not, so ``open``'s first frame
     goes without it). ``bytes.count`` reads a byte at a time: over the 106 MB of
     ``bench/score_bench.py``'s trace it takes 0.031 s against numpy's 0.011 s, 2% of
-    ``score``. The comparison's output is one buffer kept for the next block: a new 1 MB
-    array a block is new memory each time (the heap grows by the events in between), and
-    its page faults made the count slower than ``bytes.count`` (0.041 s)."""
+    ``score``. The comparison's output is one buffer a thread keeps for its next block (the
+    app reads files on several threads): a new 1 MB array a block is new memory each time
+    (the heap grows by the events in between), and its page faults made the count slower
+    than ``bytes.count`` (0.041 s)."""
     np = sys.modules.get("numpy")
     n = end - pos
     if np is None or n < _NUMPY_COUNT:
         return block.count(b"\n", pos, end)
-    out = _EQUAL[0]
+    out = getattr(_EQUAL, "out", None)
     if out is None or len(out) < n:
-        out = _EQUAL[0] = np.empty(max(n, BLOCK), np.bool_)
+        out = _EQUAL.out = np.empty(max(n, BLOCK), np.bool_)
     eq = np.equal(np.frombuffer(block, np.uint8, n, pos), 0x0A, out=out[:n])
     return int(np.count_nonzero(eq))
 
 
 #: below about this many bytes, bytes.count is the quicker (measured: equal near 8 KB)
 _NUMPY_COUNT = 1 << 13
-#: _newlines' output buffer
-_EQUAL: list[Any] = [None]
+#: _newlines' output buffer, one a thread
+_EQUAL = threading.local()
 
 
 def read(path: Path, options: ReadOptions) -> Iterator[Run]:

@@ -1,13 +1,14 @@
-"""The numbers of each event that raw cost, the gates and the harness quantities read,
-taken from the events once a batch (``ledger.score_runs``): kind and status as indices
-into ``KINDS`` and ``STATUSES``, tokens (in + out), tool calls, wall time, operations.
+"""The numbers of each event that raw cost, the gates, the harness quantities and the
+trace-estimated demand read, taken from the events once a batch (``ledger.score_runs``):
+kind and status as indices into ``KINDS`` and ``STATUSES``, tokens (in + out), tool
+calls, wall time, operations.
 
 The compiled ``event_columns`` (efc_tui/_speedups.c) reads them straight from the events'
 slots in one pass; it declines (and ``_python_columns`` reads them) when an event holds a
 value it does not take. The columns are the same either way
 (tests/compiled/test_speedups.py). Read with one ``np.fromiter`` a column, they took
 0.044 s of ``bench/score_bench.py``'s 100k events (0.006 s a column: a call per event
-per column), 5% of ``score``; the one pass takes 0.004 s.
+per column), 5% of ``score``; the one pass takes 0.007 s.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate, chain
+from itertools import accumulate, chain, pairwise
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -175,10 +175,8 @@ def score_runs(runs: Sequence[Run], estimator: Estimator | None = None) -> list[
     bounds = [0, *accumulate(lengths)]
     events = list(chain.from_iterable(r.events for r in runs))
     cols = event_columns(events)
-    hqs = [
-        harness_quantities(r, f, cols[a:b])
-        for r, f, a, b in zip(runs, feats, bounds, bounds[1:], strict=False)
-    ]
+    run_cols = [cols[a:b] for a, b in pairwise(bounds)]
+    hqs = [harness_quantities(r, f, c) for r, f, c in zip(runs, feats, run_cols, strict=True)]
     per_event = _Repeated(
         *(np.repeat([getattr(h, k) for h in hqs], lengths) for k in _Repeated._fields)
     )
@@ -214,7 +212,7 @@ def score_runs(runs: Sequence[Run], estimator: Estimator | None = None) -> list[
                 stable_all[cut],
                 nr_all[cut],
                 costs[i],
-                cols[cut],
+                run_cols[i],
             )
         )
     return ledgers
