@@ -2156,6 +2156,60 @@ static PyObject *shingle_count(PyObject *self, PyObject *text) {
     return PyLong_FromSize_t(k);
 }
 
+/* ---------------------------------------------------------------- json_depth */
+
+/* parsers/_values.depth: how many levels of dicts and lists (exact types, as a JSON parser
+ * gives them) ``obj`` nests, a scalar 0, at most past + 1. Depth first, on a stack that
+ * grows on the heap past 64 levels, so any depth is measured without recursion. Only
+ * PyDict_Next and list reads run: no Python code can change a container under the walk. */
+typedef struct {
+    PyObject *c;
+    Py_ssize_t pos;
+} DepthFrame;
+
+static PyObject *json_depth(PyObject *self, PyObject *args) {
+    PyObject *obj;
+    Py_ssize_t past;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "On", &obj, &past)) return NULL;
+    if ((!PyDict_CheckExact(obj) && !PyList_CheckExact(obj)) || past < 0) return PyLong_FromLong(0);
+    size_t limit = (size_t)past + 1, n = 0, cap = 64, best = 1;
+    DepthFrame local[64], *stack = local;
+    stack[n++] = (DepthFrame){obj, 0};
+    while (n && best < limit) {
+        DepthFrame *f = &stack[n - 1];
+        PyObject *child = NULL, *key, *v;
+        if (PyList_CheckExact(f->c)) {
+            while (!child && f->pos < PyList_GET_SIZE(f->c)) {
+                v = PyList_GET_ITEM(f->c, f->pos++);
+                if (PyDict_CheckExact(v) || PyList_CheckExact(v)) child = v;
+            }
+        } else {
+            while (!child && PyDict_Next(f->c, &f->pos, &key, &v))
+                if (PyDict_CheckExact(v) || PyList_CheckExact(v)) child = v;
+        }
+        if (!child) {
+            n--;
+            continue;
+        }
+        if (n == cap) {
+            DepthFrame *grown = malloc(2 * cap * sizeof(DepthFrame));
+            if (!grown) {
+                if (stack != local) free(stack);
+                return PyErr_NoMemory();
+            }
+            memcpy(grown, stack, cap * sizeof(DepthFrame));
+            if (stack != local) free(stack);
+            stack = grown;
+            cap *= 2;
+        }
+        stack[n++] = (DepthFrame){child, 0};
+        if (n > best) best = n;
+    }
+    if (stack != local) free(stack);
+    return PyLong_FromSize_t(best < limit ? best : limit);
+}
+
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS, "Give the module the model's kinds, statuses and severities."},
     {"setup_slots", setup_slots, METH_VARARGS, "Let the passes read Event and Checks fields from their slots."},
@@ -2165,6 +2219,7 @@ static PyMethodDef methods[] = {
     {"no_hints", no_hints, METH_O, "True when the classifier's substring pre-filters all miss."},
     {"set_hints", set_hints, METH_VARARGS, "Give no_hints status.py's hint lists and the head and tail sizes."},
     {"found_hints", found_hints, METH_O, "The rules' hints in the head and the tail of a str."},
+    {"json_depth", json_depth, METH_VARARGS, "parsers._values.depth(obj, past) of a JSON value."},
     {"shingle_count", shingle_count, METH_O, "len(features.shingles(text)), for tests."},
     {"setup_decide", setup_decide, METH_VARARGS, "Give decide_pass the adapter's kinds, statuses and thresholds."},
     {"decide_pass", decide_pass, METH_VARARGS, "The run figures of adapter.decide's loop (no Decision objects)."},

@@ -139,6 +139,10 @@ def raw_lines(path: Path, options: ReadOptions | None = None) -> Iterator[tuple[
             yield lineno, raw
 
 
+#: the first byte of a JSON line (a console capture's other lines are text)
+_JSON_START = (b"{", b"[")
+
+
 class JsonlSource:
     """The JSON objects of a JSONL file, one line at a time (SPEC §9 error rules).
 
@@ -205,9 +209,13 @@ class JsonlSource:
         """One line's JSON value; ``NO_VALUE`` for a blank line, console text, a malformed
         line under ``--lenient`` (else an InputError) and a cut-short last line (no newline:
         ``truncated_last`` is set)."""
-        if not raw.strip():
+        if not raw or raw.isspace():  # blank (isspace: no stripped copy of a long line)
             return NO_VALUE
-        if self.text_lines_ok and not raw.lstrip().startswith((b"{", b"[")):
+        if (
+            self.text_lines_ok
+            and raw[:1] not in _JSON_START
+            and not raw.lstrip().startswith(_JSON_START)
+        ):
             self.text_lines += 1
             return NO_VALUE
         self.lines += 1

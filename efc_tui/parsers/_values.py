@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import re
 import sys
+from types import ModuleType
 from typing import Any
 
 import orjson
@@ -113,12 +114,25 @@ def as_float(value: Any) -> float | None:
     return f if math.isfinite(f) else None
 
 
+def _compiled() -> ModuleType | None:
+    """The compiled module (``efc_tui._fast.speedups()``) once a reader has loaded it: the
+    readers import ``status``, which imports ``_fast``; sniffing, which imports this module
+    before any reader, stays without it (tests/readers/test_detection.py). Either path gives
+    the same answers."""
+    fast = sys.modules.get("efc_tui._fast")
+    return None if fast is None else fast.speedups()
+
+
 def depth(obj: Any, past: int = sys.maxsize) -> int:
     """How many levels of objects and arrays the parsed JSON value ``obj`` nests (a scalar:
     0); level by level, without recursion, so any depth a JSON parser gives is measured.
     With ``past``, it stops one level beyond it (enough to know it is deeper). A level is
     one list of its containers; exact types, as a JSON parser gives them: a sixth of the
-    time reading the depth from the text's brackets took on the real runs."""
+    time reading the depth from the text's brackets took on the real runs. Compiled:
+    ``_speedups.json_depth``, the same walk depth first."""
+    fast = _compiled()
+    if fast is not None:
+        return int(fast.json_depth(obj, past))
     if type(obj) is not dict and type(obj) is not list:
         return 0
     level: list[Any] = [obj]
@@ -134,10 +148,11 @@ def depth(obj: Any, past: int = sys.maxsize) -> int:
     return levels
 
 
-#: a JSON text this long is walked at once: counting its brackets costs more than walking
-#: its value from here on (the JSON lines of ../shared's real logs and a generated Claude
-#: Code session, 15,498 lines: at 4-8 KB a count 7.2 us against a walk 6.7 us, at 16-32 KB
-#: 29 against 10 us, and almost every line over 16 KB has more brackets than MAX_DEPTH)
+#: a JSON text this long is walked at once in pure Python: counting its brackets costs more
+#: than walking its value from here on (the JSON lines of ../shared's real logs and a
+#: generated Claude Code session, 15,498 lines: at 4-8 KB a count 7.2 us against a walk
+#: 6.7 us, at 16-32 KB 29 against 10 us, and almost every line over 16 KB has more brackets
+#: than MAX_DEPTH). The compiled walk is quicker than any count: it walks every value.
 _COUNT_BELOW = 1 << 12
 
 
@@ -145,7 +160,10 @@ def too_deep(raw: bytes | str, obj: Any, level: int = 0) -> bool:
     """Does the JSON text ``raw`` (parsed: ``obj``), found ``level`` levels down in its
     document, nest past MAX_DEPTH there? Only a text with more brackets than the levels
     left can (counted in a text under ``_COUNT_BELOW``); its value is then measured (to
-    one level past)."""
+    one level past). Compiled, the value is measured at once."""
+    fast = _compiled()
+    if fast is not None:
+        return bool(fast.json_depth(obj, MAX_DEPTH) + level > MAX_DEPTH)
     if len(raw) < _COUNT_BELOW:
         if isinstance(raw, str):
             brackets = raw.count("[") + raw.count("{")

@@ -127,8 +127,9 @@ def test_pure_python_scores_like_the_reference_when_nothing_is_built(tmp_path: P
 #: The hand-written C (the 800-line cap of tests/unit/test_boundaries.py counts .py files
 #: only) grows only by a kernel measured to be what holds `score` within 5x the bare parse
 #: (issue 34), and each kernel in it says why in its header and docs/speed.md, "The compiled
-#: path": 2,147 lines until event_columns came; lower this as code leaves it.
-C_LINE_CAP = 2_225
+#: path": 2,147 lines until event_columns came, 2,225 until json_depth came (issue 31: the
+#: JSON readers' depth check); lower this as code leaves it.
+C_LINE_CAP = 2_280
 
 
 def test_the_c_stays_under_its_line_cap() -> None:

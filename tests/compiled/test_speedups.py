@@ -665,3 +665,37 @@ def test_lazy_decisions_are_the_eager_ones(name: str, path: Path) -> None:
         assert first_difference(eager, summary_first) is None
         assert first_difference(pure, summary_first) is None
         assert len(lazy.decisions) == len(run.events) and list(lazy.decisions) == lazy.decisions[:]
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.integers() | st.text(alphabet="[]{}ab", max_size=4) | st.floats(),
+    lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=3), c, max_size=4),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=_JSON_VALUES, past=st.sampled_from([-1, 0, 1, 2, 3, 5, 240, 2**63 - 1]))
+def test_json_depth_matches_python(value: Any, past: int) -> None:
+    from efc_tui.parsers._values import depth
+
+    with _fast.pure_python():
+        want = depth(value, past)
+    assert fast.json_depth(value, past) == want
+
+
+def test_json_depth_past_its_stack_and_of_other_types() -> None:
+    """Deeper than the 64 frames it starts with (the stack grows on the heap), stopped one
+    level past ``past``; a dict or list subclass is not a level, as in the Python walk."""
+
+    class Sub(list):
+        pass
+
+    value: Any = []
+    for _ in range(4999):
+        value = [1, {"k": value}]  # 2 levels a turn: 9,999 in all
+    assert fast.json_depth(value, 2**63 - 1) == 9_999
+    assert fast.json_depth(value, 240) == 241
+    assert fast.json_depth({"a": [Sub([[1]])]}, 100) == 2
+    assert fast.json_depth("text", 10) == fast.json_depth(Sub(), 10) == 0
+    assert fast.json_depth([], 0) == 1 and fast.json_depth([[]], -1) == 0
