@@ -112,6 +112,7 @@ typedef struct {
 } Needle;
 
 #define MAX_NEEDLES 160
+#define MAX_WIDE_CHARS 16
 
 /* A set of needles (Latin-1, all >= 4 long), filtered by a hash of their first four bytes:
  * a position is compared only when its four bytes hash to a needle's, and then only with
@@ -133,6 +134,8 @@ typedef struct {
 typedef struct {
     Needle check[MAX_NEEDLES + 1], fail[MAX_NEEDLES + 1];
     PyObject *pair_second, *wide, *fail_names; /* fail_names: the Latin-1 fail needles' str */
+    Py_UCS4 wide_chars[MAX_WIDE_CHARS]; /* the one-character wide hints; none when more */
+    int n_wide_chars;
     int set;
     Py_ssize_t head, tail;
     NeedleSet check_set, fail_set, both_set;
@@ -1595,6 +1598,7 @@ static void init_needles(Hints *h) {
     memset(&h->check_set, 0, sizeof h->check_set);
     memset(&h->fail_set, 0, sizeof h->fail_set);
     memset(&h->both_set, 0, sizeof h->both_set);
+    h->n_wide_chars = 0;
 }
 
 /* Append str ``s`` to ``list`` (at *n) as Latin-1 bytes (1), or to ``wide`` when it has a
@@ -1666,6 +1670,16 @@ static PyObject *set_hints(PyObject *self, PyObject *args) {
     h->pair_second = Py_NewRef(PyTuple_GET_ITEM(pair, 1));
     h->wide = PyList_AsTuple(wide);
     h->fail_names = PyList_AsTuple(names);
+    h->n_wide_chars = 0;
+    for (Py_ssize_t i = 0; h->wide && i < PyTuple_GET_SIZE(h->wide); i++) {
+        PyObject *w = PyTuple_GET_ITEM(h->wide, i);
+        if (PyUnicode_GET_LENGTH(w) != 1) continue;
+        if (h->n_wide_chars == MAX_WIDE_CHARS) {
+            h->n_wide_chars = 0; /* too many: each is searched for */
+            break;
+        }
+        h->wide_chars[h->n_wide_chars++] = PyUnicode_READ_CHAR(w, 0);
+    }
     Py_DECREF(wide);
     Py_DECREF(no_wide);
     Py_DECREF(names);
@@ -1685,17 +1699,6 @@ fail:
     return NULL;
 }
 
-/* Code points text[i:i+4] as four bytes, or 0 when one is >= 256 (no needle has a 0 byte). */
-static inline uint32_t read4(int kind, const void *data, Py_ssize_t i) {
-    uint32_t v = 0;
-    for (int k = 0; k < 4; k++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i + k);
-        if (c > 255) return 0;
-        v |= (uint32_t)c << (8 * k);
-    }
-    return v;
-}
-
 /* Does ``needle`` start at text[i] (and end by b)? */
 static inline int match_at(int kind, const void *data, Py_ssize_t i, Py_ssize_t b, const char *needle, size_t m) {
     if ((size_t)(b - i) < m) return 0;
@@ -1705,39 +1708,50 @@ static inline int match_at(int kind, const void *data, Py_ssize_t i, Py_ssize_t 
     return 1;
 }
 
+/* scan for one kind of str (``kind`` a constant where it is inlined: a loop reading any
+ * kind, PyUnicode_READ's switch at every character, made a two-byte text 4x slower than the
+ * same text in one byte; a Claude Code file read is two-byte, by an arrow on each line). In
+ * a wider text the four code points slide through v, one read a place, and a place whose
+ * four hold one above 255 (which no needle has) is skipped. */
+static inline Py_ALWAYS_INLINE int scan_kind(const NeedleSet *ns, const int kind, const void *data, Py_ssize_t a,
+                                      Py_ssize_t b, int stop, uint64_t *hit) {
+    int found = 0;
+    uint32_t v = 0;
+    Py_ssize_t wide_at = a - 1; /* the last place read of a code point above 255 */
+    for (Py_ssize_t j = a; kind != PyUnicode_1BYTE_KIND && j < a + 3 && j < b; j++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, j);
+        v = (v >> 8) | ((c & 0xFFu) << 24);
+        if (c > 255) wide_at = j;
+    }
+    for (Py_ssize_t i = a; i + 4 <= b; i++) {
+        if (kind == PyUnicode_1BYTE_KIND) {
+            v = load4((const unsigned char *)data + i);
+        } else {
+            Py_UCS4 c = PyUnicode_READ(kind, data, i + 3);
+            v = (v >> 8) | ((c & 0xFFu) << 24);
+            if (c > 255) wide_at = i + 3;
+            if (wide_at >= i) continue;
+        }
+        unsigned key = bloom_key(v);
+        if (!((ns->bloom[key >> 6] >> (key & 63)) & 1)) continue;
+        for (int k = ns->chain[key & 255] - 1; k >= 0; k = ns->next[k] - 1)
+            if (ns->head[k] == v && match_at(kind, data, i, b, ns->list[k]->s, ns->len[k])) {
+                found |= ns->list[k]->group;
+                if (hit) hit[k >> 6] |= 1ULL << (k & 63);
+            }
+        if (found & stop) return found;
+    }
+    return found;
+}
+
 /* The groups of the needles found in text[a:b] ("==" looked for only after "error");
  * returns early once one of the ``stop`` groups is in. ``hit``, when given: a bit set for
  * each needle found, by its place in the set. */
 static int scan(const NeedleSet *ns, int kind, const void *data, Py_ssize_t a, Py_ssize_t b, int stop,
                 uint64_t *hit) {
-    int found = 0;
-    const unsigned char *d = (const unsigned char *)data;
-    if (kind == PyUnicode_1BYTE_KIND) {
-        for (Py_ssize_t i = a; i + 4 <= b; i++) {
-            uint32_t v = load4(d + i);
-            unsigned key = bloom_key(v);
-            if (!((ns->bloom[key >> 6] >> (key & 63)) & 1)) continue;
-            for (int k = ns->chain[key & 255] - 1; k >= 0; k = ns->next[k] - 1)
-                if (ns->head[k] == v && match_at(kind, data, i, b, ns->list[k]->s, ns->len[k])) {
-                    found |= ns->list[k]->group;
-                    if (hit) hit[k >> 6] |= 1ULL << (k & 63);
-                }
-            if (found & stop) return found;
-        }
-    } else {
-        for (Py_ssize_t i = a; i + 4 <= b; i++) {
-            uint32_t v = read4(kind, data, i);
-            unsigned key = bloom_key(v);
-            if (!((ns->bloom[key >> 6] >> (key & 63)) & 1)) continue;
-            for (int k = ns->chain[key & 255] - 1; k >= 0; k = ns->next[k] - 1)
-                if (ns->head[k] == v && match_at(kind, data, i, b, ns->list[k]->s, ns->len[k])) {
-                    found |= ns->list[k]->group;
-                    if (hit) hit[k >> 6] |= 1ULL << (k & 63);
-                }
-            if (found & stop) return found;
-        }
-    }
-    return found;
+    if (kind == PyUnicode_1BYTE_KIND) return scan_kind(ns, PyUnicode_1BYTE_KIND, data, a, b, stop, hit);
+    if (kind == PyUnicode_2BYTE_KIND) return scan_kind(ns, PyUnicode_2BYTE_KIND, data, a, b, stop, hit);
+    return scan_kind(ns, PyUnicode_4BYTE_KIND, data, a, b, stop, hit);
 }
 
 /* 1 when some check hint is in the tail (G_CHECK, or G_ERROR with the pair's second). The
@@ -1752,16 +1766,35 @@ static int check_hit(const Hints *h, PyObject *text, int found, Py_ssize_t a, Py
     return at == -2 || m < 0 ? -1 : m;
 }
 
+/* Whether one of the one-character wide hints is in text[a:b] (``kind`` a constant where it
+ * is inlined, as in scan_kind): one compare a character for most, those below 256. */
+static inline Py_ALWAYS_INLINE int wide_char_in(const Hints *h, const int kind, const void *data, Py_ssize_t a,
+                                         Py_ssize_t b) {
+    for (Py_ssize_t i = a; i < b; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        for (int k = 0; c > 255 && k < h->n_wide_chars; k++)
+            if (c == h->wide_chars[k]) return 1;
+    }
+    return 0;
+}
+
 /* 1 when a wide hint (a code point above 255) is in text[a:b]; only a text of a wider kind
- * can hold one */
+ * can hold one. The one-character hints (status.py's check marks) are looked for in one
+ * pass, not one search each: a Claude Code file read has a wide arrow on every line. */
 static int wide_hit(const Hints *h, PyObject *text, int kind, Py_ssize_t a, Py_ssize_t b) {
     if (kind == PyUnicode_1BYTE_KIND) return 0;
+    const void *data = PyUnicode_DATA(text);
+    if (h->n_wide_chars && (kind == PyUnicode_2BYTE_KIND ? wide_char_in(h, PyUnicode_2BYTE_KIND, data, a, b)
+                                                         : wide_char_in(h, PyUnicode_4BYTE_KIND, data, a, b)))
+        return 1;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(h->wide); i++) {
+        if (h->n_wide_chars && PyUnicode_GET_LENGTH(PyTuple_GET_ITEM(h->wide, i)) == 1) continue; /* above */
         Py_ssize_t at = PyUnicode_Find(text, PyTuple_GET_ITEM(h->wide, i), a, b, 1);
         if (at != -1) return at == -2 ? -1 : 1;
     }
     return 0;
 }
+
 
 /* The hints set_hints gave; NULL with a TypeError when ``text`` is not a str, or unset */
 static const Hints *hints_for(PyObject *self, PyObject *text, const char *fn) {

@@ -156,6 +156,21 @@ def test_no_hints_every_offset(size: int) -> None:
             assert fast.no_hints(t) == _python_no_hints(t), (hint, at, size)
 
 
+@pytest.mark.parametrize("wide", ["→", "😀"])
+def test_no_hints_every_offset_among_wide_characters(wide: str) -> None:
+    """A text with a wide character every few (a Claude Code file read has an arrow on each
+    line): each hint at every offset, so that it starts and ends next to one, and cut by
+    one (no hint then): the same answers as the Python pre-filters."""
+    filler = "".join(f"{i:3d}{wide}ab " for i in range(18))
+    assert fast.no_hints(filler) == _python_no_hints(filler) is True
+    for hint in HINTS:
+        for at in range(0, len(filler) - len(hint) + 1):
+            t = filler[:at] + hint + filler[at + len(hint) :]
+            cut = t[: at + 1] + wide + t[at + 1 :]
+            for text in (t, cut):
+                assert fast.no_hints(text) == _python_no_hints(text), (hint, at, text)
+
+
 @pytest.mark.parametrize("wide", ["", "─", "😀"])
 def test_no_hints_finds_the_pairs_second_only_whole_and_in_the_tail(wide: str) -> None:
     """The pair's second ("==") is looked for by its first character, then matched in
