@@ -235,6 +235,7 @@ static PyObject *set_tokens(PyObject *self, PyObject *table) {
 #define SEED_LINE 0x6C696E6573ULL
 #define SEED_WORD 0x776F726473ULL
 #define SEED_WIDE 0x77696465ULL
+#define SEED_UCS2 0x7563733255ULL
 #define SEED_TOKEN 0x746F6B656EULL
 
 static inline uint64_t fmix(uint64_t k) {
@@ -289,24 +290,27 @@ static int buf_reserve(Buf *b, size_t cap) {
     return 0;
 }
 
-/* Hash of the code points text[a:b], the same whatever the string's storage width:
- * code points < 256 are hashed as one byte each, wider strings as UCS-4. */
-static int hash_span(int kind, const void *data, Py_ssize_t a, Py_ssize_t b, uint64_t seed,
-                     Buf *scratch, uint64_t *out) {
+/* hash_span of a two- or four-byte str (``kind`` a constant where it is inlined: a loop
+ * reading any kind pays PyUnicode_READ's switch at every character). */
+static inline Py_ALWAYS_INLINE int hash_wide_span(const int kind, const void *data, Py_ssize_t a, Py_ssize_t b,
+                                                   uint64_t seed, Buf *scratch, uint64_t *out) {
     Py_ssize_t n = b - a;
-    if (kind == PyUnicode_1BYTE_KIND) {
-        *out = hash_bytes((const unsigned char *)data + a, n, seed);
-        return 0;
-    }
-    Py_UCS4 maxc = 0;
-    for (Py_ssize_t i = a; i < b; i++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (c > maxc) maxc = c;
-    }
+    Py_UCS4 maxc = 0; /* an OR of the code points: below 256 (65536) when each is */
+    for (Py_ssize_t i = a; i < b; i++) maxc |= PyUnicode_READ(kind, data, i);
     if (maxc < 256) {
         if (buf_reserve(scratch, (size_t)n + 1) < 0) return -1;
         for (Py_ssize_t i = a; i < b; i++) scratch->p[i - a] = (unsigned char)PyUnicode_READ(kind, data, i);
         *out = hash_bytes(scratch->p, n, seed);
+        return 0;
+    }
+    if (kind == PyUnicode_2BYTE_KIND) { /* its own storage, read in place; a seed of its own */
+        *out = hash_bytes((const unsigned char *)((const Py_UCS2 *)data + a), n * 2, seed ^ SEED_UCS2);
+        return 0;
+    }
+    if (maxc < 65536) { /* as a two-byte str would hold it */
+        if (buf_reserve(scratch, (size_t)n * 2 + 1) < 0) return -1;
+        for (Py_ssize_t i = a; i < b; i++) ((Py_UCS2 *)scratch->p)[i - a] = (Py_UCS2)PyUnicode_READ(kind, data, i);
+        *out = hash_bytes(scratch->p, n * 2, seed ^ SEED_UCS2);
         return 0;
     }
     if (buf_reserve(scratch, (size_t)n * 4 + 1) < 0) return -1;
@@ -316,6 +320,18 @@ static int hash_span(int kind, const void *data, Py_ssize_t a, Py_ssize_t b, uin
     }
     *out = hash_bytes(scratch->p, n * 4, seed ^ SEED_WIDE);
     return 0;
+}
+
+/* Hash of the code points text[a:b], the same whatever the string's storage width: as one
+ * byte each when all are below 256, else as two when all are below 65536, else as four. */
+static int hash_span(int kind, const void *data, Py_ssize_t a, Py_ssize_t b, uint64_t seed, Buf *scratch,
+                     uint64_t *out) {
+    if (kind == PyUnicode_1BYTE_KIND) {
+        *out = hash_bytes((const unsigned char *)data + a, b - a, seed);
+        return 0;
+    }
+    if (kind == PyUnicode_2BYTE_KIND) return hash_wide_span(PyUnicode_2BYTE_KIND, data, a, b, seed, scratch, out);
+    return hash_wide_span(PyUnicode_4BYTE_KIND, data, a, b, seed, scratch, out);
 }
 
 /* ---------------------------------------------------------------- a set of 64-bit hashes */
@@ -474,6 +490,42 @@ static void shingle_work_free(ShingleWork *w) {
     free(w->scratch.p);
 }
 
+/* The hashes of the normalized non-empty lines of a two- or four-byte str into w->hashes,
+ * and how many (-1 on error); ``kind`` a constant where it is inlined (hash_wide_span). */
+static inline Py_ALWAYS_INLINE Py_ssize_t wide_lines(const int kind, const void *data, Py_ssize_t len,
+                                                     ShingleWork *w) {
+    Py_ssize_t nlines = 0, start = 0;
+    while (start <= len) {
+        Py_ssize_t end = start;
+        while (end < len) {
+            /* two-byte: 4 at a time while each is from 0x1f to 0x7f (every line break is
+             * not: \n and its kin below, U+0085, U+2028 and U+2029 above) */
+            for (uint64_t x; kind == PyUnicode_2BYTE_KIND && end + 4 <= len; end += 4) {
+                memcpy(&x, (const Py_UCS2 *)data + end, 8);
+                if ((((x - 0x001f001f001f001fULL) | x) & 0x8000800080008000ULL) | (x & 0xff80ff80ff80ff80ULL)) break;
+            }
+            if (end >= len || is_break(PyUnicode_READ(kind, data, end))) break;
+            end++;
+        }
+        Py_ssize_t next = end + 1;
+        if (end < len && PyUnicode_READ(kind, data, end) == '\r' && end + 1 < len &&
+            PyUnicode_READ(kind, data, end + 1) == '\n')
+            next = end + 2;
+        Py_ssize_t a = start, b = end;
+        while (a < b && is_space(PyUnicode_READ(kind, data, a))) a++;
+        while (b > a && is_space(PyUnicode_READ(kind, data, b - 1))) b--;
+        if (a < b) {
+            uint64_t h;
+            if (hash_wide_span(kind, data, a, b, SEED_LINE, &w->scratch, &h) < 0 || u64_push(&w->hashes, h) < 0)
+                return -1;
+            nlines++;
+        }
+        if (end >= len) break;
+        start = next;
+    }
+    return nlines;
+}
+
 /* features.shingles(text): the hashes of its normalized non-empty lines when it has at
  * least 3, else of its word 3-grams (or of the tuple of its 1-2 words), de-duplicated and
  * sorted into w->hashes. */
@@ -506,26 +558,9 @@ static int shingles(PyObject *text, ShingleWork *w) {
             if (end >= len) break;
             start = end + 1 + (d[end] == '\r' && end + 1 < len && d[end + 1] == '\n');
         }
-    } else {
-        while (start <= len) {
-            Py_ssize_t end = start;
-            while (end < len && !is_break(PyUnicode_READ(kind, data, end))) end++;
-            Py_ssize_t next = end + 1;
-            if (end < len && PyUnicode_READ(kind, data, end) == '\r' && end + 1 < len &&
-                PyUnicode_READ(kind, data, end + 1) == '\n')
-                next = end + 2;
-            Py_ssize_t a = start, b = end;
-            while (a < b && is_space(PyUnicode_READ(kind, data, a))) a++;
-            while (b > a && is_space(PyUnicode_READ(kind, data, b - 1))) b--;
-            if (a < b) {
-                uint64_t h;
-                if (hash_span(kind, data, a, b, SEED_LINE, &w->scratch, &h) < 0) return -1;
-                if (u64_push(&w->hashes, h) < 0) return -1;
-                nlines++;
-            }
-            if (end >= len) break;
-            start = next;
-        }
+    } else if ((nlines = kind == PyUnicode_2BYTE_KIND ? wide_lines(PyUnicode_2BYTE_KIND, data, len, w)
+                                                       : wide_lines(PyUnicode_4BYTE_KIND, data, len, w)) < 0) {
+        return -1;
     }
     if (nlines < 3) {
         w->hashes.n = 0;

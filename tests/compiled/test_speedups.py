@@ -275,6 +275,40 @@ def test_shingle_count_matches_python(text: str) -> None:
     assert fast.shingle_count(text) == len(shingles(text))
 
 
+def test_shingles_of_two_byte_lines_at_every_offset() -> None:
+    """A Claude Code file read (an arrow on each line, so two bytes a character; its lines
+    are found four characters at a time): each separator at every offset of such a text
+    gives as many shingles as Python finds."""
+    from efc_tui.scoring.features import shingles
+
+    base = "".join(f"{i:5d}\u2192line {'x' * (i % 9)} end\n" for i in range(8))
+    for sep in SEPARATORS:
+        for at in range(len(base)):
+            t = base[:at] + sep + base[at:]
+            assert fast.shingle_count(t) == len(shingles(t)), (repr(sep), at)
+
+
+def test_a_line_is_one_shingle_whatever_its_strings_width() -> None:
+    """Novelty compares lines across observations stored one, two or four bytes a
+    character: a line seen before is not new in a wider or narrower string."""
+    from efc_tui.scoring.features import compute_features
+
+    lines = ["plain ascii line", "caf\xe9 latin-1 line", "arrow \u2192 line"]
+    texts = [
+        "\n".join(lines),  # two bytes a character (the arrow)
+        "\n".join([*lines, "\U0001f600 new"]),  # four
+        "\n".join([lines[0], lines[1], "ascii new"]),  # one
+    ]
+    evs = [
+        Event(index=i, step=i, kind=EventKind.TOOL, observation_text=t) for i, t in enumerate(texts)
+    ]
+    run = Run(run_id="w", events=evs)
+    a = compute_features(run)
+    with _fast.pure_python():
+        b = compute_features(run)
+    assert np.array_equal(a.n, b.n) and list(a.n) == [1.0, 0.25, 1 / 3]
+
+
 # --------------------------------------------------------------------- feature pass
 
 events = st.builds(
