@@ -800,6 +800,25 @@ static inline uint64_t token_bits8(const unsigned char *p) {
 
 /* z, pass 2 for one observation: every token of the text (features.word_list) that a later
  * action cites moves first_ref[t] to the earliest such later event. */
+/* cite_pass of a two- or four-byte str (``kind`` a constant where it is inlined: a loop
+ * reading any kind pays PyUnicode_READ's switch at every character). */
+static inline Py_ALWAYS_INLINE int cite_wide(const Tokens *tk, CitedTable *table, const int kind, const void *data,
+                                             Py_ssize_t len, int64_t t, int64_t *first_ref, Buf *scratch) {
+    Py_ssize_t i = 0;
+    while (i < len) {
+        while (i < len && !is_token(tk, PyUnicode_READ(kind, data, i))) i++;
+        if (i >= len) break;
+        Py_ssize_t s = i, nbytes = 0;
+        for (Py_UCS4 c; i < len && is_token(tk, c = PyUnicode_READ(kind, data, i)); i++) nbytes += utf8_len(c);
+        if (nbytes < table->min_len || nbytes > table->max_len) continue;
+        if (buf_reserve(scratch, (size_t)nbytes) < 0) return -1;
+        unsigned char *q = scratch->p;
+        for (Py_ssize_t k = s; k < i; k++) q = utf8_put(q, PyUnicode_READ(kind, data, k));
+        if (cite_token(table, scratch->p, nbytes, t, first_ref) < 0) return -1;
+    }
+    return 0;
+}
+
 static int cite_pass(const Tokens *tk, CitedTable *table, PyObject *text, int64_t t, int64_t *first_ref,
                      Buf *scratch) {
     if (table->n == 0) return 0;
@@ -882,31 +901,8 @@ static int cite_pass(const Tokens *tk, CitedTable *table, PyObject *text, int64_
         }
         return 0;
     }
-    while (i < len) {
-        while (i < len && !is_token(tk, PyUnicode_READ(kind, data, i))) i++;
-        if (i >= len) break;
-        Py_ssize_t s = i, nbytes = 0;
-        int ascii = 1;
-        while (i < len) {
-            Py_UCS4 c = PyUnicode_READ(kind, data, i);
-            if (!is_token(tk, c)) break;
-            if (c >= 128) ascii = 0;
-            nbytes += utf8_len(c);
-            i++;
-        }
-        if (nbytes < table->min_len || nbytes > table->max_len) continue;
-        const unsigned char *p;
-        if (kind == PyUnicode_1BYTE_KIND && ascii) {
-            p = (const unsigned char *)data + s;
-        } else {
-            if (buf_reserve(scratch, (size_t)nbytes) < 0) return -1;
-            unsigned char *q = scratch->p;
-            for (Py_ssize_t k = s; k < i; k++) q = utf8_put(q, PyUnicode_READ(kind, data, k));
-            p = scratch->p;
-        }
-        if (cite_token(table, p, nbytes, t, first_ref) < 0) return -1;
-    }
-    return 0;
+    if (kind == PyUnicode_2BYTE_KIND) return cite_wide(tk, table, PyUnicode_2BYTE_KIND, data, len, t, first_ref, scratch);
+    return cite_wide(tk, table, PyUnicode_4BYTE_KIND, data, len, t, first_ref, scratch);
 }
 
 /* ---------------------------------------------------------------- module state */
