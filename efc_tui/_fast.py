@@ -3,8 +3,9 @@
 ``efc_tui/_speedups.c`` is compiled when the package is installed (``hatch_build.py``, with
 the machine's C compiler and Python headers). It keeps only the loops that pure Python
 (or Python compiled by Cython or mypyc) cannot run fast enough for ``score`` to stay
-within 5x a bare parse: the feature pass, the status pre-filter, and the adapter's run
-figures (docs/speed.md, "The compiled path", has the measurements). Each mirrors a Python
+within 5x a bare parse: the feature pass, the status pre-filter, the adapter's run
+figures, the event columns and the JSON readers' depth check (docs/speed.md, "The
+compiled path", has the measurements). Each mirrors a Python
 function that stays the reference, and the rules in them are given to the C by the Python
 that defines them (hint lists, token characters, kinds, statuses, thresholds) or called
 back (error signatures, an action's tokens): tests/compiled/test_speedups.py compares the two on
