@@ -288,6 +288,19 @@ def test_shingles_of_two_byte_lines_at_every_offset() -> None:
             assert fast.shingle_count(t) == len(shingles(t)), (repr(sep), at)
 
 
+@pytest.mark.parametrize("n", [31, 32, 33, 64, 65, 500])
+def test_many_shingles_are_counted_once_each(n: int) -> None:
+    """Past 32 shingles the compiled pass keeps the first of each in a table instead of
+    sorting: texts of n lines and of n words, each with repeats, one- and two-byte."""
+    from efc_tui.scoring.features import shingles
+
+    for wide in ("", "\u2192"):
+        lines = "\n".join(f"line {i % (n // 2 + 1)}{wide} {'x' * (i % 3)}" for i in range(n))
+        words = " ".join(f"w{i % 7}{wide}" for i in range(n))  # one line: word 3-grams
+        for text in (lines, words, lines + "\n" + lines):
+            assert fast.shingle_count(text) == len(shingles(text)), (n, wide)
+
+
 def test_a_line_is_one_shingle_whatever_its_strings_width() -> None:
     """Novelty compares lines across observations stored one, two or four bytes a
     character: a line seen before is not new in a wider or narrower string."""
