@@ -71,20 +71,15 @@ def loop_gate(kind: EventKind, status: Status) -> tuple[float, float]:
 
 
 # The rules above as tables, for the whole run at once: the same function, the same values.
-_STATUS_LIST = STATUSES
-_KIND_LIST = KINDS
 _NONE = STATUS_CODE[Status.NONE]
-_START = len(_STATUS_LIST)  # the previous-status row of an event before any verdict
+_START = len(STATUSES)  # the previous-status row of an event before any verdict
 #: (G, G_nr) by (previous verdict, or _START before the first; status)
 _PROGRESS = np.array(
-    [
-        [progress_gate(s, p, 0 if p is None else 1) for s in _STATUS_LIST]
-        for p in (*_STATUS_LIST, None)
-    ]
+    [[progress_gate(s, p, 0 if p is None else 1) for s in STATUSES] for p in (*STATUSES, None)]
 )
 #: (Λ, Λ_nr) by (kind, status)
-_LOOP = np.array([[loop_gate(k, s) for s in _STATUS_LIST] for k in _KIND_LIST])
-_Q = np.array([Q_STATUS[s] for s in _STATUS_LIST])
+_LOOP = np.array([[loop_gate(k, s) for s in STATUSES] for k in KINDS])
+_Q = np.array([Q_STATUS[s] for s in STATUSES])
 
 
 def compute_gates(

@@ -132,7 +132,7 @@ def test_pure_python_scores_like_the_reference_when_nothing_is_built(tmp_path: P
 #: (issue 31: Claude Code's file reads), 2,313 until the shingles did too, 2,344 until a long
 #: text's shingles were de-duplicated in a table (issue 31: tau-bench's chat messages); lower
 #: this as code leaves it.
-C_LINE_CAP = 2_356
+C_LINE_CAP = 2_355
 
 
 def test_the_c_stays_under_its_line_cap() -> None:
