@@ -1110,7 +1110,7 @@ error:
 
 typedef struct {
     uint64_t *keys;  /* Python hash of (epoch, tool, action) + 1 (0 = empty) */
-    Py_hash_t *obs;  /* hash of the first observation */
+    PyObject **obs;  /* its first observation (a reference), compared when the action repeats */
     unsigned char *variety;
     size_t mask, used;
 } ActionMap;
@@ -1118,7 +1118,7 @@ typedef struct {
 static int amap_init(ActionMap *m) {
     size_t n = 1024;
     m->keys = calloc(n, sizeof(uint64_t));
-    m->obs = calloc(n, sizeof(Py_hash_t));
+    m->obs = calloc(n, sizeof(PyObject *));
     m->variety = calloc(n, 1);
     if (!m->keys || !m->obs || !m->variety) {
         PyErr_NoMemory();
@@ -1130,6 +1130,7 @@ static int amap_init(ActionMap *m) {
 }
 
 static void amap_free(ActionMap *m) {
+    for (size_t i = 0; m->obs && i <= m->mask; i++) Py_XDECREF(m->obs[i]);
     free(m->keys);
     free(m->obs);
     free(m->variety);
@@ -1152,7 +1153,7 @@ static Py_ssize_t amap_slot(ActionMap *m, Py_hash_t h) {
 static int amap_grow(ActionMap *m) {
     size_t n = (m->mask + 1) * 2;
     uint64_t *keys = calloc(n, sizeof(uint64_t));
-    Py_hash_t *obs = calloc(n, sizeof(Py_hash_t));
+    PyObject **obs = calloc(n, sizeof(PyObject *));
     unsigned char *variety = calloc(n, 1);
     if (!keys || !obs || !variety) {
         free(keys);
@@ -1169,7 +1170,9 @@ static int amap_grow(ActionMap *m) {
         obs[j] = m->obs[i];
         variety[j] = m->variety[i];
     }
-    amap_free(m);
+    free(m->keys); /* the references move to the new table */
+    free(m->obs);
+    free(m->variety);
     m->keys = keys;
     m->obs = obs;
     m->variety = variety;
@@ -1369,18 +1372,16 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
             Py_hash_t key = PyObject_Hash(keyt);
             Py_DECREF(keyt);
             if (key == -1 && PyErr_Occurred()) goto error;
-            Py_hash_t oh = PyObject_Hash(obs);
-            if (oh == -1 && PyErr_Occurred()) goto error;
             Py_ssize_t slot = amap_slot(&amap, key);
             if (slot < 0) {
                 size_t j = (size_t)(-slot - 1);
                 amap.keys[j] = amap_key(key);
-                amap.obs[j] = oh;
+                amap.obs[j] = Py_NewRef(obs);
                 amap.variety[j] = 0;
                 if (++amap.used * 2 > amap.mask + 1 && amap_grow(&amap) < 0) goto error;
             } else {
                 repeat_action[t] = 1;
-                if (amap.obs[slot] != oh || amap.variety[slot]) {
+                if (amap.variety[slot] || PyUnicode_Compare(amap.obs[slot], obs) != 0) {
                     q[t] = 0.5;
                     amap.variety[slot] = 1;
                 }

@@ -130,9 +130,11 @@ def test_pure_python_scores_like_the_reference_when_nothing_is_built(tmp_path: P
 #: path": 2,147 lines until event_columns came, 2,225 until json_depth came (issue 31: the
 #: JSON readers' depth check), 2,280 until the pre-filter read two-byte text in one pass
 #: (issue 31: Claude Code's file reads), 2,313 until the shingles did too, 2,344 until a long
-#: text's shingles were de-duplicated in a table (issue 31: tau-bench's chat messages); lower
-#: this as code leaves it.
-C_LINE_CAP = 2_355
+#: text's shingles were de-duplicated in a table (issue 31: tau-bench's chat messages), 2,355
+#: until a repeated action compared its observations instead of every observation being
+#: hashed (issue 34: 2.6% of `score`'s instructions on score_bench's trace); lower this as
+#: code leaves it.
+C_LINE_CAP = 2_356
 
 
 def test_the_c_stays_under_its_line_cap() -> None:
