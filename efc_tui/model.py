@@ -8,11 +8,10 @@ edges (app, tables), never in the data model.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-import msgspec
+from msgspec import Struct, field
 
 
 class EventKind(StrEnum):
@@ -68,7 +67,7 @@ SEVERITY: dict[Status, int] = {
 STATUS_VALUE: dict[Status, str] = {s: s.value for s in Status}
 
 
-class Checks(msgspec.Struct, gc=False):
+class Checks(Struct, gc=False):
     """Counts of checks an observation reports (tests passed / failed / known in all).
     Untracked by the cyclic collector, as :class:`Event` (why there)."""
 
@@ -81,7 +80,7 @@ class Checks(msgspec.Struct, gc=False):
         return self.passed + self.failed
 
 
-class Event(msgspec.Struct, gc=False):
+class Event(Struct, gc=False):
     """One feedback event: the smallest unit that can confirm, reject, refine or constrain
     later decisions (SPEC §2). Raw-cost deltas are what this event consumed.
 
@@ -120,15 +119,14 @@ class Event(msgspec.Struct, gc=False):
     #: names of fields whose value was estimated rather than read (e.g. ``tokens``)
     flags: tuple[str, ...] = ()
     #: fields of the source the model does not know, passed through to exports
-    extra: dict[str, Any] = msgspec.field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def tokens(self) -> int:
         return self.tokens_in + self.tokens_out
 
 
-@dataclass(frozen=True, slots=True)
-class TokenTotals:
+class TokenTotals(Struct, frozen=True):
     """Tokens a run's events used: input (cached reads included), cached reads, cache
     writes, output; the dollars its events log (None when none does). The app's cost line
     and the score row (``output.run_row``) show these."""
@@ -156,8 +154,7 @@ class TokenTotals:
         return cls(tin, cr, cw, tout, usd)
 
 
-@dataclass(slots=True)
-class TaskDemand:
+class TaskDemand(Struct):
     """Task-demand factors (SPEC §4); any may be unknown."""
 
     L: float | None = None
@@ -176,8 +173,7 @@ class TaskDemand:
         }
 
 
-@dataclass(slots=True)
-class Run:
+class Run(Struct):
     """A trajectory: run metadata and its ordered feedback events (SPEC §2)."""
 
     run_id: str

@@ -2,7 +2,7 @@
 the code when the references were written, so speed work can prove it changed nothing.
 
 ``snapshot(scored)`` turns a :class:`~efc_tui.adapter.ScoredRun` into plain JSON data by
-walking its dataclasses: the run's metadata and every event field (texts as SHA-256), the
+walking its dataclasses and Structs: the run's metadata and every event field (texts as SHA-256), the
 ledger's features (post-hoc and prefix, auxiliary flags), harness quantities, factors,
 oracle factors, gates, EFC variants, raw cost, demand, figures and flags, and the adapter's
 decisions and summary. Floats are kept exactly (JSON's shortest round-trip form), NaN and
@@ -96,13 +96,11 @@ def snapshot(scored: Any) -> dict[str, Any]:
         row["action_text"] = _digest(ev.action_text)
         row["observation_text"] = _digest(ev.observation_text)
         events.append(row)
-    meta = {
-        f.name: plain(getattr(run, f.name)) for f in dataclasses.fields(run) if f.name != "events"
-    }
+    meta = {name: plain(getattr(run, name)) for name in run.__struct_fields__ if name != "events"}
     led = {
-        f.name: plain(getattr(ledger, f.name))
-        for f in dataclasses.fields(ledger)
-        if f.name not in ("run", "estimator")
+        name: plain(getattr(ledger, name))
+        for name in ledger.__struct_fields__
+        if name not in ("run", "estimator")
     }
     return {
         "run": meta,

@@ -8,7 +8,7 @@ SPEC leaves to us, stated once with its reason (docs/adapter.md repeats them).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from efc_tui.errors import InputError
 from efc_tui.model import EventKind, Status
@@ -79,8 +79,7 @@ LOOP_NEUTRAL_KINDS: frozenset[EventKind] = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class AdapterConfig:
+class AdapterConfig(Struct, frozen=True):
     """The stop rules' settings: window W (events) and threshold ε of the window rule
     (SPEC §6), and the repetition limit k of the repetition rule (0: off)."""
 

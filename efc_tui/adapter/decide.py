@@ -563,8 +563,8 @@ def prefix_nrs(ledgers: Sequence[Ledger]) -> list[np.ndarray]:
     return [nr[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
 
 
-_FEATURES = tuple(Features.__dataclass_fields__)
-_GATES = tuple(Gates.__dataclass_fields__)
+_FEATURES = tuple(Features.__struct_fields__)
+_GATES = tuple(Gates.__struct_fields__)
 
 
 def decide(

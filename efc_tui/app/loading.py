@@ -44,8 +44,9 @@ import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from copy import deepcopy
-from dataclasses import replace
 from pathlib import Path
+
+from msgspec.structs import replace
 
 from efc_tui._lazy import lazy_module
 from efc_tui.app.tail import NativeTail, can_tail

@@ -7,14 +7,14 @@ builds this class).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from msgspec import Struct
 
 from efc_tui.scoring.figures import BY_KEY
 
 
-@dataclass(frozen=True, slots=True)
-class Col:
+class Col(Struct, frozen=True):
     """One column of a table that must fit a terminal (``efc_tui.cli._tables``)."""
 
     title: str

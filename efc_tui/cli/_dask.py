@@ -13,10 +13,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager, nullcontext, suppress
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import typer
+from msgspec import Struct
+from msgspec.structs import replace
 
 from efc_tui._lazy import lazy_module
 from efc_tui.cli._app import EXIT_INPUT
@@ -59,8 +60,7 @@ WORKERS_HELP = (
 )
 
 
-@dataclass(frozen=True)
-class DaskSetting:
+class DaskSetting(Struct, frozen=True):
     """Where to run: ``address`` (a scheduler) or a local cluster of ``workers``."""
 
     address: str | None = None
@@ -110,8 +110,7 @@ def cluster(setting: DaskSetting, quiet: bool) -> Iterator[Client]:
         yield client
 
 
-@dataclass
-class Planned:
+class Planned(Struct):
     """The sources of a command line, numbered in order, and what the local discovery
     found besides them (unreadable trials)."""
 

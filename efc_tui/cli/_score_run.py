@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 import sys
 from contextlib import nullcontext
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from efc_tui.cli._col import Col, figure_col
 from efc_tui.cli._common import (
@@ -80,8 +81,7 @@ def run_outcome(row: dict[str, Any]) -> str:
     return f"{said}, ended {ended}" if ended else said
 
 
-@dataclass(frozen=True, slots=True)
-class Thresholds:
+class Thresholds(Struct, frozen=True):
     min_eta: float | None
     min_x: float | None
     min_nrs: float | None

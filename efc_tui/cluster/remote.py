@@ -32,9 +32,11 @@ import shutil
 import tempfile
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 from efc_tui.cluster.source import Source
 from efc_tui.errors import InputError, UnrecognizedFormat, UsageError

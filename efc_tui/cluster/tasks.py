@@ -11,9 +11,10 @@ nothing prints; a source that cannot be read is a :class:`SourceResult` with an
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 from efc_tui.cluster.client import ClusterError, _cluster_error, _results, gather
 from efc_tui.cluster.remote import read_remote

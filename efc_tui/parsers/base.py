@@ -6,11 +6,11 @@ import gzip
 import io
 import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 import orjson
+from msgspec import Struct, field
 
 from efc_tui.errors import InputError
 from efc_tui.model import Run
@@ -24,8 +24,7 @@ ZIP_MAGIC = b"PK\x03\x04"
 _CLOSER = {b"{": b"}", b"[": b"]"}
 
 
-@dataclass(frozen=True, slots=True)
-class ReadOptions:
+class ReadOptions(Struct, frozen=True):
     """How to read: ``lenient`` skips and counts malformed lines instead of failing;
     ``preview``, when set, reads only the first bytes of the file it names
     (``preview.preview``: ``open_binary`` and ``read_all`` given these options honour it)."""
@@ -40,8 +39,7 @@ class ReadOptions:
         return p if p is not None and p.path == path else None
 
 
-@dataclass(slots=True)
-class Sniff:
+class Sniff(Struct):
     """The start of a file, as readers see it when deciding whether it is theirs."""
 
     path: Path
@@ -91,8 +89,7 @@ class Sniff:
         return self._cache["first"]
 
 
-@dataclass(frozen=True)
-class Reader:
+class Reader(Struct, frozen=True):
     """A log format efc-tui can read.
 
     ``sniff`` returns a confidence in [0, 1] that the file is this format (0: not mine);

@@ -38,9 +38,10 @@ import glob
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 from efc_tui._lazy_re import LazyPattern
 from efc_tui.errors import InputError
@@ -142,8 +143,7 @@ def is_sidecar(path: PurePath) -> bool:
     return any(part.lower() in SIDECAR_DIRS for part in path.parent.parts[-3:])
 
 
-@dataclass
-class Discovery:
+class Discovery(Struct):
     """What a set of command-line paths holds (see the module docstring)."""
 
     sources: list[Path] = field(default_factory=list)
@@ -155,7 +155,7 @@ class Discovery:
     alternatives: dict[Path, list[Path]] = field(default_factory=dict)
     #: trial folder -> its candidate logs, none of which a reader recognizes
     unreadable_trials: dict[Path, list[Path]] = field(default_factory=dict)
-    _seen: set[Path] = field(default_factory=set, repr=False)
+    _seen: set[Path] = field(default_factory=set)
 
     def _add(self, p: Path) -> None:
         if p not in self._seen:

@@ -7,9 +7,10 @@ each run it yields, so a run read headless, in the app or from Python gets the s
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from efc_tui.errors import InputError
 from efc_tui.parsers._reward import DEFAULT_SUCCESS_THRESHOLD
@@ -19,8 +20,7 @@ if TYPE_CHECKING:  # the labels reader (csv, json) loads when a labels file is g
     from efc_tui.parsers.labels import Labels
 
 
-@dataclass(frozen=True)
-class Outcomes:
+class Outcomes(Struct, frozen=True):
     """Where outcomes come from: ``sidecars`` (on by default), then ``labels`` (which win,
     and say so in ``run.success_from``); numeric rewards are a success when they reach
     ``success_threshold``."""

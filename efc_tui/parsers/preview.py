@@ -28,9 +28,10 @@ expression: no byte-by-byte Python loop), O(n).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from efc_tui._lazy_re import LazyPattern
 from efc_tui.errors import EfcError
@@ -40,8 +41,7 @@ if TYPE_CHECKING:
     from efc_tui.parsers.outcomes import Outcomes
 
 
-@dataclass(slots=True)
-class PreviewLimit:
+class PreviewLimit(Struct):
     """A preview in force (:func:`preview`): reading ``path`` stops after ``nbytes``."""
 
     path: Path
@@ -112,8 +112,7 @@ def close_prefix(data: bytes) -> bytes | None:
     return data[: last[k]] + bytes(reversed(closers[: k + 1]))
 
 
-@dataclass(slots=True)
-class Preview:
+class Preview(Struct):
     """The runs read from a file's first bytes."""
 
     runs: list[Run]

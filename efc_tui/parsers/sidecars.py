@@ -50,12 +50,12 @@ import re
 import stat
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import orjson
+from msgspec import Struct
 
 from efc_tui.model import Run
 from efc_tui.parsers import _swebench as swebench
@@ -171,8 +171,7 @@ def _read_number(path: Path) -> tuple[float | None, str | None]:
 # --------------------------------------------------------------------------- outcome setting
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(Struct, frozen=True):
     """One outcome a sidecar gives: a success label, a numeric reward, or both."""
 
     success: bool | None
@@ -235,8 +234,7 @@ def is_tb1_trial(folder: Path) -> bool:
     return "trial_name" in d and ("is_resolved" in d or "task_id" in d)
 
 
-@dataclass(frozen=True, slots=True)
-class Trial:
+class Trial(Struct, frozen=True):
     """The trial folder a log belongs to, and which harness wrote it."""
 
     folder: Path
@@ -500,8 +498,7 @@ _NEGATIVE_KEYS = ("unresolved_ids", "error_ids", "empty_patch_ids")
 _NOT_EVALUATED = ("incomplete_ids", "unstopped_containers", "unremoved_images")
 
 
-@dataclass(frozen=True, slots=True)
-class ReportMap:
+class ReportMap(Struct, frozen=True):
     """Per task id: True (resolved), False (evaluated, not resolved), None (the report
     contradicts itself)."""
 

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from efc_tui import _fast
 from efc_tui._lazy_re import LazyPattern
@@ -162,8 +163,7 @@ class _Obs:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(Struct, frozen=True):
     """One row of the classifier's table: ``status`` when ``test`` holds of an observation.
 
     ``keys``: for a rule that can fire without a failure flag (a non-zero exit, is-error,

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
+
+from msgspec import Struct, field
 
 from efc_tui.errors import EfcError, UnrecognizedFormat
 from efc_tui.parsers.held import TRIM_EVENTS, hold
@@ -37,8 +38,7 @@ Mode = Literal["score", "fit"]
 DEFAULT_BATCH = 128
 
 
-@dataclass(frozen=True)
-class Job:
+class Job(Struct, frozen=True):
     """How every source of one command is read and scored (sent to each worker once)."""
 
     mode: Mode
@@ -76,8 +76,7 @@ class EstimatorRef(NamedTuple):
     provisional: bool
 
 
-@dataclass
-class ScoredItem:
+class ScoredItem(Struct):
     """One scored run, as the command consumes it."""
 
     row: dict[str, Any]
@@ -258,8 +257,7 @@ def _scored(batch: list[Run], warned: list[list[str]], job: Job) -> Iterator[Sco
         yield items.pop()
 
 
-@dataclass
-class FileResult:
+class FileResult(Struct):
     """What reading one local file on the process pool gave (``score --jobs``): its runs
     scored in order up to where reading stopped, and why it stopped, for the command to
     report as the in-process path does (``cli._common.iter_runs``)."""

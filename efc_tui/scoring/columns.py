@@ -19,8 +19,9 @@ shows it:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+
+from msgspec import Struct
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,8 +33,7 @@ if TYPE_CHECKING:
 Values: TypeAlias = "np.ndarray | Sequence[Any]"
 
 
-@dataclass(frozen=True, slots=True)
-class LedgerColumn:
+class LedgerColumn(Struct, frozen=True):
     """One per-event column of the ledger (the module docstring says what each field is)."""
 
     key: str

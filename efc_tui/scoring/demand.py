@@ -39,12 +39,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from itertools import compress
 from operator import attrgetter
 from typing import Any
 
 import numpy as np
+from msgspec import Struct, field
 
 from efc_tui.model import EventKind, Run
 from efc_tui.scoring.constants import D_PRIOR, EPS_D
@@ -61,8 +61,7 @@ _IS_ACTING = np.isin(np.arange(len(KINDS)), [KIND_CODE[k] for k in _ACTING])
 _TOOL, _ACT = attrgetter("tool"), attrgetter("action_text")
 
 
-@dataclass(slots=True)
-class Demand:
+class Demand(Struct):
     """D_task of a run: ``hand`` is the D that X divides by, ``fitted`` the fitted form."""
 
     components: dict[str, float]

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import orjson
+from msgspec import Struct, field
 
 from efc_tui.data import data_bytes, has_data_file
 from efc_tui.errors import InputError
@@ -30,8 +30,7 @@ DEFAULT_ESTIMATOR = "estimator.json"
 REAL_ESTIMATOR = "estimator_real.json"
 
 
-@dataclass(frozen=True, slots=True)
-class Theta:
+class Theta(Struct, frozen=True):
     theta0: float
     theta: tuple[float, ...]
 
@@ -56,8 +55,7 @@ class Theta:
         return np.maximum(0.0, np.expm1(np.minimum(lin, 50.0)))
 
 
-@dataclass(frozen=True)
-class Estimator:
+class Estimator(Struct, frozen=True):
     full: Theta
     prefix: Theta
     #: fitted task-demand exponents β0..β5 and normalization (SPEC §4), None until calibrated

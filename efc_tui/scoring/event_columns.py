@@ -13,10 +13,10 @@ per column), 5% of ``score``; the one pass takes 0.007 s.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from operator import add, attrgetter
 
 import numpy as np
+from msgspec import Struct
 
 from efc_tui import _fast
 from efc_tui.model import Event, EventKind, Status
@@ -27,8 +27,7 @@ KIND_CODE = {k: i for i, k in enumerate(KINDS)}
 STATUS_CODE = {s: i for i, s in enumerate(STATUSES)}
 
 
-@dataclass(frozen=True, slots=True)
-class EventColumns:
+class EventColumns(Struct, frozen=True):
     """One value an event, for events end to end (of one run or a batch of runs)."""
 
     kind: np.ndarray  # int8: index into KINDS

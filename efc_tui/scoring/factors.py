@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
 from itertools import pairwise
 from operator import attrgetter
 from typing import Any
 
 import numpy as np
+from msgspec import Struct, field
 
 from efc_tui.model import Event, EventKind, Run
 from efc_tui.scoring.constants import KAPPA, N_KINDS
@@ -56,8 +56,7 @@ def entropy_bits(counts: Counter[Any] | list[int]) -> float:
     return -sum((v / total) * math.log2(v / total) for v in values if v > 0)
 
 
-@dataclass(slots=True)
-class Harness:
+class Harness(Struct):
     """Run-level quantities of SPEC §3.3."""
 
     B_router: float
@@ -145,8 +144,7 @@ def _kind_shares_short(kinds: list[EventKind], z: np.ndarray) -> tuple[float, fl
     return b_router, verified / total if total else 0.0, list(Counter(kinds).values())
 
 
-@dataclass(slots=True)
-class Factors:
+class Factors(Struct):
     I: np.ndarray
     V: np.ndarray
     R: np.ndarray

@@ -23,13 +23,13 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, pairwise, repeat
 from types import ModuleType
 from typing import Any, NamedTuple
 
 import numpy as np
+from msgspec import Struct
 
 from efc_tui import _fast
 from efc_tui.compact import GrowingSet, IntMap, IntSet, stable_digest
@@ -49,8 +49,7 @@ _EXC_LINE = re.compile(
 _TEXT_SCAN = 16_000  # error-signature search looks at the tail only
 
 
-@dataclass(slots=True)
-class Features:
+class Features(Struct):
     """Per-event feature columns, each a float array of length T."""
 
     c: np.ndarray
@@ -623,4 +622,4 @@ def _finish(loop: _Pass, bounds: list[int] | None = None) -> Features:
 
 
 #: the Features fields, in order
-_FIELDS = tuple(Features.__dataclass_fields__)
+_FIELDS = tuple(Features.__struct_fields__)

@@ -29,12 +29,12 @@ nothing else (the CLI declares its tables from it at start-up).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
+from msgspec import Struct
 
-@dataclass(frozen=True, slots=True)
-class Figure:
+
+class Figure(Struct, frozen=True):
     """One run-level figure (the module docstring says what each field is)."""
 
     key: str

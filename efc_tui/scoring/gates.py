@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
+from msgspec import Struct
 
 from efc_tui.model import SEVERITY, Event, EventKind, Status
 from efc_tui.scoring.constants import (
@@ -25,8 +25,7 @@ from efc_tui.scoring.constants import (
 from efc_tui.scoring.event_columns import KINDS, STATUS_CODE, STATUSES, EventColumns, event_columns
 
 
-@dataclass(slots=True)
-class Gates:
+class Gates(Struct):
     Q: np.ndarray
     G: np.ndarray
     G_nr: np.ndarray

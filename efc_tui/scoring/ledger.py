@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from itertools import accumulate, chain, pairwise
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
+from msgspec import Struct, field
 
 from efc_tui.model import Run
 from efc_tui.scoring.columns import LEDGER_COLUMNS
@@ -42,8 +42,7 @@ def _ratio(num: float | None, den: float | None) -> float | None:
     return num / den
 
 
-@dataclass(slots=True)
-class RunFigures:
+class RunFigures(Struct):
     """Run-level figures (SPEC §1, §4): one field per ``scoring.figures.LEDGER_FIGURES``,
     in its order (what each is: ``efc_tui.scoring.figures``; tests/unit/test_figures.py checks)."""
 
@@ -70,7 +69,7 @@ class RunFigures:
     success: bool | None
 
     def as_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
+        return {name: getattr(self, name) for name in self.__struct_fields__}
 
     def non_finite(self) -> str | None:
         """The ledger's flag when a figure is infinite or NaN (a number in the input too
@@ -78,7 +77,7 @@ class RunFigures:
         it as it is and JSON as null, so the run says why. None when all are finite."""
         bad = [
             f"{name} = {v}"
-            for name in self.__slots__
+            for name in self.__struct_fields__
             if isinstance(v := getattr(self, name), float) and not math.isfinite(v)
         ]
         if not bad:
@@ -89,8 +88,7 @@ class RunFigures:
         )
 
 
-@dataclass(slots=True)
-class Ledger:
+class Ledger(Struct):
     """A scored run. Columns are numpy arrays of length T (one entry per event)."""
 
     run: Run

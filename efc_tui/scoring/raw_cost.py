@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from itertools import pairwise
 from operator import attrgetter
 
 import numpy as np
+from msgspec import Struct, field
 
 from efc_tui.model import Event, Run
 from efc_tui.scoring.constants import W_OP, W_TOK, W_TOOL, W_WALL
@@ -25,8 +25,7 @@ def c_raw(tokens: float, tool_calls: float, wall_s: float, ops: float) -> float:
     return W_TOK * tokens / 1000.0 + W_TOOL * tool_calls + W_WALL * wall_s + W_OP * ops
 
 
-@dataclass(slots=True)
-class RawCost:
+class RawCost(Struct):
     tokens: np.ndarray
     tool_calls: np.ndarray
     wall_s: np.ndarray

@@ -7,11 +7,10 @@ import ast
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from msgspec.structs import replace as struct_replace
+from msgspec.structs import replace
 
 from efc_tui.app.loading import (
     Events,
@@ -57,7 +56,7 @@ def test_a_native_trace_first_sends_the_events_of_its_first_64_kb(tmp_path: Path
 
     [run] = list(load(APP / "small.jsonl"))
     events = [
-        struct_replace(e, index=i, observation_text=e.observation_text + " x" * 400)
+        replace(e, index=i, observation_text=e.observation_text + " x" * 400)
         for i, e in enumerate(run.events * 40)
     ]
     path = write_runs(tmp_path / "long.jsonl", [replace(run, events=events)])

@@ -226,14 +226,14 @@ def test_chart_draws_series_markers_and_rules() -> None:
 
 
 def test_summary_shows_dollars_only_when_the_log_records_them() -> None:
-    import dataclasses
+    import msgspec
 
     from efc_tui.app.widgets.summary import RunSummary
 
     est = load_estimator(APP / "estimator.json")
     run = api.load(APP / "small.jsonl")
     for cost, shown in ((None, None), (0.0421, "$0.0421 logged")):
-        r = dataclasses.replace(run, cost_usd=cost)
+        r = msgspec.structs.replace(run, cost_usd=cost)
         data = ReplayData(r)
         data.set_scored(api.score(r, est))
         figures = RunSummary(data).render_summary().plain.splitlines()[1]

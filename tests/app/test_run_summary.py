@@ -3,8 +3,9 @@ and no phantom rescore on a run read once (item 10). Real fixtures from tests/fi
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
+
+import msgspec
 
 from efc_tui import api
 from efc_tui.app.replay_data import ReplayData
@@ -24,7 +25,7 @@ def test_a_run_read_once_never_shows_a_rescore() -> None:
     "rescored … was" line), whatever the first pass covered."""
     run = api.load(CLAUDE)
     data = ReplayData(run)
-    first = dataclasses.replace(run, events=run.events[:5])
+    first = msgspec.structs.replace(run, events=run.events[:5])
     data.set_scored(api.score(first, EST))
     data.set_scored(api.score(run, EST))
     assert data.changed == set()
@@ -37,7 +38,7 @@ def test_a_followed_log_still_marks_what_its_growth_changed() -> None:
     run = api.load(CLAUDE)
     data = ReplayData(run)
     data.track_changes = True
-    old = api.score(dataclasses.replace(run, events=run.events[:5]), EST)
+    old = api.score(msgspec.structs.replace(run, events=run.events[:5]), EST)
     new = api.score(run, EST)
     data.set_scored(old)
     data.set_scored(new)

@@ -5,11 +5,11 @@ Claude Code and Codex sessions and marking what a rescore changed."""
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import re
 from pathlib import Path
 
+import msgspec
 import numpy as np
 from rich.console import Console
 from textual.widgets import Footer, Input
@@ -263,7 +263,7 @@ async def _follow(tmp_path: Path, source: Path, first: int, name: str, changed: 
         assert not [m for m in notes.messages if "truncated" in m]  # a line being written
         # the marks say which earlier events this rescore changed, exactly
         full = api.load(log)
-        old = api.score(dataclasses.replace(full, events=before), EST)
+        old = api.score(msgspec.structs.replace(full, events=before), EST)
         new = api.score(full, EST)
         k = len(before)
         moved = ~np.isclose(old.ledger.nr[:k], new.ledger.nr[:k], rtol=1e-9, atol=1e-12)

@@ -251,6 +251,36 @@ def test_score_writing_lines_or_csv_loads_no_table(args: list[str]) -> None:
     assert ours(mods, "efc_tui.adapter") == ["efc_tui.adapter", "efc_tui.adapter.config"]
 
 
+#: the classes of efc_tui's loaded modules that are dataclasses, once the command has run
+CLI_DATACLASSES = """
+import atexit, sys
+def report():
+    found = [
+        f"{{name}}.{{attr}}"
+        for name, mod in list(sys.modules.items())
+        if name.startswith("efc_tui")
+        for attr, obj in vars(mod).items()
+        if isinstance(obj, type) and obj.__module__ == name and "__dataclass_fields__" in vars(obj)
+    ]
+    print("=== dataclasses", *sorted(found), sep="\\n")
+atexit.register(report)
+sys.argv = ["efc-tui", {args}]
+from efc_tui.cli import main
+main()
+"""
+
+
+def test_score_defines_no_dataclass() -> None:
+    """The records `score` loads are msgspec Structs: a dataclass costs 0.4-1.2 ms to define
+    (its methods are generated as source and compiled), a Struct 0.03 ms; the 35 on this
+    path were 18 ms of a 0.15 s start-up (docs/speed.md, "Start-up")."""
+    sample = str(REPO / "sample_traces" / "repair_loop.jsonl")
+    code = CLI_DATACLASSES.format(args=", ".join(repr(a) for a in ("score", sample, "--jsonl")))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "=== dataclasses" in r.stdout, r.stderr
+    assert r.stdout.split("=== dataclasses", 1)[1].split() == []
+
+
 def test_score_makes_the_adapters_decisions_only_when_its_output_reads_them() -> None:
     sample = str(REPO / "sample_traces" / "repair_loop.jsonl")
     for args in (["--adapter"], ["--jsonl", "--max-waste", "0.9"], ["--json"]):

@@ -35,11 +35,9 @@ def _typed(value: Any) -> Any:
         return ("dict", [(k, _typed(v)) for k, v in value.items()])
     if isinstance(value, list | tuple):
         return (type(value).__name__, [_typed(v) for v in value])
-    if hasattr(value, "__dataclass_fields__"):
-        return (
-            type(value).__name__,
-            [(k, _typed(getattr(value, k))) for k in value.__dataclass_fields__],
-        )
+    fields = getattr(value, "__struct_fields__", None)
+    if fields is not None:
+        return (type(value).__name__, [(k, _typed(getattr(value, k))) for k in fields])
     return (type(value).__name__, value)
 
 

@@ -375,7 +375,7 @@ def test_feature_pass_matches_python(evs: list[Event]) -> None:
     a = compute_features(run)
     with _fast.pure_python():
         b = compute_features(run)
-    for name in a.__slots__:
+    for name in a.__struct_fields__:
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
 
 
@@ -417,7 +417,7 @@ def test_event_columns_match_python(rows: list[tuple[Any, ...]]) -> None:
         for i, (k, s, a, b, c, w, o) in enumerate(rows)
     ]
     got, want = event_columns(evs), _python_columns(evs)
-    for name in want.__slots__:
+    for name in want.__struct_fields__:
         a, b = getattr(got, name), getattr(want, name)
         assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True), name
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 import efc_tui
 from efc_tui.adapter.integrations.inspect_ai import monitored_hooks

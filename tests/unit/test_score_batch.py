@@ -146,7 +146,7 @@ class _Log:
 
 
 def _renamed(run: Run, i: int) -> Run:
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     return replace(run, run_id=f"r{i}")
 
@@ -157,7 +157,7 @@ def test_batches_are_bounded_and_a_large_run_is_scored_alone_before_the_next_is_
     short = next(r for f in files for r in f if 2 <= len(r.events) < 50)
     large = next((r for f in files for r in f if len(r.events) >= TRIM_EVENTS), None)
     if large is None:  # the samples alone: make one from a short run's events
-        from dataclasses import replace
+        from msgspec.structs import replace
 
         large = replace(short, events=short.events * (TRIM_EVENTS // len(short.events) + 1))
     runs = [_renamed(short, i) for i in range(BATCH_RUNS + 5)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import fields, replace
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
@@ -337,9 +337,9 @@ def test_native_writer_round_trips_simulated_runs(tmp_path: Path) -> None:
     back = list(load(path))
     assert len(back) == len(runs)
     for a, b in zip(runs, back, strict=True):
-        for f in fields(Run):
-            if f.name != "source_path":
-                assert getattr(a, f.name) == getattr(b, f.name), (a.run_id, f.name)
+        for name in Run.__struct_fields__:
+            if name != "source_path":
+                assert getattr(a, name) == getattr(b, name), (a.run_id, name)
     assert not list(tmp_path.glob(".*.tmp"))  # written atomically: no temp file left
 
 
