@@ -161,6 +161,9 @@ def last_exception_line(tail: str) -> str:
             return ""
         start = rfind("\n", 0, at) + 1
         while start > 0:
+            last = tail[start - 2 : start - 1]  # the line before's last character, if any
+            if last and last != "E" and not last.isspace():
+                break  # the line before is neither blank nor a lone E (most are not)
             prev = rfind("\n", 0, start - 1) + 1
             if tail[prev : start - 1].strip() not in ("", "E"):
                 break
