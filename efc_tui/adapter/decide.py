@@ -33,12 +33,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import partial
 from types import ModuleType
 from typing import Any, NamedTuple, overload
 
 import numpy as np
+from msgspec import Struct
 
 from efc_tui import _fast
 from efc_tui.adapter.config import (
@@ -80,8 +80,7 @@ def _num(x: float | None) -> float | None:
     return float(x)
 
 
-@dataclass(slots=True)
-class Decision:
+class Decision(Struct):
     """What the adapter would have decided at one event, from the prefix up to it.
 
     Not frozen: a frozen dataclass's __init__ costs several times more, once per event."""

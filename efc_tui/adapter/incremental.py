@@ -20,9 +20,8 @@ next.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
+from msgspec import Struct
 
 from efc_tui.adapter.config import AdapterConfig
 from efc_tui.adapter.decide import DecideState, Decision, running_ledger
@@ -42,8 +41,7 @@ from efc_tui.scoring.gates import Gates, GateState
 from efc_tui.scoring.raw_cost import raw_cost
 
 
-@dataclass(slots=True)
-class Step:
+class Step(Struct):
     """One event's decision, and where the repetition streak in force began (-1: none)
     with the raw cost and tokens of the events since (for a stop's reason)."""
 

@@ -34,8 +34,9 @@ process can take on (``state()`` / ``Monitor.resume``, the hook).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from efc_tui.adapter.decide import ROLLBACK, STOP, Decision
 from efc_tui.adapter.incremental import PrefixScorer, Step
@@ -53,8 +54,7 @@ WINDOW_NOT_VALIDATED = (
 _QUOTE = 160
 
 
-@dataclass(frozen=True, slots=True)
-class Budgets:
+class Budgets(Struct, frozen=True):
     """User budgets, checked on the running sums of the events decided so far (None: no
     budget). USD is counted only where the trace records it (``Event.extra["cost_usd"]``
     or the run's ``cost_usd``); a transcript that records none never passes ``max_usd``."""
@@ -70,8 +70,7 @@ class Budgets:
                 raise InputError(f"--{name.replace('_', '-')} must be > 0, got {value}")
 
 
-@dataclass(slots=True)
-class Verdict:
+class Verdict(Struct):
     """The live companion's answer for one event."""
 
     #: event index in the run

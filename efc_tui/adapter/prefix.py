@@ -16,9 +16,8 @@ whole-trace estimate of ``scoring.demand`` looks at every event, so it is never 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
+from msgspec import Struct
 
 from efc_tui.adapter.config import D_PRIOR
 from efc_tui.model import Run
@@ -28,8 +27,7 @@ from efc_tui.scoring.features import Features
 from efc_tui.scoring.gates import Gates
 
 
-@dataclass(frozen=True, slots=True)
-class PrefixDemand:
+class PrefixDemand(Struct, frozen=True):
     """D̂_task for the adapter and where each component came from."""
 
     value: float

@@ -22,10 +22,10 @@ Success at risk (SPEC §6, with our rules for traces that show no passing verdic
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from msgspec import Struct, field
 
 from efc_tui.model import Run
 
@@ -99,8 +99,7 @@ def first_stop(window_stop: int | None, repeat_stop: int | None) -> tuple[int | 
     return repeat_stop, "window+repeat"
 
 
-@dataclass(frozen=True, slots=True)
-class WasteSplit:
+class WasteSplit(Struct, frozen=True):
     """Raw cost by waste cause, each as a share of C_raw (causes overlap; ``any`` is the union)."""
 
     repeated_actions: float
@@ -119,8 +118,7 @@ class WasteSplit:
         }
 
 
-@dataclass(slots=True)
-class AdapterSummary:
+class AdapterSummary(Struct):
     """The counterfactual summary of one run (SPEC §6)."""
 
     run_id: str
@@ -151,8 +149,8 @@ class AdapterSummary:
     ranked_steps: int
     waste: WasteSplit
     #: per-event window ratios (NaN before the window is full) and ΔC, for sweeps
-    ratios: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
-    dc: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
+    ratios: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    dc: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @property
     def cost_saved_share(self) -> float:
@@ -234,8 +232,7 @@ def waste_split(
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Totals:
+class Totals(Struct, frozen=True):
     """Cost saved and successes at risk over a set of runs at one ε."""
 
     budget: str
@@ -299,8 +296,7 @@ def _totals(budget: str, summaries: Sequence[AdapterSummary], epsilon: float | N
     )
 
 
-@dataclass(frozen=True, slots=True)
-class CorpusSummary:
+class CorpusSummary(Struct, frozen=True):
     """Totals over a corpus and per budget cap, at one setting of W, ε and the repetition
     limit (None where the runs disagree)."""
 
@@ -344,8 +340,7 @@ def corpus_summary(
     )
 
 
-@dataclass(frozen=True, slots=True)
-class SweepPoint:
+class SweepPoint(Struct, frozen=True):
     epsilon: float
     total: Totals
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
+from msgspec import Struct
 
 from efc_tui.errors import InputError
 from efc_tui.parsers._msg import Msg, ToolCall, Usage, chat_message, usage_anthropic, usage_openai
@@ -35,8 +35,7 @@ def anthropic_response_msg(doc: dict[str, Any]) -> tuple[Msg, Usage | None]:
     return msg or Msg("assistant"), usage_anthropic(doc.get("usage"))
 
 
-@dataclass(slots=True)
-class SseEvent:
+class SseEvent(Struct):
     line: int
     name: str | None
     data: Any

@@ -32,8 +32,9 @@ turns them into Events with the same rules for all formats (docs/formats.md,
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from efc_tui.model import Event, EventKind, Status
 from efc_tui.parsers.status import classify_observation, infer_kind, is_failure
@@ -75,8 +76,7 @@ def estimate_tokens(text: str) -> int:
     return len(text) // CHARS_PER_TOKEN
 
 
-@dataclass(slots=True, eq=False)
-class Draft:
+class Draft(Struct, eq=False):
     """A feedback event under construction; :func:`finalize` makes it an Event."""
 
     #: fixed kind; None means infer it (tool calls: from tool and action; else message)
@@ -173,8 +173,7 @@ class ReadAgain(Exception):
         self.always = always
 
 
-@dataclass(slots=True)
-class Carry:
+class Carry(Struct):
     """What :func:`finalize` carries from one draft to the next: the state after a run's
     first ``index`` drafts, to finalize the drafts after them alone (a log read on from
     where an earlier read stopped, ``parsers/resume.py``). ``any_usage`` / ``any_ts`` /
@@ -190,8 +189,7 @@ class Carry:
     any_dur: bool = False
 
 
-@dataclass(slots=True)
-class Finalized:
+class Finalized(Struct):
     """The events of a run's drafts, with the run's totals and flags."""
 
     events: list[Event]
@@ -426,8 +424,7 @@ def finalize(
     return Finalized(events, run_flags, tin_sum, tout_sum, cr_sum, cw_sum, cost, after)
 
 
-@dataclass(slots=True, frozen=True)
-class Share:
+class Share(Struct, frozen=True):
     """One event's even share of its model response's usage (:func:`batch_shares`)."""
 
     tokens_in: int

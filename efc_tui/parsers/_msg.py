@@ -9,8 +9,9 @@ a :class:`Usage` whose ``input`` counts every input token, cached ones included
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from efc_tui.parsers._content import (
     is_call_block,
@@ -31,8 +32,7 @@ from efc_tui.parsers._values import (
 # --------------------------------------------------------------------------- messages
 
 
-@dataclass(slots=True)
-class ToolCall:
+class ToolCall(Struct):
     """A tool call: its id, the tool's name and its arguments (parsed when JSON)."""
 
     id: str | None
@@ -40,8 +40,7 @@ class ToolCall:
     args: Any = None
 
 
-@dataclass(slots=True)
-class Result:
+class Result(Struct):
     """A tool result: the call it answers, its text, and whether it says it failed."""
 
     call_id: str | None
@@ -50,8 +49,7 @@ class Result:
     is_error: bool | None = None
 
 
-@dataclass(slots=True)
-class Msg:
+class Msg(Struct):
     """One chat message in a dialect-neutral shape."""
 
     role: str
@@ -180,8 +178,7 @@ def chat_message(m: Any) -> Msg | None:
 # --------------------------------------------------------------------------- usage
 
 
-@dataclass(slots=True)
-class Usage:
+class Usage(Struct):
     """One model call's usage: ``input`` counts every input token, cached ones included."""
 
     input: int | None = None

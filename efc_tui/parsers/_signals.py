@@ -35,9 +35,9 @@ The text classifier (``status.classify_observation``) then types the failure fro
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import orjson
+from msgspec import Struct
 
 from efc_tui.model import EventKind, Status
 from efc_tui.parsers._drafts import Draft
@@ -74,8 +74,7 @@ _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _EXIT_KEYS = ("exit_code", "exitCode", "returncode", "return_code")
 
 
-@dataclass(slots=True)
-class Hints:
+class Hints(Struct):
     """What a result's text says about its outcome (None: it says nothing)."""
 
     exit_code: int | None = None

@@ -19,9 +19,10 @@ ATIF has no task id or reward: they come from the Harbor trial around the file
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from efc_tui.errors import InputError
 from efc_tui.model import EventKind, Run
@@ -60,8 +61,7 @@ def read(path: Path, options: ReadOptions) -> Iterator[Run]:
     yield from guarded("ATIF", path, _read(path, options))
 
 
-@dataclass(slots=True)
-class _Conventions:
+class _Conventions(Struct):
     """How a producer counts input tokens (decided once per file, from its numbers)."""
 
     #: ``cached_tokens`` is reported beside ``prompt_tokens``, not inside it (OpenClaw)

@@ -34,9 +34,10 @@ usage on that call. Function spans follow the response span that asked for them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from efc_tui.errors import InputError
 from efc_tui.model import EventKind, Run, Status
@@ -115,8 +116,7 @@ def _new_run(path: Path, run_id: str) -> Run:
 # --------------------------------------------------------------------------- input items
 
 
-@dataclass(slots=True)
-class _Items:
+class _Items(Struct):
     """Responses-API items in order: outputs gathered into one model response until an
     input (a user message, a tool result) arrives."""
 

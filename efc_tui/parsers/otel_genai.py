@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from efc_tui.errors import InputError
 from efc_tui.model import Run, Status
@@ -57,8 +58,7 @@ _LLM_OPS = {"chat", "text_completion", "generate_content", "completion"}
 # ---------------------------------------------------------------------------- spans
 
 
-@dataclass(slots=True)
-class Span:
+class Span(Struct):
     trace_id: str
     span_id: str
     parent_id: str | None

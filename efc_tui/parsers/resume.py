@@ -16,9 +16,10 @@ A checkpoint is kept pickled: keep it where only its owner writes (the hook's st
 from __future__ import annotations
 
 import pickle
-from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
+
+from msgspec import Struct
 
 from efc_tui.model import Event, Run
 from efc_tui.parsers._drafts import Carry, ReadAgain
@@ -34,8 +35,7 @@ LAST_LINES = 64
 _GZIP = b"\x1f\x8b"
 
 
-@dataclass
-class Checkpoint:
+class Checkpoint(Struct):
     """A reader's state at the end of a settled line."""
 
     #: bytes of the log up to the end of that line, and its line number
@@ -47,8 +47,7 @@ class Checkpoint:
     state: bytes
 
 
-@dataclass
-class ReadOn:
+class ReadOn(Struct):
     """What a read on from a checkpoint gives."""
 
     #: the run read, with the events from the checkpoint's ``carry.index`` on

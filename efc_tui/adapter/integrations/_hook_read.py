@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import os
 import pickle
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from msgspec import Struct
 
-@dataclass
-class Read:
+
+class Read(Struct):
     """A transcript read for one call."""
 
     #: the run, with the events from ``base`` on
