@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from efc_tui._lazy import lazy_module
 from efc_tui.model import Event, EventKind, Run, Status, TokenTotals
@@ -61,8 +62,7 @@ def _contains(
     return False
 
 
-@dataclass(frozen=True, slots=True)
-class RowFilter:
+class RowFilter(Struct, frozen=True):
     """Show only events whose ``field`` ("kind" or "status") equals ``value``."""
 
     field: str

@@ -9,8 +9,8 @@ megabytes). See STYLE.md, "Untrusted text".
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from msgspec import Struct
 from rich.console import RenderableType
 from rich.style import Style
 from rich.text import Text
@@ -51,8 +51,7 @@ _CODE_TOOLS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Shown:
+class Shown(Struct, frozen=True):
     """A renderable for a bounded slice of some text, and how much was left out."""
 
     renderable: RenderableType

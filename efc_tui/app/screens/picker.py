@@ -12,11 +12,11 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from contextlib import closing
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from msgspec import Struct
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -47,8 +47,7 @@ if TYPE_CHECKING:
     from efc_tui.adapter import ScoredRun
 
 
-@dataclass(frozen=True, slots=True)
-class PickerColumn:
+class PickerColumn(Struct, frozen=True):
     key: str
     title: str
     numeric: bool

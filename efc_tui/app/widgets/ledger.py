@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import ClassVar
 
+from msgspec import Struct
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
@@ -71,8 +71,7 @@ TOKENS_COLUMN = LedgerColumn(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Slot:
+class Slot(Struct, frozen=True):
     """A column as shown: its spec and its width at this ledger width."""
 
     col: LedgerColumn

@@ -12,9 +12,9 @@ first read goes on, ``ReadProgress``: how far through the file it is.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
+from msgspec import Struct
 from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
@@ -37,8 +37,7 @@ HEADLINE: tuple[tuple[str, int], ...] = (
 )
 
 
-@dataclass(slots=True)
-class AppState:
+class AppState(Struct):
     """What the screen is doing, as the summary shows it."""
 
     loaded: bool = False
