@@ -9,8 +9,9 @@ stop_event`` instead of guessing attribute names on an untyped field.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from efc_tui.adapter.decide import Decision
 from efc_tui.adapter.summary import AdapterSummary
@@ -21,8 +22,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-@dataclass(frozen=True, slots=True)
-class ScoredRun:
+class ScoredRun(Struct, frozen=True):
     """A scored run with the EFC-Adapter's decisions (one per event) and its summary."""
 
     ledger: Ledger

@@ -283,7 +283,7 @@ def test_score_defines_no_dataclass(log: str) -> None:
     (its methods are generated as source and compiled), a Struct 0.03 ms; the 35 on the
     native path were 18 ms of a 0.15 s start-up, and a reader's draft event is built 3x
     faster (docs/speed.md, "Start-up")."""
-    args = ("score", str(REPO / log), "--jsonl", "--adapter")
+    args = ("score", str(REPO / log), "--json", "--quiet")  # the adapter's decisions too
     code = CLI_DATACLASSES.format(args=", ".join(repr(a) for a in args))
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert "=== dataclasses" in r.stdout, r.stderr
