@@ -412,6 +412,9 @@ def event_of(
         if wrote_memory is None:
             wrote_memory = bool(memory_write)
         ops = (1 if has_action else 0) + int(tool_calls) + (1 if wrote_memory else 0)
+    # the counts in the model's types (a float count truncated, a whole-number duration a
+    # float), each tested first: nearly all are already, and the five int() and float()
+    # calls were 14% of building an event (20 of 145 ms over score_bench's 100k steps)
     return Event(
         index,
         index if s.t is UNSET else s.t,
@@ -420,11 +423,11 @@ def event_of(
         status,
         action_text,
         obs_text,
-        int(tin or 0),
-        int(tout or 0),
-        int(tool_calls),
-        float(wall or 0.0),
-        int(ops),
+        tin if type(tin) is int else int(tin or 0),
+        tout if type(tout) is int else int(tout or 0),
+        tool_calls if type(tool_calls) is int else int(tool_calls),
+        wall if type(wall) is float and wall else float(wall or 0.0),  # -0.0 made 0.0
+        ops if type(ops) is int else int(ops),
         tuple(s.refs) if s.refs else (),
         checks,
         memory_write,

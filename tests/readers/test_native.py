@@ -54,6 +54,26 @@ def test_sample_traces_match_the_published_schema() -> None:
             validator.validate(json.loads(line))
 
 
+@pytest.mark.parametrize("extra_field", [False, True])  # the schema's path, the dict's
+def test_counts_take_the_models_types(tmp_path: Path, extra_field: bool) -> None:
+    """Whole counts written as floats are truncated to int, a whole-number duration becomes
+    a float, and a duration of -0.0 reads 0.0, on both paths (an unknown field sends the
+    line through the dict path)."""
+    usage = {"tokens_in": 3.7, "tokens_out": 0.0, "tool_calls": 2.0, "ops": 1.5, "wall_s": -0.0}
+    steps = [
+        {"action": {"kind": "tool", "tool": "sh", "input": "ls"}, "usage": usage},
+        {"action": {"kind": "tool", "tool": "sh", "input": "ls"}, "usage": {"wall_s": 3}},
+    ]
+    if extra_field:
+        steps = [{**st, "mystery": 1} for st in steps]
+    [run] = list(load(write_trace(tmp_path / "c.jsonl", HEADER, steps)))
+    e0, e1 = run.events
+    got = [(e.tokens_in, e.tokens_out, e.tool_calls, e.ops, e.wall_s) for e in (e0, e1)]
+    assert got == [(3, 0, 2, 1, 0.0), (0, 0, 1, 2, 3.0)]
+    assert [type(v) for v in got[0]] == [int, int, int, int, float]
+    assert type(e1.wall_s) is float and str(e0.wall_s) == "0.0"
+
+
 def test_reads_fields(tmp_path: Path) -> None:
     p = write_trace(
         tmp_path / "a.jsonl",
