@@ -1381,7 +1381,7 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
                 if (++amap.used * 2 > amap.mask + 1 && amap_grow(&amap) < 0) goto error;
             } else {
                 repeat_action[t] = 1;
-                if (amap.variety[slot] || PyUnicode_Compare(amap.obs[slot], obs) != 0) {
+                if (amap.variety[slot] || PyObject_RichCompareBool(amap.obs[slot], obs, Py_EQ) != 1) {
                     q[t] = 0.5;
                     amap.variety[slot] = 1;
                 }
