@@ -11,13 +11,13 @@
  * and hashing str, bytes and tuple objects, which the C avoids, not in the interpreter.
  * The rules in them are given by the Python that defines them, or called back.
  *
- *   feature_pass(events, action_info, error_signature)  scoring/features.py, the loop of
+ *   feature_pass(events, target, error_signature)  scoring/features.py, the loop of
  *       compute_features: novelty n from shingles, q and repeated actions, checks, Δ,
  *       a and repeated errors, memory/plan/compaction signals, the plan-change signature,
  *       and both passes of z (refs, then tokens cited by later actions). What holds a
  *       rule is Python's, called from here: error_signature (the exception-line regex),
- *       _action_info (an action's distinctive tokens and target); the token characters
- *       are features._TOKEN_TABLE (set_tokens). Measured on the bench's 20k-event trace:
+ *       target (an action's target); an action's distinctive tokens are found here, with
+ *       the token characters, MIN_TOKEN and _EDGE of features.py (set_tokens). Measured on the bench's 20k-event trace:
  *       0.05 s here, 0.38-0.44 s in Python, 0.37 s Cython-compiled, 0.50 s mypyc-compiled.
  *   event_columns(events, kinds, statuses)  scoring/event_columns.py: the numbers raw
  *       cost, the gates and the harness quantities read of every event (kind, status,
@@ -77,11 +77,14 @@
 static unsigned char SPACE1[256]; /* str.isspace / str.strip / str.split, code points < 256 */
 static unsigned char BREAK1[256]; /* str.splitlines boundaries, code points < 256 */
 
-/* features._TOKEN_TABLE's token characters, given by set_tokens (part of the module state) */
+/* features._TOKEN_TABLE's token characters, MIN_TOKEN and _EDGE, given by set_tokens (part
+ * of the module state) */
 typedef struct {
-    unsigned char is[256]; /* is[c]: c is a token character */
-    int set;               /* until set_tokens() is called, feature_pass declines */
-    int swar;              /* its ASCII token characters are token_bits8's: the 8-wide path */
+    unsigned char is[256];   /* is[c]: c is a token character */
+    unsigned char edge[256]; /* edge[c]: a distinctive token is also kept without c at its ends */
+    Py_ssize_t min_len;      /* a distinctive token's fewest UTF-8 bytes */
+    int set;                 /* until set_tokens() is called, feature_pass declines */
+    int swar;                /* its ASCII token characters are token_bits8's: the 8-wide path */
 } Tokens;
 
 static int swar_token(unsigned c) { /* token_bits8's class, one char */
@@ -205,13 +208,18 @@ static inline ModState *state_of(PyObject *m) {
     return (ModState *)PyModule_GetState(m);
 }
 
-/* set_tokens(table): features._TOKEN_TABLE, the bytes.translate table that keeps a token
- * character and maps any other to a space (features.py is the one definition). The loops
- * here read code points, Python reads UTF-8 bytes: the same only while every byte >= 128
- * is a token character (a non-ASCII letter's bytes). False, and feature_pass declines
- * (the Python loop runs), for a table where that does not hold. */
-static PyObject *set_tokens(PyObject *self, PyObject *table) {
-    if (!PyBytes_Check(table) || PyBytes_GET_SIZE(table) != 256) {
+/* set_tokens(table, min_token, edge): features._TOKEN_TABLE, the bytes.translate table
+ * that keeps a token character and maps any other to a space, and distinctive_tokens'
+ * MIN_TOKEN and _EDGE (features.py is the one definition). The loops here read code
+ * points, Python reads UTF-8 bytes: the same only while every byte >= 128 is a token
+ * character (a non-ASCII letter's bytes) and no ASCII space is one (bytes.split splits
+ * there). False, and feature_pass declines (the Python loop runs), where that does not
+ * hold, or an edge character is not an ASCII token character. */
+static PyObject *set_tokens(PyObject *self, PyObject *args) {
+    PyObject *table, *edge;
+    Py_ssize_t min_len;
+    if (!PyArg_ParseTuple(args, "SnS", &table, &min_len, &edge)) return NULL;
+    if (PyBytes_GET_SIZE(table) != 256) {
         PyErr_SetString(PyExc_TypeError, "set_tokens takes a 256-byte translate table");
         return NULL;
     }
@@ -222,8 +230,16 @@ static PyObject *set_tokens(PyObject *self, PyObject *table) {
         tk->is[c] = t[c] != ' ';
         if (t[c] != c && t[c] != ' ') Py_RETURN_FALSE;
         if (c >= 128 && !tk->is[c]) Py_RETURN_FALSE;
+        if (c < 128 && SPACE1[c] && tk->is[c]) Py_RETURN_FALSE;
     }
-    if (tk->is[' ']) Py_RETURN_FALSE;
+    memset(tk->edge, 0, sizeof(tk->edge));
+    for (Py_ssize_t k = 0; k < PyBytes_GET_SIZE(edge); k++) {
+        unsigned char c = (unsigned char)PyBytes_AS_STRING(edge)[k];
+        if (c >= 128 || !tk->is[c]) Py_RETURN_FALSE;
+        tk->edge[c] = 1;
+    }
+    if (min_len < 1) Py_RETURN_FALSE;
+    tk->min_len = min_len;
     tk->swar = 1;
     for (unsigned c = 0; c < 128; c++)
         if (tk->is[c] != swar_token(c)) tk->swar = 0;
@@ -699,17 +715,18 @@ static int cited_rehash(CitedTable *t, size_t nslots) {
     return 0;
 }
 
-/* The index of token ``key`` (bytes), added when new; -1 on error. */
-static Py_ssize_t cited_intern(CitedTable *t, PyObject *key) {
-    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(key);
-    Py_ssize_t n = PyBytes_GET_SIZE(key);
+/* The index of token ``p[:n]`` (UTF-8), added when new; -1 on error. */
+static Py_ssize_t cited_intern(CitedTable *t, const unsigned char *p, Py_ssize_t n) {
     uint64_t h = hash_bytes(p, n, SEED_TOKEN);
     Py_ssize_t found = cited_find(t, h, p, n);
     if (found >= 0) return found;
+    PyObject *key = PyBytes_FromStringAndSize((const char *)p, n);
+    if (!key) return -1;
     if (t->n == t->cap) {
         size_t c = t->cap ? t->cap * 2 : 64;
         Cited *q = realloc(t->items, c * sizeof(Cited));
         if (!q) {
+            Py_DECREF(key);
             PyErr_NoMemory();
             return -1;
         }
@@ -718,8 +735,7 @@ static Py_ssize_t cited_intern(CitedTable *t, PyObject *key) {
     }
     Cited *c = &t->items[t->n++];
     c->hash = h;
-    Py_INCREF(key);
-    c->key = key;
+    c->key = key; /* owned */
     c->citers = NULL;
     c->n = c->cap = 0;
     if (t->n == 1 || n < t->min_len) t->min_len = n;
@@ -916,6 +932,52 @@ static int cite_pass(const Tokens *tk, CitedTable *table, PyObject *text, int64_
     }
     return kind == PyUnicode_2BYTE_KIND ? cite_wide(tk, table, PyUnicode_2BYTE_KIND, data, len, t, first_ref, scratch)
                                         : cite_wide(tk, table, PyUnicode_4BYTE_KIND, data, len, t, first_ref, scratch);
+}
+
+/* One run of token characters of an action text (UTF-8 ``p[:n]``): the distinctive tokens
+ * it gives (features.distinctive_tokens: >= min_len bytes and not a plain lower-case word,
+ * then the same without its edge characters), their indices appended to ``out``. */
+static int action_token(const Tokens *tk, CitedTable *table, const unsigned char *p, Py_ssize_t n, U64s *out) {
+    if (n < tk->min_len) return 0;
+    Py_ssize_t k = 0;
+    while (k < n && p[k] >= 'a' && p[k] <= 'z') k++;
+    if (k == n) return 0;
+    Py_ssize_t at = cited_intern(table, p, n);
+    if (at < 0 || u64_push(out, (uint64_t)at) < 0) return -1;
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi && tk->edge[p[lo]]) lo++;
+    while (hi > lo && tk->edge[p[hi - 1]]) hi--;
+    if ((lo == 0 && hi == n) || hi - lo < tk->min_len) return 0;
+    at = cited_intern(table, p + lo, hi - lo);
+    return at < 0 ? -1 : u64_push(out, (uint64_t)at);
+}
+
+/* z, pass 1 for one action text: the indices in ``table`` of its distinctive tokens
+ * (features.distinctive_tokens, whose rule this is: tests/compiled compares the two),
+ * each added to the table when new, appended to ``out`` (an index may repeat). Replaces a
+ * call of features._action_info per distinct text, whose Python loop over every word was
+ * 0.15 s of scoring ../shared's real runs (docs/speed.md). */
+static int action_tokens(const Tokens *tk, CitedTable *table, PyObject *text, U64s *out, Buf *scratch) {
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t len = PyUnicode_GET_LENGTH(text), i = 0;
+    int ascii = PyUnicode_IS_ASCII(text);
+    while (i < len) {
+        while (i < len && !is_token(tk, PyUnicode_READ(kind, data, i))) i++;
+        if (i >= len) break;
+        Py_ssize_t s = i, nbytes = 0;
+        for (Py_UCS4 c; i < len && is_token(tk, c = PyUnicode_READ(kind, data, i)); i++) nbytes += utf8_len(c);
+        if (nbytes < tk->min_len) continue;
+        const unsigned char *p = (const unsigned char *)data + s;
+        if (!ascii) {
+            if (buf_reserve(scratch, (size_t)nbytes) < 0) return -1;
+            unsigned char *q = scratch->p;
+            for (Py_ssize_t k = s; k < i; k++) q = utf8_put(q, PyUnicode_READ(kind, data, k));
+            p = scratch->p;
+        }
+        if (action_token(tk, table, p, nbytes, out) < 0) return -1;
+    }
+    return 0;
 }
 
 /* ---------------------------------------------------------------- module state */
@@ -1211,8 +1273,8 @@ static int all_space(PyObject *s) {
     } while (0)
 
 static PyObject *feature_pass(PyObject *self, PyObject *args) {
-    PyObject *events, *action_info, *error_signature;
-    if (!PyArg_ParseTuple(args, "O!OO", &PyList_Type, &events, &action_info, &error_signature)) return NULL;
+    PyObject *events, *target_of, *error_signature;
+    if (!PyArg_ParseTuple(args, "O!OO", &PyList_Type, &events, &target_of, &error_signature)) return NULL;
     const ModState *st = state_of(self);
     if (!st->core.fallback) {
         PyErr_SetString(PyExc_RuntimeError, "_speedups.setup() was not called");
@@ -1234,6 +1296,7 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
     CitedTable cited = {0};
     ShingleWork work = {{0}};
     U64s all_sh = {0};                          /* every observation's shingles, in order */
+    U64s act_toks = {0};                        /* an action's distinctive tokens' indices */
     size_t *n_sh = calloc(nT, sizeof(size_t)); /* how many of them each event has */
     PyObject *ev = NULL, *obs = NULL, *act = NULL, *kind = NULL, *refs = NULL, *truncated = NULL,
              *tool = NULL, *checks = NULL, *status = NULL, *memw = NULL, *planv = NULL, *extra = NULL;
@@ -1284,41 +1347,27 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
         PyObject *info = PyDict_GetItemWithError(act_cache, act); /* borrowed */
         if (!info) {
             if (PyErr_Occurred()) goto error;
-            PyObject *got = PyObject_CallOneArg(action_info, act);
-            if (!got) goto error;
-            if (!PyTuple_CheckExact(got) || PyTuple_GET_SIZE(got) != 2) {
-                Py_DECREF(got);
-                fallback(st, "action_info must return (tokens, target)");
+            PyObject *tgt = PyObject_CallOneArg(target_of, act);
+            if (!tgt) goto error;
+            if (!PyUnicode_CheckExact(tgt)) {
+                Py_DECREF(tgt);
+                fallback(st, "target must return a str");
                 goto error;
             }
-            PyObject *toks = PySequence_Tuple(PyTuple_GET_ITEM(got, 0));
-            if (!toks) {
-                Py_DECREF(got);
-                goto error;
-            }
-            PyObject *idx = PyTuple_New(PyTuple_GET_SIZE(toks));
-            if (!idx) {
-                Py_DECREF(toks);
-                Py_DECREF(got);
-                goto error;
-            }
-            for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(toks); k++) {
-                PyObject *tok = PyTuple_GET_ITEM(toks, k);
-                Py_ssize_t at = PyBytes_CheckExact(tok) ? cited_intern(&cited, tok) : -2;
-                PyObject *num = at >= 0 ? PyLong_FromSsize_t(at) : NULL;
-                if (!num) {
-                    Py_DECREF(idx);
-                    Py_DECREF(toks);
-                    Py_DECREF(got);
-                    if (at == -2) fallback(st, "action tokens must be bytes");
-                    goto error;
+            act_toks.n = 0;
+            PyObject *idx = NULL;
+            if (action_tokens(tk, &cited, act, &act_toks, &work.scratch) == 0 && (idx = PyTuple_New((Py_ssize_t)act_toks.n)))
+                for (size_t k = 0; k < act_toks.n; k++) {
+                    PyObject *num = PyLong_FromSsize_t((Py_ssize_t)act_toks.v[k]);
+                    if (!num) {
+                        Py_CLEAR(idx);
+                        break;
+                    }
+                    PyTuple_SET_ITEM(idx, (Py_ssize_t)k, num);
                 }
-                PyTuple_SET_ITEM(idx, k, num);
-            }
-            info = PyTuple_Pack(2, PyTuple_GET_ITEM(got, 1), idx);
-            Py_DECREF(idx);
-            Py_DECREF(toks);
-            Py_DECREF(got);
+            info = idx ? PyTuple_Pack(2, tgt, idx) : NULL;
+            Py_XDECREF(idx);
+            Py_DECREF(tgt);
             if (!info) goto error;
             int rc = PyDict_SetItem(act_cache, act, info);
             Py_DECREF(info); /* the dict holds it */
@@ -1596,6 +1645,7 @@ error:
     cited_free(&cited);
     shingle_work_free(&work);
     free(all_sh.v);
+    free(act_toks.v);
     free(n_sh);
     return result;
 }
@@ -2290,7 +2340,8 @@ static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS, "Give the module the model's kinds, statuses and severities."},
     {"setup_slots", setup_slots, METH_VARARGS, "Let the passes read Event and Checks fields from their slots."},
     {"feature_pass", feature_pass, METH_VARARGS, "The per-event loop of features.compute_features."},
-    {"set_tokens", set_tokens, METH_O, "Give feature_pass features._TOKEN_TABLE (False: it declines)."},
+    {"set_tokens", set_tokens, METH_VARARGS,
+     "Give feature_pass features._TOKEN_TABLE, MIN_TOKEN and _EDGE (False: it declines)."},
     {"event_columns", event_columns, METH_VARARGS, "The numbers raw cost and the gates read of each event."},
     {"no_hints", no_hints, METH_O, "True when the classifier's substring pre-filters all miss."},
     {"set_hints", set_hints, METH_VARARGS, "Give no_hints status.py's hint lists and the head and tail sizes."},

@@ -100,12 +100,13 @@ MIN_TOKEN = 8
 
 
 def _install_tokens() -> None:
-    """Give the compiled loop the token characters (``_TOKEN_TABLE``, defined once here),
-    and forget the action texts' tokens split with an earlier table."""
+    """Give the compiled loop the distinctive tokens' characters and sizes
+    (``_TOKEN_TABLE``, ``MIN_TOKEN``, ``_EDGE``, defined once here), and forget the action
+    texts' tokens split with an earlier table."""
     _short_action_info.cache_clear()
     fast = _fast._MODULE
     if fast is not None:
-        fast.set_tokens(_TOKEN_TABLE)
+        fast.set_tokens(_TOKEN_TABLE, MIN_TOKEN, _EDGE)
 
 
 def word_list(text: str) -> list[bytes]:
@@ -260,8 +261,8 @@ class _Pass(NamedTuple):
 
 
 def _action_info(act: str) -> tuple[frozenset[bytes], str]:
-    """The distinctive tokens and the target of an action text. The feature pass asks once
-    per text and run; texts up to ``_CACHED_ACTION`` characters are also kept across runs
+    """The distinctive tokens and the target of an action text. The Python pass asks once
+    per text and run (the compiled one finds the tokens itself); texts up to ``_CACHED_ACTION`` characters are also kept across runs
     (a file's runs repeat their short tool calls: half of a tau-bench file's calls repeat
     an earlier run's text)."""
     if len(act) <= _CACHED_ACTION:
@@ -283,9 +284,10 @@ _install_tokens()
 
 def _compiled_pass(fast: ModuleType, events: list[Event]) -> _Pass | None:
     """The loop in C (efc_tui/_speedups.c, ``feature_pass``): the same columns as
-    ``_python_pass``, bit for bit; None when the run holds something it does not take."""
+    ``_python_pass``, bit for bit; None when the run holds something it does not take.
+    It finds an action's distinctive tokens itself and asks ``target`` for its target."""
     try:
-        out = fast.feature_pass(events, _action_info, error_signature)
+        out = fast.feature_pass(events, target, error_signature)
     except _fast.Fallback:
         return None
     c, h, a, q, delta, n = (np.frombuffer(b, dtype=np.float64) for b in out[:6])

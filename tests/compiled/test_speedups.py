@@ -483,12 +483,73 @@ def test_token_characters_come_from_features(monkeypatch: pytest.MonkeyPatch) ->
         assert compiled == python == [3, -1, 3, -1]
         table[0xC3] = 32
         monkeypatch.setattr(features, "_TOKEN_TABLE", bytes(table))
-        assert fast.set_tokens(bytes(table)) is False
+        assert fast.set_tokens(bytes(table), features.MIN_TOKEN, features._EDGE) is False
         assert features._compiled_pass(fast, evs) is None
     finally:
         monkeypatch.undo()
         features._install_tokens()
     assert features._compiled_pass(fast, evs) is not None
+
+
+#: action texts made of token runs around the rule's edges: 7, 8 and 9 bytes, plain
+#: lower-case words, edge characters at either end, two-byte and four-byte characters
+_ACTION_TEXT = st.lists(
+    st.one_of(
+        st.sampled_from(["abcdefgh", "abcdefg", "abcdefghi", "Abcdefgh", "abcdefg1", "./abcdefgh"]),
+        st.sampled_from(["abcdefgh.", "-abc/def-", "/abc_defgh/", "abédefg", "😀abcd"]),
+        st.sampled_from([" ", "\n", ":", "=", "\t", " ", "　"]),
+        st.text(alphabet=st.sampled_from(list("aZ9_./-é日")), max_size=12),
+    ),
+    max_size=12,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ACTION_TEXT, min_size=1, max_size=6), st.lists(_ACTION_TEXT, max_size=6))
+def test_action_tokens_cite_alike(actions: list[str], observations: list[str]) -> None:
+    """The compiled loop finds an action's distinctive tokens itself: the events a later
+    action cites are the Python pass's (``distinctive_tokens``), whatever the texts."""
+    from efc_tui.scoring import features
+
+    texts = observations + actions
+    evs = [
+        Event(index=i, step=i, kind=EventKind.TOOL, action_text=a, observation_text=o)
+        for i, (a, o) in enumerate(zip([""] * len(observations) + actions, texts, strict=True))
+    ]
+    compiled = features._compiled_pass(fast, evs)
+    assert compiled is not None
+    assert compiled.first_ref.tolist() == features._python_pass(evs).first_ref.tolist()
+
+
+def test_action_tokens_take_the_rules_sizes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """MIN_TOKEN and _EDGE are features.py's: changed there, both loops cite alike."""
+    from efc_tui.scoring import features
+
+    evs = [
+        Event(index=0, step=0, kind=EventKind.TOOL, observation_text="see App.py"),
+        Event(index=1, step=1, kind=EventKind.TOOL, observation_text="run_x9 failed"),
+        Event(index=2, step=2, kind=EventKind.TOOL, action_text="cat App.py; ./run_x9/"),
+    ]
+
+    def refs() -> list[int]:
+        compiled = features._compiled_pass(fast, evs)
+        assert compiled is not None
+        python = features._python_pass(evs).first_ref.tolist()
+        assert compiled.first_ref.tolist() == python
+        return python
+
+    assert refs() == [-1, -1, -1]  # "App.py" (6 bytes) and "run_x9" are too short to cite
+    try:
+        monkeypatch.setattr(features, "MIN_TOKEN", 6)
+        features._install_tokens()
+        assert refs() == [2, 2, -1]
+        monkeypatch.setattr(features, "_EDGE", b"")
+        features._install_tokens()
+        assert refs() == [2, -1, -1]  # "./run_x9/" is no longer also "run_x9"
+        assert fast.set_tokens(features._TOKEN_TABLE, 6, b":") is False  # not a token char
+    finally:
+        monkeypatch.undo()
+        features._install_tokens()
 
 
 def test_feature_pass_on_repeated_actions() -> None:
