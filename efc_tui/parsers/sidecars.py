@@ -268,15 +268,34 @@ def _ancestors(path: str, cwd: str) -> tuple[Path, ...]:
     return tuple(out)
 
 
+#: the folders a trial keeps its logs in, and the harness whose trial that makes it
+_LOG_FOLDERS = {
+    "agent": "harbor",
+    "sessions": "terminal-bench",
+    "agent-logs": "terminal-bench",
+    "panes": "terminal-bench",
+}
+
+
 def find_trial(path: Path) -> Trial | None:
     """The Harbor trial whose ``agent/`` holds this log, or the Terminal-Bench 1 trial
     whose ``sessions/`` / ``agent-logs/`` / ``panes/`` does (up to four levels down)."""
-    for up in ancestors(path)[:5]:
-        if up.name == "agent" and is_harbor_trial(up.parent):
-            return Trial(up.parent, "harbor")
-        if up.name in ("sessions", "agent-logs", "panes") and is_tb1_trial(up.parent):
-            return Trial(up.parent, "terminal-bench")
+    for folder, kind in _trial_candidates(str(path), os.getcwd()):
+        if is_harbor_trial(folder) if kind == "harbor" else is_tb1_trial(folder):
+            return Trial(folder, kind)
     return None
+
+
+@lru_cache(maxsize=256)
+def _trial_candidates(path: str, cwd: str) -> tuple[tuple[Path, str], ...]:
+    """The folders that could be the trial of a log, nearest first, by their names alone:
+    the parents of its nearest five ancestors named as ``_LOG_FOLDERS``. Asked for every
+    run of a file of many runs (most logs have none: nothing is read for them)."""
+    return tuple(
+        (up.parent, kind)
+        for up in _ancestors(path, cwd)[:5]
+        if (kind := _LOG_FOLDERS.get(up.name)) is not None
+    )
 
 
 def _harbor_reward(rewards: Any) -> tuple[float | None, dict[str, float]]:
@@ -721,7 +740,7 @@ def _promote_reader_fields(run: Run) -> None:
 def apply_sidecars(run: Run, path: str | Path, threshold: float = DEFAULT_SUCCESS_THRESHOLD) -> Run:
     """Fill the run's outcome and metadata from the sidecars around its log (see the
     module docstring for the order). Never raises for a bad sidecar: it becomes a warning."""
-    p = Path(path)
+    p = path if isinstance(path, Path) else Path(path)
     _promote_reader_fields(run)
     if (
         run.reward is not None
