@@ -961,21 +961,27 @@ static int action_tokens(const Tokens *tk, CitedTable *table, PyObject *text, U6
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t len = PyUnicode_GET_LENGTH(text), i = 0;
-    int ascii = PyUnicode_IS_ASCII(text);
+    /* most texts: read as bytes (the loop below reads each char through its kind) */
+    if (PyUnicode_IS_ASCII(text)) {
+        const unsigned char *d = (const unsigned char *)data;
+        while (i < len) {
+            while (i < len && !tk->is[d[i]]) i++;
+            Py_ssize_t s = i;
+            while (i < len && tk->is[d[i]]) i++;
+            if (i - s >= tk->min_len && action_token(tk, table, d + s, i - s, out) < 0) return -1;
+        }
+        return 0;
+    }
     while (i < len) {
         while (i < len && !is_token(tk, PyUnicode_READ(kind, data, i))) i++;
         if (i >= len) break;
         Py_ssize_t s = i, nbytes = 0;
         for (Py_UCS4 c; i < len && is_token(tk, c = PyUnicode_READ(kind, data, i)); i++) nbytes += utf8_len(c);
         if (nbytes < tk->min_len) continue;
-        const unsigned char *p = (const unsigned char *)data + s;
-        if (!ascii) {
-            if (buf_reserve(scratch, (size_t)nbytes) < 0) return -1;
-            unsigned char *q = scratch->p;
-            for (Py_ssize_t k = s; k < i; k++) q = utf8_put(q, PyUnicode_READ(kind, data, k));
-            p = scratch->p;
-        }
-        if (action_token(tk, table, p, nbytes, out) < 0) return -1;
+        if (buf_reserve(scratch, (size_t)nbytes) < 0) return -1;
+        unsigned char *q = scratch->p;
+        for (Py_ssize_t k = s; k < i; k++) q = utf8_put(q, PyUnicode_READ(kind, data, k));
+        if (action_token(tk, table, scratch->p, nbytes, out) < 0) return -1;
     }
     return 0;
 }
