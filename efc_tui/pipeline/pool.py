@@ -1,9 +1,10 @@
 """Local files read and scored on a pool of worker processes (``score --jobs N``).
 
 Reading and scoring a run is pure Python holding the GIL, so one process uses one core.
-Here each local file is one task (``score.read_file``: its runs scored in order, one run
-in memory at a time) on ``N`` forked processes, and the results come back in input order,
-a few files ahead at most, so the command streams them as the in-process path does.
+Here consecutive local files are one task (``score.read_group``: their runs scored in
+order, one run in memory at a time, short ones in batches as in one process) on ``N``
+forked processes, and the results come back in input order, a few tasks ahead at most,
+so the command streams them as the in-process path does.
 Library code: nothing prints; a file that cannot be read is a ``FileResult`` with an
 ``error``, for the command to report where the in-process path would.
 """
@@ -22,7 +23,7 @@ from typing import Any, TypeVar
 
 from efc_tui.errors import EfcError
 from efc_tui.pipeline import gc_policy
-from efc_tui.pipeline.score import FileResult, Job, read_file
+from efc_tui.pipeline.score import FileResult, Job, read_group
 
 R = TypeVar("R")
 
@@ -33,10 +34,10 @@ AHEAD = 8
 #: ... when each run's result holds its whole ledger (``--json``) or adapter summary
 AHEAD_LARGE = 2
 
-_task: Callable[[int, Path], Any] | None = None
+_task: Callable[[int, list[Path]], list[Any]] | None = None
 
 
-def _start(task: Callable[[int, Path], Any]) -> None:
+def _start(task: Callable[[int, list[Path]], list[Any]]) -> None:
     """In each worker: the task (inherited, not sent: the fork copies it, and the job or
     the screen's readers it holds), and Ctrl-C left to the command, which stops the
     workers itself; signals a terminal sends the command's process group (a window
@@ -53,9 +54,9 @@ def _start(task: Callable[[int, Path], Any]) -> None:
     gc_policy.apply()  # the command's policy, in a process of its own (spawned: not inherited)
 
 
-def _run(index: int, path: str) -> Any:
+def _run(first: int, paths: list[str]) -> list[Any]:
     assert _task is not None
-    return _task(index, Path(path))
+    return _task(first, [Path(p) for p in paths])
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -72,29 +73,49 @@ def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
+#: consecutive files go to a worker together up to this many bytes and files (a larger
+#: file goes alone): their short runs are scored in batches across the files, as in one
+#: process (``score.read_group``). Small enough that the workers stay evenly loaded and
+#: results stream: on ../shared's real runs, 347 files make 94 groups.
+GROUP_BYTES = 1_000_000
+GROUP_FILES = 64
+
+
 def read_files(files: list[Path], job: Job, jobs: int) -> Iterator[FileResult]:
-    """Every file's result, in input order, read on ``jobs`` processes. The workers stop
-    when the caller stops iterating (an error it exits on, Ctrl-C). A worker that dies
-    (killed, out of memory) raises EfcError naming the first file whose result it took."""
+    """Every file's result, in input order, read on ``jobs`` processes, consecutive small
+    files together (``GROUP_BYTES``). The workers stop when the caller stops iterating
+    (an error it exits on, Ctrl-C). A worker that dies (killed, out of memory) raises
+    EfcError naming the first file whose result it took. A file whose reading error ends
+    the command (any but an unrecognized file) is the last whose result comes back."""
     ahead = AHEAD_LARGE if job.documents or job.summaries else AHEAD
-    return map_files(files, partial(read_file, job=job), jobs, ahead)
+    sizes = [_size(f) for f in files]
+    groups: list[range] = []
+    start = total = 0
+    for i, n in enumerate(sizes):
+        if i > start and (total + n > GROUP_BYTES or i - start >= GROUP_FILES):
+            groups.append(range(start, i))
+            start, total = i, 0
+        total += n
+    if files:
+        groups.append(range(start, len(files)))
+    return _map(files, groups, sizes, partial(read_group, job=job), jobs, ahead)
 
 
-def submission_order(files: list[Path], window: int) -> list[int]:
-    """The order files are handed to the workers: input order, except the last ``window``
-    (the files left once every earlier one has been handed out), largest first. Results
-    still come back in input order; this only shortens the wait for the last file: ending
-    on a large file while the other workers have nothing left idles them for its length
-    (on ../shared's real runs, the 3 MB tau-bench files come last)."""
-    n = len(files)
+def _size(path: Path) -> int:
+    with suppress(OSError):
+        return path.stat().st_size
+    return 0  # (its reader says why)
+
+
+def submission_order(sizes: list[int], window: int) -> list[int]:
+    """The order tasks are handed to the workers, by their sizes in bytes: input order,
+    except the last ``window`` (the tasks left once every earlier one has been handed out),
+    largest first. Results still come back in input order; this only shortens the wait for
+    the last task: ending on a large one while the other workers have nothing left idles
+    them for its length (on ../shared's real runs, the 3 MB tau-bench files come last)."""
+    n = len(sizes)
     start = max(0, n - window)
-
-    def size(i: int) -> int:
-        with suppress(OSError):
-            return files[i].stat().st_size
-        return 0
-
-    return [*range(start), *sorted(range(start, n), key=lambda i: (-size(i), i))]
+    return [*range(start), *sorted(range(start, n), key=lambda i: (-sizes[i], i))]
 
 
 def map_files(
@@ -106,39 +127,59 @@ def map_files(
     when the caller stops iterating. A worker that dies (killed, out of memory) raises
     EfcError naming the first file whose result it took; an exception the task raises is
     raised here, as it would be in this process."""
+    groups = [range(i, i + 1) for i in range(len(files))]
+    sizes = [_size(f) for f in files]
+    return _map(files, groups, sizes, partial(_each, task), jobs, ahead)
+
+
+def _each(task: Callable[[int, Path], R], first: int, paths: list[Path]) -> list[R]:
+    return [task(first + k, path) for k, path in enumerate(paths)]
+
+
+def _map(
+    files: list[Path],
+    groups: list[range],
+    sizes: list[int],
+    task: Callable[[int, list[Path]], list[R]],
+    jobs: int,
+    ahead: int,
+) -> Generator[R, None, None]:
+    """The results of ``task(group.start, files[group])`` for each group (consecutive files),
+    one after the other in input order: ``map_files``, files handed out by groups."""
     pool = ProcessPoolExecutor(
-        max_workers=max(1, min(jobs, len(files))),
+        max_workers=max(1, min(jobs, len(groups))),
         mp_context=_context(),
         initializer=_start,
         initargs=(task,),
     )
     limit = ahead * jobs
-    order = iter(submission_order(files, limit))
-    futures: dict[int, Future[R]] = {}
+    order = iter(submission_order([sum(sizes[i] for i in g) for g in groups], limit))
+    futures: dict[int, Future[list[R]]] = {}
     done = False
 
     def submit() -> None:
-        index = next(order, None)
-        if index is not None:
-            futures[index] = pool.submit(_run, index, str(files[index]))
+        k = next(order, None)
+        if k is not None:
+            futures[k] = pool.submit(_run, groups[k].start, [str(files[i]) for i in groups[k]])
 
     try:
         for _ in range(limit):
             submit()
-        for index, path in enumerate(files):
-            while index not in futures:  # handed out after larger ones: hand it out now
+        for k, group in enumerate(groups):
+            while k not in futures:  # handed out after larger ones: hand it out now
                 submit()
-            future = futures.pop(index)
+            future = futures.pop(k)
             try:
-                result = future.result()
+                results = future.result()
             except BrokenProcessPool as exc:
                 raise EfcError(
-                    f"a worker process stopped (killed, or out of memory?) while {path} or a "
-                    f"file after it was read ({exc}); try --jobs 1, or fewer jobs"
+                    f"a worker process stopped (killed, or out of memory?) while "
+                    f"{files[group.start]} or a file after it was read ({exc}); try --jobs "
+                    f"1, or fewer jobs"
                 ) from None
             if len(futures) < limit:
                 submit()
-            yield result
+            yield from results
         done = True
     finally:
         if done:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
@@ -277,16 +278,42 @@ class FileResult(Struct):
 def read_file(index: int, path: Path, job: Job) -> FileResult:
     """Read and score one local file, run by run (one run in memory at a time). A reader
     error ends the file: the runs before it are kept, as the in-process path has already
-    written them out when it meets the error."""
+    written them out when it meets the error (``read_group`` of the one file)."""
+    return read_group(index, [path], job)[0]
+
+
+def read_group(first: int, paths: Sequence[Path], job: Job) -> list[FileResult]:
+    """``read_file`` of consecutive files (``first`` is the first one's index), their short
+    runs scored in batches across the files as the command's own process scores them
+    (``score_items`` over every run): one process scoring the runs of many small files one
+    file at a time paid each batch's set-up per file (a SWE-agent trajectory is one run of
+    18 events). The same items, file by file. A file whose reading error ends the command
+    (any but an unrecognized file) is the last one read: its result is the list's last."""
     from efc_tui.parsers import load
 
-    res = FileResult(index)
-    runs = run_by_run(load(path, job.fmt, lenient=job.lenient, outcomes=job.outcomes))
-    res.items.extend(score_items(_until_error(runs, res, path), job))
+    results: list[FileResult] = []
+    counts: list[int] = []
+
+    def runs() -> Iterator[Run]:
+        for k, path in enumerate(paths):
+            res = FileResult(first + k)
+            results.append(res)
+            counts.append(0)
+            loaded = run_by_run(load(path, job.fmt, lenient=job.lenient, outcomes=job.outcomes))
+            for run in _until_error(loaded, res, path):
+                counts[k] += 1
+                yield run
+                del run
+            if res.error is not None and res.error_kind != "unrecognized":
+                return
+
+    items = iter(list(score_items(runs(), job)))
+    for res, n in zip(results, counts, strict=True):
+        res.items.extend(islice(items, n))
     labels = job.outcomes.labels if job.outcomes is not None else None
-    if labels is not None:
-        res.labels_used = [i for i, row in enumerate(labels.rows) if row.used]
-    return res
+    if labels is not None and results:
+        results[-1].labels_used = [i for i, row in enumerate(labels.rows) if row.used]
+    return results
 
 
 def _until_error(runs: Iterator[Run], res: FileResult, path: Path) -> Iterator[Run]:

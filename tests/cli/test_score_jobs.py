@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from efc_tui.pipeline.pool import map_files, read_files, submission_order
-from efc_tui.pipeline.score import Job, read_file
+from efc_tui.pipeline.score import Job, read_file, read_group
 from tests.conftest import REAL, SAMPLES
 
 
@@ -117,6 +117,28 @@ def test_the_pool_gives_each_files_result_in_input_order() -> None:
     assert all(r.items and r.error is None for r in pooled)
 
 
+def test_a_group_of_files_is_each_files_result_and_stops_where_the_command_would(
+    tmp_path: Path,
+) -> None:
+    """``read_group``: the runs of consecutive files scored in batches across them give
+    each file's ``read_file`` result; a file no reader recognizes is passed, a malformed
+    one is the last read (the command exits there)."""
+    files = sorted(SAMPLES.glob("*.jsonl"))
+    (tmp_path / "other.json").write_bytes(b'{"something": "else"}')
+    lines = (SAMPLES / "repair_loop.jsonl").read_bytes().splitlines(keepends=True)
+    (tmp_path / "broken.jsonl").write_bytes(b"".join(lines[:3]) + b"{not json\n")
+    group = [*files, tmp_path / "other.json", *files, tmp_path / "broken.jsonl", *files]
+    job = Job("score", None)
+    got = read_group(5, group, job)
+    n = 2 * len(files) + 2
+    assert [r.index for r in got] == list(range(5, 5 + n))
+    want = [read_file(5 + k, f, job) for k, f in enumerate(group[:n])]
+    assert [[it.row for it in r.items] for r in got] == [[it.row for it in r.items] for r in want]
+    assert [(r.error, r.error_kind) for r in got] == [(r.error, r.error_kind) for r in want]
+    assert got[len(files)].error_kind == "unrecognized" and got[-1].error_kind == "input"
+    assert sum(len(r.items) for r in got) > len(files)
+
+
 def test_the_last_files_are_handed_out_largest_first(tmp_path: Path) -> None:
     """Files go to the workers in input order but for the last ``window``, largest first
     (a missing file counts as empty), and ``map_files`` still gives results in input order
@@ -128,9 +150,10 @@ def test_the_last_files_are_handed_out_largest_first(tmp_path: Path) -> None:
         f.write_bytes(b"x" * n)
         files.append(f)
     files.append(tmp_path / "missing.jsonl")
-    assert submission_order(files, 4) == [0, 1, 2, 4, 5, 3, 6]
-    assert submission_order(files, 0) == list(range(7))
-    assert submission_order(files, 99) == [2, 4, 5, 0, 3, 1, 6]
+    sizes = [*sizes, 0]
+    assert submission_order(sizes, 4) == [0, 1, 2, 4, 5, 3, 6]
+    assert submission_order(sizes, 0) == list(range(7))
+    assert submission_order(sizes, 99) == [2, 4, 5, 0, 3, 1, 6]
     assert list(map_files(files, _name_of, 2, ahead=1)) == [
         (i, f.name) for i, f in enumerate(files)
     ]
@@ -143,12 +166,13 @@ def _name_of(index: int, path: Path) -> tuple[int, str]:
 KILLER = """
 import os, signal, sys
 import efc_tui.pipeline.pool as pool
-read = pool.read_file
-def read_file(index, path, job):
-    if index == 1:
+read = pool.read_group
+def read_group(first, paths, job):
+    if first <= 1 < first + len(paths):
         os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's OOM killer would
-    return read(index, path, job)
-pool.read_file = read_file
+    return read(first, paths, job)
+pool.read_group = read_group
+pool.GROUP_FILES = 1
 sys.argv = ["efc-tui", "score", sys.argv[1], "--jsonl", "-q", "--jobs", "2"]
 from efc_tui.cli import main
 main()
