@@ -83,16 +83,20 @@ GROUP_FILES = 64
 
 def read_files(files: list[Path], job: Job, jobs: int) -> Iterator[FileResult]:
     """Every file's result, in input order, read on ``jobs`` processes, consecutive small
-    files together (``GROUP_BYTES``). The workers stop when the caller stops iterating
+    files together (``GROUP_BYTES``; one file a task when each run's result carries its
+    ledger or adapter summary, which the command may hold for the files ahead). The workers stop when the caller stops iterating
     (an error it exits on, Ctrl-C). A worker that dies (killed, out of memory) raises
     EfcError naming the first file whose result it took. A file whose reading error ends
     the command (any but an unrecognized file) is the last whose result comes back."""
-    ahead = AHEAD_LARGE if job.documents or job.summaries else AHEAD
+    large = job.documents or job.summaries
+    ahead = AHEAD_LARGE if large else AHEAD
+    # a result that holds each run's ledger or summary comes back a file at a time
+    most = 1 if large else GROUP_FILES
     sizes = [_size(f) for f in files]
     groups: list[range] = []
     start = total = 0
     for i, n in enumerate(sizes):
-        if i > start and (total + n > GROUP_BYTES or i - start >= GROUP_FILES):
+        if i > start and (total + n > GROUP_BYTES or i - start >= most):
             groups.append(range(start, i))
             start, total = i, 0
         total += n
