@@ -666,6 +666,7 @@ typedef struct {
     PyObject *key; /* bytes, owned */
     int64_t *citers; /* events whose action cites the token, ascending */
     size_t n, cap;
+    Py_ssize_t mark; /* the last action text that gave it, 1 + its event (action_tokens) */
 } Cited;
 
 typedef struct {
@@ -738,6 +739,7 @@ static Py_ssize_t cited_intern(CitedTable *t, const unsigned char *p, Py_ssize_t
     c->key = key; /* owned */
     c->citers = NULL;
     c->n = c->cap = 0;
+    c->mark = 0;
     if (t->n == 1 || n < t->min_len) t->min_len = n;
     if (n > t->max_len) t->max_len = n;
     if (!t->slots || t->n * 2 > t->mask + 1) {
@@ -934,30 +936,40 @@ static int cite_pass(const Tokens *tk, CitedTable *table, PyObject *text, int64_
                                         : cite_wide(tk, table, PyUnicode_4BYTE_KIND, data, len, t, first_ref, scratch);
 }
 
+/* Token ``p[:n]`` of the action text of event ``mark - 1``: its index appended to ``out``
+ * once (a set, as distinctive_tokens returns). */
+static int action_cites(CitedTable *table, const unsigned char *p, Py_ssize_t n, Py_ssize_t mark, U64s *out) {
+    Py_ssize_t at = cited_intern(table, p, n);
+    if (at < 0) return -1;
+    if (table->items[at].mark == mark) return 0;
+    table->items[at].mark = mark;
+    return u64_push(out, (uint64_t)at);
+}
+
 /* One run of token characters of an action text (UTF-8 ``p[:n]``): the distinctive tokens
  * it gives (features.distinctive_tokens: >= min_len bytes and not a plain lower-case word,
  * then the same without its edge characters), their indices appended to ``out``. */
-static int action_token(const Tokens *tk, CitedTable *table, const unsigned char *p, Py_ssize_t n, U64s *out) {
+static int action_token(const Tokens *tk, CitedTable *table, const unsigned char *p, Py_ssize_t n, Py_ssize_t mark,
+                        U64s *out) {
     if (n < tk->min_len) return 0;
     Py_ssize_t k = 0;
     while (k < n && p[k] >= 'a' && p[k] <= 'z') k++;
     if (k == n) return 0;
-    Py_ssize_t at = cited_intern(table, p, n);
-    if (at < 0 || u64_push(out, (uint64_t)at) < 0) return -1;
+    if (action_cites(table, p, n, mark, out) < 0) return -1;
     Py_ssize_t lo = 0, hi = n;
     while (lo < hi && tk->edge[p[lo]]) lo++;
     while (hi > lo && tk->edge[p[hi - 1]]) hi--;
     if ((lo == 0 && hi == n) || hi - lo < tk->min_len) return 0;
-    at = cited_intern(table, p + lo, hi - lo);
-    return at < 0 ? -1 : u64_push(out, (uint64_t)at);
+    return action_cites(table, p + lo, hi - lo, mark, out);
 }
 
 /* z, pass 1 for one action text: the indices in ``table`` of its distinctive tokens
  * (features.distinctive_tokens, whose rule this is: tests/compiled compares the two),
- * each added to the table when new, appended to ``out`` (an index may repeat). Replaces a
+ * each added to the table when new, appended to ``out`` once. Replaces a
  * call of features._action_info per distinct text, whose Python loop over every word was
  * 0.15 s of scoring ../shared's real runs (docs/speed.md). */
-static int action_tokens(const Tokens *tk, CitedTable *table, PyObject *text, U64s *out, Buf *scratch) {
+static int action_tokens(const Tokens *tk, CitedTable *table, PyObject *text, Py_ssize_t mark, U64s *out,
+                         Buf *scratch) {
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t len = PyUnicode_GET_LENGTH(text), i = 0;
@@ -968,7 +980,7 @@ static int action_tokens(const Tokens *tk, CitedTable *table, PyObject *text, U6
             while (i < len && !tk->is[d[i]]) i++;
             Py_ssize_t s = i;
             while (i < len && tk->is[d[i]]) i++;
-            if (i - s >= tk->min_len && action_token(tk, table, d + s, i - s, out) < 0) return -1;
+            if (i - s >= tk->min_len && action_token(tk, table, d + s, i - s, mark, out) < 0) return -1;
         }
         return 0;
     }
@@ -981,7 +993,7 @@ static int action_tokens(const Tokens *tk, CitedTable *table, PyObject *text, U6
         if (buf_reserve(scratch, (size_t)nbytes) < 0) return -1;
         unsigned char *q = scratch->p;
         for (Py_ssize_t k = s; k < i; k++) q = utf8_put(q, PyUnicode_READ(kind, data, k));
-        if (action_token(tk, table, scratch->p, nbytes, out) < 0) return -1;
+        if (action_token(tk, table, scratch->p, nbytes, mark, out) < 0) return -1;
     }
     return 0;
 }
@@ -1362,15 +1374,15 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
             }
             act_toks.n = 0;
             PyObject *idx = NULL;
-            if (action_tokens(tk, &cited, act, &act_toks, &work.scratch) == 0 && (idx = PyTuple_New((Py_ssize_t)act_toks.n)))
-                for (size_t k = 0; k < act_toks.n; k++) {
-                    PyObject *num = PyLong_FromSsize_t((Py_ssize_t)act_toks.v[k]);
-                    if (!num) {
-                        Py_CLEAR(idx);
-                        break;
-                    }
+            if (action_tokens(tk, &cited, act, t + 1, &act_toks, &work.scratch) == 0)
+                idx = PyTuple_New((Py_ssize_t)act_toks.n);
+            for (size_t k = 0; idx && k < act_toks.n; k++) {
+                PyObject *num = PyLong_FromSsize_t((Py_ssize_t)act_toks.v[k]);
+                if (num)
                     PyTuple_SET_ITEM(idx, (Py_ssize_t)k, num);
-                }
+                else
+                    Py_CLEAR(idx);
+            }
             info = idx ? PyTuple_Pack(2, tgt, idx) : NULL;
             Py_XDECREF(idx);
             Py_DECREF(tgt);
