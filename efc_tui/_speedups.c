@@ -17,8 +17,9 @@
  *       and both passes of z (refs, then tokens cited by later actions). What holds a
  *       rule is Python's, called from here: error_signature (the exception-line regex),
  *       target (an action's target); an action's distinctive tokens are found here, with
- *       the token characters, MIN_TOKEN and _EDGE of features.py (set_tokens). Measured on the bench's 20k-event trace:
- *       0.05 s here, 0.38-0.44 s in Python, 0.37 s Cython-compiled, 0.50 s mypyc-compiled.
+ *       the token characters, MIN_TOKEN and _EDGE of features.py (set_tokens). Measured
+ *       on the bench's 20k-event trace: 0.05 s here, 0.38-0.44 s in Python, 0.37 s
+ *       Cython-compiled, 0.50 s mypyc-compiled.
  *   event_columns(events, kinds, statuses)  scoring/event_columns.py: the numbers raw
  *       cost, the gates and the harness quantities read of every event (kind, status,
  *       tokens, tool calls, wall time, operations), in one pass over the slots. No rule:
@@ -946,12 +947,11 @@ static int action_cites(CitedTable *table, const unsigned char *p, Py_ssize_t n,
     return u64_push(out, (uint64_t)at);
 }
 
-/* One run of token characters of an action text (UTF-8 ``p[:n]``): the distinctive tokens
- * it gives (features.distinctive_tokens: >= min_len bytes and not a plain lower-case word,
+/* One run of token characters of an action text (UTF-8 ``p[:n]``, n >= min_len): the
+ * distinctive tokens it gives (features.distinctive_tokens: not a plain lower-case word,
  * then the same without its edge characters), their indices appended to ``out``. */
 static int action_token(const Tokens *tk, CitedTable *table, const unsigned char *p, Py_ssize_t n, Py_ssize_t mark,
                         U64s *out) {
-    if (n < tk->min_len) return 0;
     Py_ssize_t k = 0;
     while (k < n && p[k] >= 'a' && p[k] <= 'z') k++;
     if (k == n) return 0;
@@ -966,7 +966,7 @@ static int action_token(const Tokens *tk, CitedTable *table, const unsigned char
 /* z, pass 1 for one action text: the indices in ``table`` of its distinctive tokens
  * (features.distinctive_tokens, whose rule this is: tests/compiled compares the two),
  * each added to the table when new, appended to ``out`` once. Replaces a
- * call of features._action_info per distinct text, whose Python loop over every word was
+ * call of features.distinctive_tokens per distinct text, whose Python loop over every word was
  * 0.15 s of scoring ../shared's real runs (docs/speed.md). */
 static int action_tokens(const Tokens *tk, CitedTable *table, PyObject *text, Py_ssize_t mark, U64s *out,
                          Buf *scratch) {
@@ -1373,16 +1373,10 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
                 goto error;
             }
             act_toks.n = 0;
-            PyObject *idx = NULL;
+            PyObject *idx = NULL; /* the token indices, as the bytes of a uint64_t array */
             if (action_tokens(tk, &cited, act, t + 1, &act_toks, &work.scratch) == 0)
-                idx = PyTuple_New((Py_ssize_t)act_toks.n);
-            for (size_t k = 0; idx && k < act_toks.n; k++) {
-                PyObject *num = PyLong_FromSsize_t((Py_ssize_t)act_toks.v[k]);
-                if (num)
-                    PyTuple_SET_ITEM(idx, (Py_ssize_t)k, num);
-                else
-                    Py_CLEAR(idx);
-            }
+                idx = PyBytes_FromStringAndSize((const char *)act_toks.v,
+                                                (Py_ssize_t)(act_toks.n * sizeof(uint64_t)));
             info = idx ? PyTuple_Pack(2, tgt, idx) : NULL;
             Py_XDECREF(idx);
             Py_DECREF(tgt);
@@ -1392,8 +1386,9 @@ static PyObject *feature_pass(PyObject *self, PyObject *args) {
             if (rc < 0) goto error;
         }
         PyObject *target = PyTuple_GET_ITEM(info, 0), *idx = PyTuple_GET_ITEM(info, 1);
-        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(idx); k++) {
-            Py_ssize_t at = PyLong_AsSsize_t(PyTuple_GET_ITEM(idx, k));
+        for (Py_ssize_t k = 0; k < PyBytes_GET_SIZE(idx); k += (Py_ssize_t)sizeof(uint64_t)) {
+            uint64_t at;
+            memcpy(&at, PyBytes_AS_STRING(idx) + k, sizeof(at));
             if (cited_add(&cited.items[at], t) < 0) goto error;
         }
 

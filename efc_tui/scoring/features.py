@@ -101,9 +101,7 @@ MIN_TOKEN = 8
 
 def _install_tokens() -> None:
     """Give the compiled loop the distinctive tokens' characters and sizes
-    (``_TOKEN_TABLE``, ``MIN_TOKEN``, ``_EDGE``, defined once here), and forget the action
-    texts' tokens split with an earlier table."""
-    _short_action_info.cache_clear()
+    (``_TOKEN_TABLE``, ``MIN_TOKEN``, ``_EDGE``, defined once here)."""
     fast = _fast._MODULE
     if fast is not None:
         fast.set_tokens(_TOKEN_TABLE, MIN_TOKEN, _EDGE)
@@ -261,21 +259,8 @@ class _Pass(NamedTuple):
 
 
 def _action_info(act: str) -> tuple[frozenset[bytes], str]:
-    """The distinctive tokens and the target of an action text. The Python pass asks once
-    per text and run (the compiled one finds the tokens itself); texts up to ``_CACHED_ACTION`` characters are also kept across runs
-    (a file's runs repeat their short tool calls: half of a tau-bench file's calls repeat
-    an earlier run's text)."""
-    if len(act) <= _CACHED_ACTION:
-        return _short_action_info(act)
-    return frozenset(distinctive_tokens(act)), target(act)
-
-
-_CACHED_ACTION = 1000  # 2,048 texts of at most 1,000 characters and their tokens: a few MB
-
-
-@lru_cache(maxsize=2048)
-def _short_action_info(act: str) -> tuple[frozenset[bytes], str]:
-    """``_action_info`` of a text of at most ``_CACHED_ACTION`` characters."""
+    """The distinctive tokens and the target of an action text, which the Python pass asks
+    once per text and run (the compiled pass finds the tokens itself and asks ``target``)."""
     return frozenset(distinctive_tokens(act)), target(act)
 
 

@@ -171,7 +171,7 @@ _TOKEN_TEXT = st.text(
 def test_distinctive_tokens_rule(text: str) -> None:
     """Each maximal run of token characters of >= 8 bytes that is not a plain lower-case
     word, and the same stripped of leading/trailing ``. - /`` when that leaves >= 8 bytes;
-    the feature pass's cached form (``_action_info``) gives the same set."""
+    the Python pass's ``_action_info`` gives the same set."""
     from efc_tui.scoring.features import _action_info
 
     want: set[bytes] = set()
@@ -182,7 +182,7 @@ def test_distinctive_tokens_rule(text: str) -> None:
                 want.add(w.strip(b".-/"))
     assert distinctive_tokens(text) == want
     assert _action_info(text)[0] == want
-    assert _action_info(text)[0] == want  # again, from the cache
+    assert _action_info(text)[0] == want  # again
 
 
 def test_factors_and_efc_by_hand() -> None:
