@@ -310,18 +310,23 @@ static int buf_reserve(Buf *b, size_t cap) {
     return 0;
 }
 
-/* hash_span of a two- or four-byte str; ``kind`` is a constant where it is inlined (why: scan_kind). */
+/* hash_span of a two- or four-byte str; ``kind`` is a constant where it is inlined (why: narrow). */
 static inline Py_ALWAYS_INLINE int hash_wide_span(const int kind, const void *data, Py_ssize_t a, Py_ssize_t b,
                                                    uint64_t seed, Buf *scratch, uint64_t *out) {
-    Py_ssize_t n = b - a;
-    Py_UCS4 maxc = 0; /* an OR of the code points: below 256 (65536) when each is */
-    for (Py_ssize_t i = a; i < b; i++) maxc |= PyUnicode_READ(kind, data, i);
-    if (maxc < 256) {
-        if (buf_reserve(scratch, (size_t)n + 1) < 0) return -1;
-        for (Py_ssize_t i = a; i < b; i++) scratch->p[i - a] = (unsigned char)PyUnicode_READ(kind, data, i);
+    Py_ssize_t n = b - a, i = a;
+    if (buf_reserve(scratch, (size_t)n + 1) < 0) return -1;
+    if (kind == PyUnicode_2BYTE_KIND) { /* narrowed four at a time while all are below 256 */
+        const Py_UCS2 *u = (const Py_UCS2 *)data;
+        for (uint64_t x; i + 4 <= b && (memcpy(&x, u + i, 8), !(x & 0xff00ff00ff00ff00ULL)); i += 4)
+            for (int k = 0; k < 4; k++) scratch->p[i - a + k] = (unsigned char)u[i + k];
+    }
+    for (Py_UCS4 c; i < b && (c = PyUnicode_READ(kind, data, i)) < 256; i++) scratch->p[i - a] = (unsigned char)c;
+    if (i == b) { /* every code point below 256 */
         *out = hash_bytes(scratch->p, n, seed);
         return 0;
     }
+    Py_UCS4 maxc = 0; /* an OR of the code points: below 65536 when each is */
+    for (i = a; kind == PyUnicode_4BYTE_KIND && i < b; i++) maxc |= PyUnicode_READ(kind, data, i);
     if (kind == PyUnicode_2BYTE_KIND) { /* its own storage, read in place; a seed of its own */
         *out = hash_bytes((const unsigned char *)((const Py_UCS2 *)data + a), n * 2, seed ^ SEED_UCS2);
         return 0;
@@ -505,7 +510,7 @@ static void shingle_work_free(ShingleWork *w) {
 }
 
 /* The hashes of the normalized non-empty lines of a two- or four-byte str into w->hashes,
- * and how many (-1 on error); ``kind`` is a constant where it is inlined (why: scan_kind). */
+ * and how many (-1 on error); ``kind`` is a constant where it is inlined (why: narrow). */
 static inline Py_ALWAYS_INLINE Py_ssize_t wide_lines(const int kind, const void *data, Py_ssize_t len,
                                                      ShingleWork *w) {
     Py_ssize_t nlines = 0, start = 0;
@@ -831,110 +836,116 @@ static inline uint64_t token_bits8(const unsigned char *p) {
     return (y * 0x0102040810204080ULL) >> 56;
 }
 
-/* cite_pass of a two- or four-byte str; ``kind`` is a constant where it is inlined (why: scan_kind). */
-static inline Py_ALWAYS_INLINE int cite_wide(const Tokens *tk, CitedTable *table, const int kind, const void *data,
-                                             Py_ssize_t len, int64_t t, int64_t *first_ref, Buf *scratch) {
-    Py_ssize_t i = 0;
-    while (i < len) {
-        while (i < len && !is_token(tk, PyUnicode_READ(kind, data, i))) i++;
-        if (i >= len) break;
-        Py_ssize_t s = i, nbytes = 0;
-        for (Py_UCS4 c; i < len && is_token(tk, c = PyUnicode_READ(kind, data, i)); i++) nbytes += utf8_len(c);
-        if (nbytes < table->min_len || nbytes > table->max_len) continue;
-        if (buf_reserve(scratch, (size_t)nbytes) < 0) return -1;
-        unsigned char *q = scratch->p;
-        for (Py_ssize_t k = s; k < i; k++) q = utf8_put(q, PyUnicode_READ(kind, data, k));
-        if (cite_token(table, scratch->p, nbytes, t, first_ref) < 0) return -1;
+/* The UTF-8 of a str that is not ASCII into ``q`` (room for 4 bytes a char), its length
+ * returned; ``kind`` is a constant where it is inlined. A two-byte str is read four chars
+ * at a time while they are ASCII (most of a Claude Code file read is: a wide arrow on each
+ * line makes it two-byte). */
+static inline Py_ALWAYS_INLINE Py_ssize_t utf8_of(const int kind, const void *data, Py_ssize_t len, unsigned char *q) {
+    unsigned char *q0 = q;
+    for (Py_ssize_t i = 0; i < len;) {
+        if (kind == PyUnicode_2BYTE_KIND) {
+            const Py_UCS2 *u = (const Py_UCS2 *)data;
+            for (uint64_t x; i + 4 <= len; i += 4, q += 4) {
+                memcpy(&x, u + i, 8);
+                if (x & 0xff80ff80ff80ff80ULL) break;
+                q[0] = (unsigned char)u[i], q[1] = (unsigned char)u[i + 1];
+                q[2] = (unsigned char)u[i + 2], q[3] = (unsigned char)u[i + 3];
+            }
+            if (i >= len) break;
+        }
+        q = utf8_put(q, PyUnicode_READ(kind, data, i++));
+    }
+    return q - q0;
+}
+
+/* A bit per byte of the UTF-8 ``d[:n]`` (bit k of word w: byte 64 w + k), set when the byte
+ * is one of a token character's (is_token: a character above 255 always is); ``ascii``:
+ * every byte is below 128. */
+static void token_bits(const Tokens *tk, const unsigned char *d, Py_ssize_t n, int ascii, uint64_t *bits) {
+    unsigned cur = 0; /* the token bit of the character whose bytes are being read */
+    for (Py_ssize_t w = 0, nw = (n + 63) / 64; w < nw; w++) {
+        uint64_t m = 0, x;
+        Py_ssize_t base = w * 64, len = n - base < 64 ? n - base : 64, k = 0;
+        for (; ascii && tk->swar && k + 8 <= len; k += 8) m |= token_bits8(d + base + k) << k;
+        while (k < len) {
+            if (tk->swar && k + 8 <= len && (memcpy(&x, d + base + k, 8), !(x & BYTES(0x80)))) {
+                m |= token_bits8(d + base + k) << k; /* 8 ASCII chars */
+                k += 8;
+                continue;
+            }
+            unsigned b = d[base + k];
+            if (b < 0x80)
+                cur = tk->is[b];
+            else if (b >= 0xC0) /* a lead byte; 0xC2 and 0xC3 lead the chars 128 to 255 */
+                cur = b >= 0xC4 || tk->is[((b & 0x1F) << 6) | (d[base + k + 1] & 0x3F)];
+            m |= (uint64_t)cur << k++; /* (a continuation byte: its character's bit) */
+        }
+        bits[w] = m;
+    }
+}
+
+#define BIT(bits, i) (((bits)[(i) >> 6] >> ((i) & 63)) & 1)
+
+/* Every run of token bytes in the UTF-8 ``d[:n]`` (``bits``: token_bits) of min_len to
+ * max_len bytes, cited (cite_token). With min_len >= 8 (features.MIN_TOKEN), a word whose
+ * 8-wide windows are never all set holds no start of a run that could be cited and is
+ * skipped whole. */
+static int cite_runs(CitedTable *table, const unsigned char *d, Py_ssize_t n, const uint64_t *bits, int64_t t,
+                     int64_t *first_ref) {
+    Py_ssize_t resume = 0, nw = (n + 63) / 64; /* runs already handled end before resume */
+    for (Py_ssize_t w = 0; w < nw; w++) {
+        uint64_t m = bits[w], next = w + 1 < nw ? bits[w + 1] : 0;
+        /* bit k of r3: bytes base+k .. base+k+7 are all token bytes */
+        uint64_t r1 = m & ((m >> 1) | (next << 63));
+        uint64_t n1 = next & (next >> 1);
+        uint64_t r2 = r1 & ((r1 >> 2) | (n1 << 62));
+        uint64_t n2 = n1 & (n1 >> 2);
+        uint64_t r3 = table->min_len >= 8 ? r2 & ((r2 >> 4) | (n2 << 60)) : m;
+        while (r3) {
+            Py_ssize_t pos = w * 64 + __builtin_ctzll(r3);
+            r3 &= r3 - 1;
+            if (pos < resume) continue;
+            Py_ssize_t s = pos, e = pos;
+            while (s > 0 && BIT(bits, s - 1)) s--;
+            while (e < n && BIT(bits, e)) e++;
+            resume = e;
+            if (e - s < table->min_len || e - s > table->max_len) continue;
+            if (cite_token(table, d + s, e - s, t, first_ref) < 0) return -1;
+        }
     }
     return 0;
 }
 
 /* z, pass 2 for one observation: every token of the text (features.word_list) that a later
- * action cites moves first_ref[t] to the earliest such later event. */
+ * action cites moves first_ref[t] to the earliest such later event. The text is read as its
+ * UTF-8 bytes, a bit per byte (token_bits; an ASCII str is its own UTF-8): reading a two-byte
+ * str a char at a time, as the tokens' UTF-8 lengths were summed, took 1.8x as long as this
+ * (a generated Claude Code folder, docs/speed.md). */
 static int cite_pass(const Tokens *tk, CitedTable *table, PyObject *text, int64_t t, int64_t *first_ref,
                      Buf *scratch) {
     if (table->n == 0) return 0;
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t len = PyUnicode_GET_LENGTH(text);
-    Py_ssize_t i = 0;
-    if (PyUnicode_IS_ASCII(text) && table->min_len >= 8) {
-        /* ASCII text: one bit per char, 64 chars a word; a token that could be cited is a
-         * run of >= 8 token chars, so a word whose 8-wide windows are never all set holds
-         * no start of one and is skipped whole. */
-        const unsigned char *d = (const unsigned char *)data;
-        Py_ssize_t nw = (len + 63) / 64;
-        uint64_t stackbits[64], *bits = nw <= 64 ? stackbits : malloc((size_t)nw * 8);
-        if (!bits) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        for (Py_ssize_t w = 0; w < nw; w++) {
-            uint64_t m = 0;
-            Py_ssize_t base = w * 64, n = len - base < 64 ? len - base : 64, k = 0;
-            if (tk->swar)
-                for (; k + 8 <= n; k += 8) m |= token_bits8(d + base + k) << k;
-            for (; k < n; k++) m |= (uint64_t)tk->is[d[base + k]] << k;
-            bits[w] = m;
-        }
-        Py_ssize_t resume = 0; /* runs already handled end before this char */
-        for (Py_ssize_t w = 0; w < nw; w++) {
-            uint64_t m = bits[w], next = w + 1 < nw ? bits[w + 1] : 0;
-            /* bit k of r: chars base+k .. base+k+7 are all token chars */
-            uint64_t r1 = m & ((m >> 1) | (next << 63));
-            uint64_t n1 = next & (next >> 1);
-            uint64_t r2 = r1 & ((r1 >> 2) | (n1 << 62));
-            uint64_t n2 = n1 & (n1 >> 2);
-            uint64_t r3 = r2 & ((r2 >> 4) | (n2 << 60));
-            while (r3) {
-                Py_ssize_t pos = w * 64 + __builtin_ctzll(r3);
-                r3 &= r3 - 1;
-                if (pos < resume) continue;
-                Py_ssize_t s = pos, e = pos;
-                while (s > 0 && tk->is[d[s - 1]]) s--;
-                while (e < len && tk->is[d[e]]) e++;
-                resume = e;
-                Py_ssize_t nbytes = e - s;
-                if (nbytes < table->min_len || nbytes > table->max_len) continue;
-                if (cite_token(table, d + s, nbytes, t, first_ref) < 0) {
-                    if (bits != stackbits) free(bits);
-                    return -1;
-                }
-            }
-        }
-        if (bits != stackbits) free(bits);
-        return 0;
+    const unsigned char *d = (const unsigned char *)data;
+    Py_ssize_t n = len;
+    if (!PyUnicode_IS_ASCII(text)) {
+        if (buf_reserve(scratch, (size_t)len * 4) < 0) return -1;
+        n = kind == PyUnicode_1BYTE_KIND   ? utf8_of(PyUnicode_1BYTE_KIND, data, len, scratch->p)
+            : kind == PyUnicode_2BYTE_KIND ? utf8_of(PyUnicode_2BYTE_KIND, data, len, scratch->p)
+                                           : utf8_of(PyUnicode_4BYTE_KIND, data, len, scratch->p);
+        d = scratch->p;
     }
-    if (kind == PyUnicode_1BYTE_KIND) {
-        const unsigned char *d = (const unsigned char *)data;
-        /* run / nbytes: chars and UTF-8 bytes of the token run ending at i (a char >= 128
-         * takes 2 bytes). A run only matters when its length is that of a cited token,
-         * which is rare: the test below is well predicted. */
-        Py_ssize_t run = 0, nbytes = 0;
-        for (i = 0; i <= len; i++) {
-            if (i < len && tk->is[d[i]]) {
-                run++;
-                nbytes += 1 + (d[i] >> 7);
-                continue;
-            }
-            Py_ssize_t s = i - run, nb = nbytes;
-            run = nbytes = 0;
-            if (nb < table->min_len || nb > table->max_len) continue;
-            nbytes = nb;
-            const unsigned char *p = d + s;
-            if (nbytes != i - s) {
-                if (buf_reserve(scratch, (size_t)nbytes) < 0) return -1;
-                unsigned char *q = scratch->p;
-                for (Py_ssize_t k = s; k < i; k++) q = utf8_put(q, d[k]);
-                p = scratch->p;
-            }
-            if (cite_token(table, p, nbytes, t, first_ref) < 0) return -1;
-            nbytes = 0;
-        }
-        return 0;
+    Py_ssize_t nw = (n + 63) / 64;
+    uint64_t stackbits[64], *bits = nw <= 64 ? stackbits : malloc((size_t)nw * 8);
+    if (!bits) {
+        PyErr_NoMemory();
+        return -1;
     }
-    return kind == PyUnicode_2BYTE_KIND ? cite_wide(tk, table, PyUnicode_2BYTE_KIND, data, len, t, first_ref, scratch)
-                                        : cite_wide(tk, table, PyUnicode_4BYTE_KIND, data, len, t, first_ref, scratch);
+    token_bits(tk, d, n, d == data, bits);
+    int rc = cite_runs(table, d, n, bits, t, first_ref);
+    if (bits != stackbits) free(bits);
+    return rc;
 }
 
 /* Token ``p[:n]`` of the action text of event ``mark - 1``: its index appended to ``out``
@@ -1718,8 +1729,8 @@ static int needle_put(PyObject *s, int group, Needle *list, int *n, PyObject *wi
     }
     if (PyUnicode_MAX_CHAR_VALUE(s) > 255) return PyList_Append(wide, s);
     Py_ssize_t m = PyUnicode_GET_LENGTH(s);
-    if (m < 4 || *n >= MAX_NEEDLES) {
-        PyErr_Format(PyExc_ValueError, "set_hints: %R is shorter than 4, or too many hints", s);
+    if (m < 4 || *n >= MAX_NEEDLES || PyUnicode_FindChar(s, 0, 0, m, 1) != -1) {
+        PyErr_Format(PyExc_ValueError, "set_hints: %R is shorter than 4, holds NUL, or too many hints", s);
         return -1;
     }
     char *copy = PyMem_Malloc((size_t)m + 1);
@@ -1807,59 +1818,23 @@ fail:
     return NULL;
 }
 
-/* Does ``needle`` start at text[i] (and end by b)? */
-static inline int match_at(int kind, const void *data, Py_ssize_t i, Py_ssize_t b, const char *needle, size_t m) {
-    if ((size_t)(b - i) < m) return 0;
-    if (kind == PyUnicode_1BYTE_KIND) return memcmp((const unsigned char *)data + i, needle, m) == 0;
-    for (size_t j = 0; j < m; j++)
-        if (PyUnicode_READ(kind, data, i + (Py_ssize_t)j) != (unsigned char)needle[j]) return 0;
-    return 1;
-}
-
-/* scan for one kind of str (``kind`` a constant where it is inlined: a loop reading any
- * kind, PyUnicode_READ's switch at every character, made a two-byte text 4x slower than the
- * same text in one byte; a Claude Code file read is two-byte, by an arrow on each line). In
- * a wider text the four code points slide through v, one read a place, and a place whose
- * four hold one above 255 (which no needle has) is skipped. */
-static inline Py_ALWAYS_INLINE int scan_kind(const NeedleSet *ns, const int kind, const void *data, Py_ssize_t a,
-                                             Py_ssize_t b, int stop, uint64_t *hit) {
+/* Look for the needles of ``ns`` in d[a:b] (Latin-1 bytes: parts); the groups of those
+ * found ("==" looked for only after "error"), returned early once one of the ``stop`` groups
+ * is in. ``hit``, when given: a bit set for each needle found, by its place in the set. */
+static int scan(const NeedleSet *ns, const unsigned char *d, Py_ssize_t a, Py_ssize_t b, int stop, uint64_t *hit) {
     int found = 0;
-    uint32_t v = 0;
-    Py_ssize_t wide_at = a - 1; /* the last place read of a code point above 255 */
-    for (Py_ssize_t j = a; kind != PyUnicode_1BYTE_KIND && j < a + 3 && j < b; j++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, j);
-        v = (v >> 8) | ((c & 0xFFu) << 24);
-        if (c > 255) wide_at = j;
-    }
     for (Py_ssize_t i = a; i + 4 <= b; i++) {
-        if (kind == PyUnicode_1BYTE_KIND) {
-            v = load4((const unsigned char *)data + i);
-        } else {
-            Py_UCS4 c = PyUnicode_READ(kind, data, i + 3);
-            v = (v >> 8) | ((c & 0xFFu) << 24);
-            if (c > 255) wide_at = i + 3;
-            if (wide_at >= i) continue;
-        }
+        uint32_t v = load4(d + i);
         unsigned key = bloom_key(v);
         if (!((ns->bloom[key >> 6] >> (key & 63)) & 1)) continue;
         for (int k = ns->chain[key & 255] - 1; k >= 0; k = ns->next[k] - 1)
-            if (ns->head[k] == v && match_at(kind, data, i, b, ns->list[k]->s, ns->len[k])) {
+            if (ns->head[k] == v && (size_t)(b - i) >= ns->len[k] && !memcmp(d + i, ns->list[k]->s, ns->len[k])) {
                 found |= ns->list[k]->group;
                 if (hit) hit[k >> 6] |= 1ULL << (k & 63);
             }
         if (found & stop) return found;
     }
     return found;
-}
-
-/* The groups of the needles found in text[a:b] ("==" looked for only after "error");
- * returns early once one of the ``stop`` groups is in. ``hit``, when given: a bit set for
- * each needle found, by its place in the set. */
-static int scan(const NeedleSet *ns, int kind, const void *data, Py_ssize_t a, Py_ssize_t b, int stop,
-                uint64_t *hit) {
-    if (kind == PyUnicode_1BYTE_KIND) return scan_kind(ns, PyUnicode_1BYTE_KIND, data, a, b, stop, hit);
-    if (kind == PyUnicode_2BYTE_KIND) return scan_kind(ns, PyUnicode_2BYTE_KIND, data, a, b, stop, hit);
-    return scan_kind(ns, PyUnicode_4BYTE_KIND, data, a, b, stop, hit);
 }
 
 /* 1 when some check hint is in the tail (G_CHECK, or G_ERROR with the pair's second). The
@@ -1874,28 +1849,83 @@ static int check_hit(const Hints *h, PyObject *text, int found, Py_ssize_t a, Py
     return at == -2 || m < 0 ? -1 : m;
 }
 
-/* Whether one of the one-character wide hints is in text[a:b] (``kind`` as in scan_kind). */
-static inline Py_ALWAYS_INLINE int wide_char_in(const Hints *h, const int kind, const void *data, Py_ssize_t a,
-                                                Py_ssize_t b) {
+/* text[a:b] as Latin-1 bytes into q, a code point above 255 as 0 (in no needle: set_hints);
+ * 1 when one of the one-character wide hints is among those. ``kind`` is a constant where
+ * it is inlined: a loop reading any kind, PyUnicode_READ's switch at every character, made
+ * a two-byte text 4x slower than the same text in one byte. A two-byte str is read four
+ * chars at a time while they are below 256: a Claude Code file read is two-byte, by a wide
+ * arrow on each line, and scanning its chars in place, four sliding through a word, took
+ * 2.3x as long as scanning the same text in one byte (docs/speed.md). */
+static inline Py_ALWAYS_INLINE int narrow(const Hints *h, const int kind, const void *data, Py_ssize_t a, Py_ssize_t b,
+                                          unsigned char *q) {
+    int wide = 0;
     for (Py_ssize_t i = a; i < b; i++) {
+        if (kind == PyUnicode_2BYTE_KIND) {
+            const Py_UCS2 *u = (const Py_UCS2 *)data;
+            for (uint64_t x; i + 4 <= b && (memcpy(&x, u + i, 8), !(x & 0xff00ff00ff00ff00ULL)); i += 4)
+                for (int k = 0; k < 4; k++) q[i - a + k] = (unsigned char)u[i + k];
+            if (i >= b) break;
+        }
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        for (int k = 0; c > 255 && k < h->n_wide_chars; k++)
-            if (c == h->wide_chars[k]) return 1;
+        for (int k = 0; c > 255 && k < h->n_wide_chars; k++) wide |= c == h->wide_chars[k];
+        q[i - a] = c > 255 ? 0 : (unsigned char)c;
+    }
+    return wide;
+}
+
+/* The parts of a str the hints are looked for in, as Latin-1 bytes (narrow; a one-byte str
+ * is read in place): all of it when it has at most head + tail chars (``whole``), else its
+ * head at d[:head_end] and its tail at d[tail_at:n]. */
+typedef struct {
+    const unsigned char *d;
+    Py_ssize_t head_end, tail_at, n;
+    int whole, wide; /* wide: a one-character wide hint is in them */
+    unsigned char *own; /* allocated when the stack's room was too small */
+} Parts;
+
+#define PARTS_STACK 16384
+static int parts_of(const Hints *h, PyObject *text, unsigned char *room, Parts *p) {
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    p->whole = len <= h->head + h->tail;
+    p->own = NULL;
+    p->wide = 0;
+    if (kind == PyUnicode_1BYTE_KIND) {
+        p->d = (const unsigned char *)data;
+        p->n = len;
+        p->head_end = p->whole ? len : h->head;
+        p->tail_at = len > h->tail ? len - h->tail : 0;
+        return 0;
+    }
+    p->n = p->whole ? len : h->head + h->tail;
+    if (p->n > PARTS_STACK && !(room = p->own = malloc((size_t)p->n))) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    p->d = room;
+    if (p->whole) {
+        p->head_end = len;
+        p->tail_at = len > h->tail ? len - h->tail : 0;
+        p->wide = kind == PyUnicode_2BYTE_KIND ? narrow(h, PyUnicode_2BYTE_KIND, data, 0, len, room)
+                                               : narrow(h, PyUnicode_4BYTE_KIND, data, 0, len, room);
+    } else {
+        p->head_end = p->tail_at = h->head;
+        p->wide = kind == PyUnicode_2BYTE_KIND
+                      ? narrow(h, PyUnicode_2BYTE_KIND, data, 0, h->head, room) |
+                            narrow(h, PyUnicode_2BYTE_KIND, data, len - h->tail, len, room + h->head)
+                      : narrow(h, PyUnicode_4BYTE_KIND, data, 0, h->head, room) |
+                            narrow(h, PyUnicode_4BYTE_KIND, data, len - h->tail, len, room + h->head);
     }
     return 0;
 }
 
-/* 1 when a wide hint (a code point above 255) is in text[a:b]; only a text of a wider kind
- * can hold one. The one-character hints (status.py's check marks) are looked for in one
- * pass, not one search each: a Claude Code file read has a wide arrow on every line. */
-static int wide_hit(const Hints *h, PyObject *text, int kind, Py_ssize_t a, Py_ssize_t b) {
-    if (kind == PyUnicode_1BYTE_KIND) return 0;
-    const void *data = PyUnicode_DATA(text);
-    if (h->n_wide_chars && (kind == PyUnicode_2BYTE_KIND ? wide_char_in(h, PyUnicode_2BYTE_KIND, data, a, b)
-                                                         : wide_char_in(h, PyUnicode_4BYTE_KIND, data, a, b)))
-        return 1;
+/* 1 when a wide hint other than the one-character ones narrow looks for is in text[a:b]
+ * (PyUnicode_Find); only a text of a wider kind can hold one. */
+static int wide_hit(const Hints *h, PyObject *text, Py_ssize_t a, Py_ssize_t b) {
+    if (PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND) return 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(h->wide); i++) {
-        if (h->n_wide_chars && PyUnicode_GET_LENGTH(PyTuple_GET_ITEM(h->wide, i)) == 1) continue; /* above */
+        if (h->n_wide_chars && PyUnicode_GET_LENGTH(PyTuple_GET_ITEM(h->wide, i)) == 1) continue; /* narrow's */
         Py_ssize_t at = PyUnicode_Find(text, PyTuple_GET_ITEM(h->wide, i), a, b, 1);
         if (at != -1) return at == -2 ? -1 : 1;
     }
@@ -1919,39 +1949,31 @@ static const Hints *hints_for(PyObject *self, PyObject *text, const char *fn) {
 static PyObject *no_hints(PyObject *self, PyObject *text) {
     const Hints *h = hints_for(self, text, "no_hints");
     if (!h) return PyErr_Occurred() ? NULL : Py_NewRef(Py_False);
-    const Py_ssize_t head = h->head, tail = h->tail;
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    Py_ssize_t len = PyUnicode_GET_LENGTH(text);
-    int all = G_CHECK | G_FAIL, hit;
-    Py_ssize_t t0 = len > tail ? len - tail : 0;
-    if (len <= tail) { /* the tail and the failure-hint part are the whole text */
-        int found = scan(&h->both_set, kind, data, 0, len, all, NULL);
-        if (found & G_FAIL) Py_RETURN_FALSE;
-        if ((hit = check_hit(h, text, found, 0, len)) != 0) goto hit;
-        if ((hit = wide_hit(h, text, kind, 0, len)) != 0) goto hit;
-    } else {
-        if ((hit = check_hit(h, text, scan(&h->check_set, kind, data, t0, len, G_CHECK, NULL), t0, len)) != 0) goto hit;
-        if (len <= head + tail) {
-            if (scan(&h->fail_set, kind, data, 0, len, G_FAIL, NULL)) Py_RETURN_FALSE;
-            if ((hit = wide_hit(h, text, kind, 0, len)) != 0) goto hit;
-        } else {
-            if (scan(&h->fail_set, kind, data, 0, head, G_FAIL, NULL) || scan(&h->fail_set, kind, data, t0, len, G_FAIL, NULL))
-                Py_RETURN_FALSE;
-            if ((hit = wide_hit(h, text, kind, 0, head)) != 0) goto hit;
-            if ((hit = wide_hit(h, text, kind, t0, len)) != 0) goto hit;
-        }
+    unsigned char room[PARTS_STACK];
+    Parts p;
+    if (parts_of(h, text, room, &p) < 0) return NULL;
+    Py_ssize_t len = PyUnicode_GET_LENGTH(text), t0 = len > h->tail ? len - h->tail : 0;
+    int hit = p.wide;
+    if (!hit && len <= h->tail) { /* the tail and the failure-hint part are the whole text */
+        int found = scan(&h->both_set, p.d, 0, p.n, G_CHECK | G_FAIL, NULL);
+        hit = found & G_FAIL ? 1 : check_hit(h, text, found, 0, len);
+    } else if (!hit) {
+        hit = check_hit(h, text, scan(&h->check_set, p.d, p.tail_at, p.n, G_CHECK, NULL), t0, len);
+        if (!hit)
+            hit = p.whole ? scan(&h->fail_set, p.d, 0, p.n, G_FAIL, NULL) != 0
+                          : scan(&h->fail_set, p.d, 0, p.head_end, G_FAIL, NULL) ||
+                                scan(&h->fail_set, p.d, p.tail_at, p.n, G_FAIL, NULL);
     }
-    if (len >= 7) {
+    free(p.own);
+    if (!hit) hit = p.whole ? wide_hit(h, text, 0, len) : wide_hit(h, text, 0, h->head) || wide_hit(h, text, t0, len);
+    if (!hit && len >= 7) {
         static const char failed[] = "FAILED ";
         int k = 0;
-        while (k < 7 && PyUnicode_READ(kind, data, k) == (unsigned char)failed[k]) k++;
-        if (k == 7) Py_RETURN_FALSE;
+        while (k < 7 && PyUnicode_READ_CHAR(text, k) == (unsigned char)failed[k]) k++;
+        hit = k == 7;
     }
-    Py_RETURN_TRUE;
-hit:
     if (hit < 0) return NULL;
-    Py_RETURN_FALSE;
+    return Py_NewRef(hit ? Py_False : Py_True);
 }
 
 /* The rules' hints (status._HINTS) found in the parts of ``text`` the rules read (all of it
@@ -1960,16 +1982,18 @@ hit:
 static PyObject *found_hints(PyObject *self, PyObject *text) {
     const Hints *h = hints_for(self, text, "found_hints");
     if (!h) return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    Py_ssize_t len = PyUnicode_GET_LENGTH(text), cut = len <= h->head + h->tail ? len : h->head;
+    unsigned char room[PARTS_STACK];
+    Parts p;
+    if (parts_of(h, text, room, &p) < 0) return NULL;
+    Py_ssize_t len = PyUnicode_GET_LENGTH(text), cut = p.whole ? len : h->head;
     uint64_t hit[(MAX_NEEDLES + 63) / 64] = {0};
-    scan(&h->fail_set, kind, data, 0, cut, 0, hit);
-    if (cut < len) scan(&h->fail_set, kind, data, len - h->tail, len, 0, hit);
+    scan(&h->fail_set, p.d, 0, p.head_end, 0, hit);
+    if (!p.whole) scan(&h->fail_set, p.d, p.tail_at, p.n, 0, hit);
+    free(p.own);
     PyObject *out = PyFrozenSet_New(NULL);
     for (int k = 0; out && k < h->fail_set.n; k++)
         if (((hit[k >> 6] >> (k & 63)) & 1) && PySet_Add(out, PyTuple_GET_ITEM(h->fail_names, k)) < 0) Py_CLEAR(out);
-    for (Py_ssize_t i = 0; out && kind != PyUnicode_1BYTE_KIND && i < PyTuple_GET_SIZE(h->wide); i++) {
+    for (Py_ssize_t i = 0; out && PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND && i < PyTuple_GET_SIZE(h->wide); i++) {
         PyObject *w = PyTuple_GET_ITEM(h->wide, i);
         Py_ssize_t at = PyUnicode_Find(text, w, 0, cut, 1);
         if (at == -1 && cut < len) at = PyUnicode_Find(text, w, len - h->tail, len, 1);

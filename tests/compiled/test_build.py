@@ -134,9 +134,11 @@ def test_pure_python_scores_like_the_reference_when_nothing_is_built(tmp_path: P
 #: until a repeated action compared its observations instead of every observation being
 #: hashed (issue 34: 2.6% of `score`'s instructions on score_bench's trace), 2,356 until an
 #: action's distinctive tokens were found here instead of by a Python call per text (issue
-#: 31: about 9% of `score`'s instructions on ../shared's real runs); lower this as code
-#: leaves it.
-C_LINE_CAP = 2_420
+#: 31: about 9% of `score`'s instructions on ../shared's real runs), 2,420 until a two-byte
+#: text's citations, line hashes and pre-filter read it as bytes (issue 31: 3.7% of `score`'s
+#: instructions on a generated Claude Code folder, where a file read's arrows make most
+#: outputs two-byte); lower this as code leaves it.
+C_LINE_CAP = 2_444
 
 
 def test_the_c_stays_under_its_line_cap() -> None:

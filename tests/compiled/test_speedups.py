@@ -267,6 +267,27 @@ def test_no_hints_reads_the_head_and_tail_sizes_of_status() -> None:
     assert fast.no_hints("all good") is True and fast.no_hints(text) is False
 
 
+def test_hints_in_a_wide_text_past_the_stack_room_and_no_nul_hint() -> None:
+    """A two-byte text whose head and tail outgrow the scan's room on the stack (16,384
+    chars) is read from the heap alike; a hint holding NUL is refused (the scan reads a code
+    point above 255 as NUL)."""
+    from efc_tui.parsers import status
+
+    wide = "x\u2192" * 10_000
+    text = wide[:15_000] + "Traceback (most recent call last):" + wide[15_000:] + "y" * 20_000
+    lists = (status._SUMMARY_HINTS, status._SUMMARY_PAIR, status._HINTS)
+    try:
+        assert fast.set_hints(*lists, 20_000, 8000, 8000) is True
+        assert fast.no_hints(text) is False and fast.found_hints(text)
+        assert fast.set_hints(*lists, 10_000, 8000, 8000) is True
+        assert fast.no_hints(text) is True and not fast.found_hints(text)
+        with pytest.raises(ValueError, match="NUL"):
+            fast.set_hints(*lists[:2], ("Tra\0ceback",), 4000, 8000, 8000)
+    finally:
+        status._install_hints()
+    assert fast.no_hints(text) is True
+
+
 @settings(max_examples=400, deadline=None)
 @given(texts)
 def test_shingle_count_matches_python(text: str) -> None:
