@@ -545,6 +545,19 @@ static inline Py_ALWAYS_INLINE Py_ssize_t wide_lines(const int kind, const void 
     return nlines;
 }
 
+/* The (start, end) of each whitespace-separated word of a str into ``out``; ``kind`` is a
+ * constant where it is inlined (why: narrow). */
+static inline Py_ALWAYS_INLINE int word_spans(const int kind, const void *data, Py_ssize_t len, Spans *out) {
+    for (Py_ssize_t i = 0; i < len;) {
+        while (i < len && is_space(PyUnicode_READ(kind, data, i))) i++;
+        if (i >= len) break;
+        Py_ssize_t s = i;
+        while (i < len && !is_space(PyUnicode_READ(kind, data, i))) i++;
+        if (spans_push(out, s, i) < 0) return -1;
+    }
+    return 0;
+}
+
 /* features.shingles(text): the hashes of its normalized non-empty lines when it has at
  * least 3, else of its word 3-grams (or of the tuple of its 1-2 words), de-duplicated into
  * w->hashes. */
@@ -553,7 +566,7 @@ static int shingles(PyObject *text, ShingleWork *w) {
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t len = PyUnicode_GET_LENGTH(text);
     w->hashes.n = 0;
-    Py_ssize_t nlines = 0, start = 0, i = 0;
+    Py_ssize_t nlines = 0, start = 0;
     if (kind == PyUnicode_1BYTE_KIND) {
         const unsigned char *d = (const unsigned char *)data;
         while (start <= len) {
@@ -584,14 +597,10 @@ static int shingles(PyObject *text, ShingleWork *w) {
     if (nlines < 3) {
         w->hashes.n = 0;
         w->words.n = 0;
-        i = 0;
-        while (i < len) {
-            while (i < len && is_space(PyUnicode_READ(kind, data, i))) i++;
-            if (i >= len) break;
-            Py_ssize_t s = i;
-            while (i < len && !is_space(PyUnicode_READ(kind, data, i))) i++;
-            if (spans_push(&w->words, s, i) < 0) return -1;
-        }
+        if ((kind == PyUnicode_1BYTE_KIND   ? word_spans(PyUnicode_1BYTE_KIND, data, len, &w->words)
+             : kind == PyUnicode_2BYTE_KIND ? word_spans(PyUnicode_2BYTE_KIND, data, len, &w->words)
+                                            : word_spans(PyUnicode_4BYTE_KIND, data, len, &w->words)) < 0)
+            return -1;
         size_t nw = w->words.n / 2;
         if (nw == 0) return 0;
         /* word hashes in place of spans: reuse a second pass */
@@ -907,8 +916,12 @@ static int cite_runs(CitedTable *table, const unsigned char *d, Py_ssize_t n, co
             if (pos < resume) continue;
             Py_ssize_t s = pos, e = pos;
             while (s > 0 && BIT(bits, s - 1)) s--;
-            while (e < n && BIT(bits, e)) e++;
-            resume = e;
+            for (uint64_t x; e < n; e = (e | 63) + 1) /* to the next clear bit, a word at a time */
+                if ((x = ~bits[e >> 6] >> (e & 63))) {
+                    e += __builtin_ctzll(x);
+                    break;
+                }
+            e = resume = e < n ? e : n;
             if (e - s < table->min_len || e - s > table->max_len) continue;
             if (cite_token(table, d + s, e - s, t, first_ref) < 0) return -1;
         }
