@@ -845,22 +845,23 @@ static inline uint64_t token_bits8(const unsigned char *p) {
     return (y * 0x0102040810204080ULL) >> 56;
 }
 
-/* The UTF-8 of a str that is not ASCII into ``q`` (room for 4 bytes a char), its length
- * returned; ``kind`` is a constant where it is inlined. A two-byte str is read four chars
- * at a time while they are ASCII (most of a Claude Code file read is: a wide arrow on each
- * line makes it two-byte). */
-static inline Py_ALWAYS_INLINE Py_ssize_t utf8_of(const int kind, const void *data, Py_ssize_t len, unsigned char *q) {
+/* The UTF-8 of text[a:b] (a str that is not ASCII) into ``q`` (room for 4 bytes a char),
+ * its length returned; ``kind`` is a constant where it is inlined. A two-byte str is read
+ * four chars at a time while they are ASCII (most of a Claude Code file read is: a wide
+ * arrow on each line makes it two-byte). */
+static inline Py_ALWAYS_INLINE Py_ssize_t utf8_of(const int kind, const void *data, Py_ssize_t a, Py_ssize_t b,
+                                                  unsigned char *q) {
     unsigned char *q0 = q;
-    for (Py_ssize_t i = 0; i < len;) {
+    for (Py_ssize_t i = a; i < b;) {
         if (kind == PyUnicode_2BYTE_KIND) {
             const Py_UCS2 *u = (const Py_UCS2 *)data;
-            for (uint64_t x; i + 4 <= len; i += 4, q += 4) {
+            for (uint64_t x; i + 4 <= b; i += 4, q += 4) {
                 memcpy(&x, u + i, 8);
                 if (x & 0xff80ff80ff80ff80ULL) break;
                 q[0] = (unsigned char)u[i], q[1] = (unsigned char)u[i + 1];
                 q[2] = (unsigned char)u[i + 2], q[3] = (unsigned char)u[i + 3];
             }
-            if (i >= len) break;
+            if (i >= b) break;
         }
         q = utf8_put(q, PyUnicode_READ(kind, data, i++));
     }
@@ -929,36 +930,48 @@ static int cite_runs(CitedTable *table, const unsigned char *d, Py_ssize_t n, co
     return 0;
 }
 
+/* cite_runs of the UTF-8 ``d[:n]`` (``ascii``: every byte is below 128) */
+static int cite_bytes(const Tokens *tk, CitedTable *table, const unsigned char *d, Py_ssize_t n, int ascii, int64_t t,
+                      int64_t *first_ref) {
+    Py_ssize_t nw = (n + 63) / 64;
+    uint64_t stackbits[256], *bits = nw <= 256 ? stackbits : malloc((size_t)nw * 8);
+    if (!bits) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    token_bits(tk, d, n, ascii, bits);
+    int rc = cite_runs(table, d, n, bits, t, first_ref);
+    if (bits != stackbits) free(bits);
+    return rc;
+}
+
+/* A text that is not ASCII is encoded this many chars at a time, at most (and up to the
+ * end of a token run that crosses the mark): its UTF-8 copy stays a few KB however long. */
+#define CITE_PIECE 4096
+
 /* z, pass 2 for one observation: every token of the text (features.word_list) that a later
  * action cites moves first_ref[t] to the earliest such later event. The text is read as its
- * UTF-8 bytes, a bit per byte (token_bits; an ASCII str is its own UTF-8): reading a two-byte
- * str a char at a time, as the tokens' UTF-8 lengths were summed, took 1.8x as long as this
- * (a generated Claude Code folder, docs/speed.md). */
+ * UTF-8 bytes, a bit per byte (token_bits; an ASCII str is its own UTF-8, another is
+ * encoded a piece at a time, each ending after a char that is no token's, so no run is
+ * cut): reading a two-byte str a char at a time, as the tokens' UTF-8 lengths were summed,
+ * took 1.8x as long as this (a generated Claude Code folder, docs/speed.md). */
 static int cite_pass(const Tokens *tk, CitedTable *table, PyObject *text, int64_t t, int64_t *first_ref,
                      Buf *scratch) {
     if (table->n == 0) return 0;
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t len = PyUnicode_GET_LENGTH(text);
-    const unsigned char *d = (const unsigned char *)data;
-    Py_ssize_t n = len;
-    if (!PyUnicode_IS_ASCII(text)) {
-        if (buf_reserve(scratch, (size_t)len * 4) < 0) return -1;
-        n = kind == PyUnicode_1BYTE_KIND   ? utf8_of(PyUnicode_1BYTE_KIND, data, len, scratch->p)
-            : kind == PyUnicode_2BYTE_KIND ? utf8_of(PyUnicode_2BYTE_KIND, data, len, scratch->p)
-                                           : utf8_of(PyUnicode_4BYTE_KIND, data, len, scratch->p);
-        d = scratch->p;
+    if (PyUnicode_IS_ASCII(text)) return cite_bytes(tk, table, data, len, 1, t, first_ref);
+    for (Py_ssize_t a = 0, b; a < len; a = b) {
+        b = len - a > CITE_PIECE ? a + CITE_PIECE : len;
+        while (b < len && is_token(tk, PyUnicode_READ(kind, data, b - 1))) b++;
+        if (buf_reserve(scratch, (size_t)(b - a) * 4) < 0) return -1;
+        Py_ssize_t n = kind == PyUnicode_1BYTE_KIND   ? utf8_of(PyUnicode_1BYTE_KIND, data, a, b, scratch->p)
+                       : kind == PyUnicode_2BYTE_KIND ? utf8_of(PyUnicode_2BYTE_KIND, data, a, b, scratch->p)
+                                                      : utf8_of(PyUnicode_4BYTE_KIND, data, a, b, scratch->p);
+        if (cite_bytes(tk, table, scratch->p, n, 0, t, first_ref) < 0) return -1;
     }
-    Py_ssize_t nw = (n + 63) / 64;
-    uint64_t stackbits[64], *bits = nw <= 64 ? stackbits : malloc((size_t)nw * 8);
-    if (!bits) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    token_bits(tk, d, n, d == data, bits);
-    int rc = cite_runs(table, d, n, bits, t, first_ref);
-    if (bits != stackbits) free(bits);
-    return rc;
+    return 0;
 }
 
 /* Token ``p[:n]`` of the action text of event ``mark - 1``: its index appended to ``out``

@@ -542,6 +542,26 @@ def test_action_tokens_cite_alike(actions: list[str], observations: list[str]) -
     assert compiled.first_ref.tolist() == features._python_pass(evs).first_ref.tolist()
 
 
+@pytest.mark.parametrize("width", ["é", "\u2192", "\U0001f600"])
+@pytest.mark.parametrize("at", [4090, 4095, 4096, 4097, 8190])
+def test_a_long_wide_texts_tokens_are_cited_across_its_pieces(width: str, at: int) -> None:
+    """A text that is not ASCII is read a 4,096-char piece at a time: a token at a piece's
+    mark, and a run of token chars longer than a piece, are cited as the Python pass cites
+    them, whatever the text's width."""
+    from efc_tui.scoring import features
+
+    token = "src/módulo_x.py"
+    long_run = "a" * 5000 + "_TARGET_" + "b" * 5000
+    text = (("line " + width + " of text\n") * 2000)[:at] + " " + token + " " + long_run + " end"
+    evs = [
+        Event(index=0, step=0, kind=EventKind.TOOL, observation_text=text),
+        Event(index=1, step=1, kind=EventKind.TOOL, action_text=f"cat {token}; echo {long_run}"),
+    ]
+    compiled = features._compiled_pass(fast, evs)
+    assert compiled is not None
+    assert compiled.first_ref.tolist() == features._python_pass(evs).first_ref.tolist() == [1, -1]
+
+
 def test_action_tokens_take_the_rules_sizes(monkeypatch: pytest.MonkeyPatch) -> None:
     """MIN_TOKEN and _EDGE are features.py's: changed there, both loops cite alike."""
     from efc_tui.scoring import features
