@@ -310,23 +310,27 @@ static int buf_reserve(Buf *b, size_t cap) {
     return 0;
 }
 
+/* text[i:b] of a two-byte str copied to q[i - a:] as Latin-1, four chars at a time while all
+ * four are below 256: where it stopped (a char-at-a-time loop goes on from there). */
+static inline Py_ssize_t ucs2_latin1(const Py_UCS2 *u, Py_ssize_t a, Py_ssize_t i, Py_ssize_t b, unsigned char *q) {
+    for (uint64_t x; i + 4 <= b && (memcpy(&x, u + i, 8), !(x & 0xff00ff00ff00ff00ULL)); i += 4)
+        for (int k = 0; k < 4; k++) q[i - a + k] = (unsigned char)u[i + k];
+    return i;
+}
+
 /* hash_span of a two- or four-byte str; ``kind`` is a constant where it is inlined (why: narrow). */
 static inline Py_ALWAYS_INLINE int hash_wide_span(const int kind, const void *data, Py_ssize_t a, Py_ssize_t b,
                                                    uint64_t seed, Buf *scratch, uint64_t *out) {
     Py_ssize_t n = b - a, i = a;
     if (buf_reserve(scratch, (size_t)n + 1) < 0) return -1;
-    if (kind == PyUnicode_2BYTE_KIND) { /* narrowed four at a time while all are below 256 */
-        const Py_UCS2 *u = (const Py_UCS2 *)data;
-        for (uint64_t x; i + 4 <= b && (memcpy(&x, u + i, 8), !(x & 0xff00ff00ff00ff00ULL)); i += 4)
-            for (int k = 0; k < 4; k++) scratch->p[i - a + k] = (unsigned char)u[i + k];
-    }
+    if (kind == PyUnicode_2BYTE_KIND) i = ucs2_latin1((const Py_UCS2 *)data, a, a, b, scratch->p);
     for (Py_UCS4 c; i < b && (c = PyUnicode_READ(kind, data, i)) < 256; i++) scratch->p[i - a] = (unsigned char)c;
     if (i == b) { /* every code point below 256 */
         *out = hash_bytes(scratch->p, n, seed);
         return 0;
     }
-    Py_UCS4 maxc = 0; /* an OR of the code points: below 65536 when each is */
-    for (i = a; kind == PyUnicode_4BYTE_KIND && i < b; i++) maxc |= PyUnicode_READ(kind, data, i);
+    Py_UCS4 maxc = 0; /* an OR of the code points from the first above 255: below 65536 when each is */
+    for (; kind == PyUnicode_4BYTE_KIND && i < b; i++) maxc |= PyUnicode_READ(kind, data, i);
     if (kind == PyUnicode_2BYTE_KIND) { /* its own storage, read in place; a seed of its own */
         *out = hash_bytes((const unsigned char *)((const Py_UCS2 *)data + a), n * 2, seed ^ SEED_UCS2);
         return 0;
@@ -1886,12 +1890,7 @@ static inline Py_ALWAYS_INLINE int narrow(const Hints *h, const int kind, const 
                                           unsigned char *q) {
     int wide = 0;
     for (Py_ssize_t i = a; i < b; i++) {
-        if (kind == PyUnicode_2BYTE_KIND) {
-            const Py_UCS2 *u = (const Py_UCS2 *)data;
-            for (uint64_t x; i + 4 <= b && (memcpy(&x, u + i, 8), !(x & 0xff00ff00ff00ff00ULL)); i += 4)
-                for (int k = 0; k < 4; k++) q[i - a + k] = (unsigned char)u[i + k];
-            if (i >= b) break;
-        }
+        if (kind == PyUnicode_2BYTE_KIND && (i = ucs2_latin1((const Py_UCS2 *)data, a, i, b, q)) >= b) break;
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
         for (int k = 0; c > 255 && k < h->n_wide_chars; k++) wide |= c == h->wide_chars[k];
         q[i - a] = c > 255 ? 0 : (unsigned char)c;

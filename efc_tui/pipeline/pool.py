@@ -103,7 +103,8 @@ def read_files(files: list[Path], job: Job, jobs: int) -> Iterator[FileResult]:
         total += n
     if files:
         groups.append(range(start, len(files)))
-    return _map(files, groups, sizes, partial(read_group, job=job), jobs, ahead)
+    group_bytes = [sum(sizes[i] for i in g) for g in groups]
+    return _map(files, groups, group_bytes.__getitem__, partial(read_group, job=job), jobs, ahead)
 
 
 def _size(path: Path) -> int:
@@ -133,8 +134,7 @@ def map_files(
     EfcError naming the first file whose result it took; an exception the task raises is
     raised here, as it would be in this process."""
     groups = [range(i, i + 1) for i in range(len(files))]
-    sizes = [_size(f) for f in files]
-    return _map(files, groups, sizes, partial(_each, task), jobs, ahead)
+    return _map(files, groups, lambda k: _size(files[k]), partial(_each, task), jobs, ahead)
 
 
 def _each(task: Callable[[int, Path], R], first: int, paths: list[Path]) -> list[R]:
@@ -144,13 +144,15 @@ def _each(task: Callable[[int, Path], R], first: int, paths: list[Path]) -> list
 def _map(
     files: list[Path],
     groups: list[range],
-    sizes: list[int],
+    size: Callable[[int], int],
     task: Callable[[int, list[Path]], list[R]],
     jobs: int,
     ahead: int,
 ) -> Generator[R, None, None]:
     """The results of ``task(group.start, files[group])`` for each group (consecutive files),
-    one after the other in input order: ``map_files``, files handed out by groups."""
+    one after the other in input order: ``map_files``, files handed out by groups.
+    ``size(k)``: group k's bytes, asked only of the groups ``submission_order`` sorts (a
+    folder of thousands of files is not stat'ed file by file before the first is read)."""
     pool = ProcessPoolExecutor(
         max_workers=max(1, min(jobs, len(groups))),
         mp_context=_context(),
@@ -158,7 +160,8 @@ def _map(
         initargs=(task,),
     )
     limit = ahead * jobs
-    order = iter(submission_order([sum(sizes[i] for i in g) for g in groups], limit))
+    last = len(groups) - limit
+    order = iter(submission_order([size(k) if k >= last else 0 for k in range(len(groups))], limit))
     futures: dict[int, Future[list[R]]] = {}
     done = False
 
