@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from efc_tui._lazy_re import LazyPattern
 
@@ -125,3 +126,41 @@ class _StartGuarded(_Guarded):
             if m is not None:
                 return m
         return None
+
+
+class _LineStart(LazyPattern[str]):
+    """A multi-line pattern whose every match starts at a line start (``^`` first) with one
+    of ``leads``: ``finditer`` finds what the pattern's own ``finditer`` finds, trying the
+    pattern only at the lines that start with a lead, in order, each from where the last
+    match ended. The engine's own search tries a ``^`` pattern at every position of the
+    text (16 us a 3 KB tail of test output, for each summary pattern a summary's parse
+    tries); the lines that start with a lead cost a ``find`` per lead: 2-4 us."""
+
+    __slots__ = ("leads",)
+
+    def __init__(self, pattern: str, flags: int, leads: tuple[str, ...]) -> None:
+        assert pattern.startswith("^") and leads
+        super().__init__(pattern, flags | re.MULTILINE)
+        self.leads = leads
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        starts: list[int] = []
+        for lead in self.leads:
+            if text.startswith(lead):
+                starts.append(0)
+            key = "\n" + lead
+            at = text.find(key)
+            while at >= 0:
+                starts.append(at + 1)
+                at = text.find(key, at + 2)
+        if len(self.leads) > 1:
+            starts.sort()
+        match = self.rx.match
+        end = 0
+        for at in starts:
+            if at < end:
+                continue  # inside the last match: the engine's search went on from its end
+            m = match(text, at)
+            if m is not None:
+                yield m
+                end = m.end()

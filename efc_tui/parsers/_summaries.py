@@ -7,27 +7,35 @@ import re
 
 from efc_tui._lazy_re import LazyPattern
 from efc_tui.model import Checks
+from efc_tui.parsers._patterns import _LineStart
 
 #: only the tail of long output holds a summary: bounded work on megabyte observations
 _TAIL = 8000
 
-_PYTEST_SUMMARY = LazyPattern(
+_PYTEST_SUMMARY = _LineStart(
     r"^=+ (?P<body>[^=\n]*?\b(?:passed|failed|error|errors|skipped|xfailed|xpassed|deselected|no tests ran)\b[^=\n]*?) in [\d.]+\s*s(?:econds)?\b.*?=*\s*$",
     re.MULTILINE,
+    ("=",),
 )
+#: (not a _LineStart: many outputs hold lines that start with a digit, a numbered file view's,
+#: and trying the pattern at each costs twice the engine's own search)
 _PYTEST_SHORT = LazyPattern(
     r"^(?P<body>(?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?)(?:, )?)+) in [\d.]+\s*s\b",
     re.MULTILINE,
 )
 _COUNT = LazyPattern(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected)")
-_UNITTEST_RAN = LazyPattern(r"^Ran (\d+) tests? in [\d.]+s", re.MULTILINE)
-_UNITTEST_RESULT = LazyPattern(r"^(OK|FAILED)\b(?: \((?P<detail>[^)]*)\))?", re.MULTILINE)
+_UNITTEST_RAN = _LineStart(r"^Ran (\d+) tests? in [\d.]+s", re.MULTILINE, ("Ran ",))
+_UNITTEST_RESULT = _LineStart(
+    r"^(OK|FAILED)\b(?: \((?P<detail>[^)]*)\))?", re.MULTILINE, ("OK", "FAILED")
+)
 _UNITTEST_DETAIL = LazyPattern(
     r"(failures|errors|skipped|expected failures|unexpected successes)=(\d+)"
 )
 #: cargo test (one line per test binary), jest / vitest, Maven Surefire / Gradle
-_CARGO = LazyPattern(r"^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed", re.MULTILINE)
-_JEST = LazyPattern(r"^Tests:\s+(?P<body>[^\n]*?)\d+ total", re.MULTILINE)
+_CARGO = _LineStart(
+    r"^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed", re.MULTILINE, ("test result: ",)
+)
+_JEST = _LineStart(r"^Tests:\s+(?P<body>[^\n]*?)\d+ total", re.MULTILINE, ("Tests:",))
 _MAVEN = LazyPattern(
     r"Tests run: (\d+), Failures: (\d+), Errors: (\d+)(?:, Skipped: (\d+))?", re.MULTILINE
 )
@@ -49,13 +57,13 @@ def parse_checks(text: str) -> Checks | None:
     body = None
     # each pattern runs only on a tail that holds a text every match of it holds
     if "= " in tail:
-        for m in _PYTEST_SUMMARY.rx.finditer(tail):
+        for m in _PYTEST_SUMMARY.finditer(tail):
             body = m.group("body")
     if body is None and " in " in tail:
         for m in _PYTEST_SHORT.rx.finditer(tail):
             body = m.group("body")
     if body is None and "Tests:" in tail:
-        for m in _JEST.rx.finditer(tail):
+        for m in _JEST.finditer(tail):
             body = m.group("body")
     if body is not None:
         passed = failed = 0
@@ -65,7 +73,7 @@ def parse_checks(text: str) -> Checks | None:
             elif what in ("failed", "error", "errors", "xpassed"):
                 failed += int(n)
         return Checks(passed=passed, failed=failed, total=passed + failed)
-    cargo = _CARGO.rx.findall(tail) if "test result:" in tail else []
+    cargo = [m.groups() for m in _CARGO.finditer(tail)] if "test result:" in tail else []
     if cargo:
         passed, failed = sum(int(p) for p, _ in cargo), sum(int(f) for _, f in cargo)
         return Checks(passed=passed, failed=failed, total=passed + failed)
@@ -82,11 +90,11 @@ def parse_checks(text: str) -> Checks | None:
     if "Ran " not in tail:
         return None
     ran = None
-    for m in _UNITTEST_RAN.rx.finditer(tail):
+    for m in _UNITTEST_RAN.finditer(tail):
         ran = int(m.group(1))
     if ran is not None:
         failed = 0
-        for m in _UNITTEST_RESULT.rx.finditer(tail):
+        for m in _UNITTEST_RESULT.finditer(tail):
             failed = 0
             if m.group("detail"):
                 for what, n in _UNITTEST_DETAIL.rx.findall(m.group("detail")):

@@ -458,6 +458,38 @@ def test_start_guarded_finds_what_its_regex_finds(pieces: list[str], sep: str) -
         assert (m and m.span()) == (want and want.span()), t
 
 
+_SUMMARY_PIECES = [
+    "=",
+    "==",
+    " ",
+    "\n",
+    "\r\n",
+    "1",
+    "12",
+    "passed",
+    "failed",
+    "error",
+    "in",
+    "0.5",
+]
+_SUMMARY_PIECES += ["s", "seconds", "Ran ", "tests", "test", "OK", "FAILED", "(failures=2)", "x"]
+_SUMMARY_PIECES += ["test result: ", "ok", ". ", "; ", "Tests:", "total", ",", "é", "٣"]
+
+
+@settings(max_examples=400)
+@given(st.lists(st.sampled_from(_SUMMARY_PIECES), max_size=80))
+def test_line_start_finds_what_its_regex_finds(pieces: list[str]) -> None:
+    """``_LineStart`` (the test-summary patterns) tries its regex only at the lines that
+    start with a lead: the same matches, in order, as the pattern's own ``finditer``,
+    matches that run on past their line (``\\s`` holds newlines) included."""
+    from efc_tui.parsers import _summaries as m
+
+    text = "".join(pieces)
+    for pattern in (m._PYTEST_SUMMARY, m._UNITTEST_RAN, m._UNITTEST_RESULT, m._CARGO, m._JEST):
+        got = [(x.span(), x.groups()) for x in pattern.finditer(text)]
+        assert got == [(x.span(), x.groups()) for x in pattern.rx.finditer(text)], text
+
+
 # --------------------------------------------------------------------------- sniffing
 
 _HEAD_PIECES = [b"{", b"}", b"[", b"]", b"\n", b" ", b"\t", b"\r", b"\x0c", b'"a"', b":", b","]
