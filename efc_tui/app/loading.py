@@ -227,7 +227,7 @@ def follow_problem(path: Path, fmt: str | None) -> str | None:
     name = fmt
     if name is None:
         try:
-            name = parsers.detect(path).name
+            name = parsers.detect_format(path)
         except EfcError as exc:
             return str(exc)
     if name in FOLLOWABLE_FORMATS and not path.name.endswith(".gz"):

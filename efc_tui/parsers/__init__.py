@@ -41,6 +41,7 @@ __all__ = [
     "ReadOptions",
     "Reader",
     "detect",
+    "detect_format",
     "discover",
     "expand_paths",
     "get_reader",
@@ -63,13 +64,21 @@ def get_reader(name: str) -> Reader:
 
 
 def detect(path: Path, head: Sniff | None = None) -> Reader:
-    """The reader whose sniff is most confident about this file's content.
+    """The reader whose sniff is most confident about this file's content
+    (``detect_format``), its module imported now."""
+    return reader(detect_format(path, head))
+
+
+def detect_format(path: Path, head: Sniff | None = None) -> str:
+    """The name of the format whose sniff is most confident about this file's content.
 
     Every sniff is in ``sniffs`` (one light module, each named after its reader's module),
-    so detection imports the winning reader's module alone. A format that cannot beat the
-    best score so far (its ``FORMATS`` ceiling, plus the extension bonus
-    if the name fits) is not even asked: it could at most tie, and an earlier one wins a
-    tie."""
+    so detection imports no reader: ``detect`` imports the winner's alone, and discovery,
+    which only asks whether a trial's log is readable, none (the command's process then
+    forks its workers without them: each imports what it reads, side by side). A format
+    that cannot beat the best score so far (its ``FORMATS`` ceiling, plus the extension
+    bonus if the name fits) is not even asked: it could at most tie, and an earlier one
+    wins a tie."""
     from efc_tui.parsers import sniffs
 
     s = head or read_head(path)
@@ -99,7 +108,7 @@ def detect(path: Path, head: Sniff | None = None) -> Reader:
             "`--format NAME` forces a reader)",
             path,
         )
-    return reader(best[2])
+    return best[2]
 
 
 def load(

@@ -198,10 +198,10 @@ def _trial_files(folder: Path) -> Iterable[Path]:
 
 def _detectable(path: Path) -> bool:
     from efc_tui.errors import EfcError
-    from efc_tui.parsers import detect  # here: parsers/__init__ imports this module
+    from efc_tui.parsers import detect_format  # here: parsers/__init__ imports this module
 
     try:
-        detect(path, read_head(path))
+        detect_format(path, read_head(path))
     except EfcError:
         return False
     return True

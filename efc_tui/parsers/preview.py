@@ -134,11 +134,11 @@ def preview(
     whole (it is short, or it is not read through ``base``) the result is ``complete``.
     None when the start does not make a document the reader takes: the caller reads the
     whole file, which reports any problem."""
-    from efc_tui.parsers import detect, load
+    from efc_tui.parsers import detect_format, load
 
     runs: list[Run] = []
     path = Path(path)
-    fmt = fmt or detect(path).name  # on the file's true start
+    fmt = fmt or detect_format(path)  # on the file's true start
     limit = PreviewLimit(path, nbytes)
     try:
         for run in load(path, fmt, lenient=lenient, outcomes=outcomes, preview=limit):

@@ -116,6 +116,20 @@ def test_a_native_trace_loads_the_native_reader_alone() -> None:
     ) == ["native"]
 
 
+def test_discovering_trials_imports_no_reader() -> None:
+    """Discovery asks whether each trial's chosen log is readable (``detect_format``), which
+    imports no reader: the command's process forks its workers without them, and each
+    imports what it reads, side by side, not one after the other before the fork."""
+    job = FIXTURES / "outcomes" / "job_mixed"
+    code = (
+        "from efc_tui.parsers import discover\n"
+        f"found = discover([{str(job)!r}])\n"
+        "assert found.trials and found.sources, found"
+    )
+    assert readers_imported(code) == []
+    assert readers_imported(code + "\nfrom efc_tui.parsers import detect\ndetect(found.sources[0])")
+
+
 def test_a_sniff_counts_for_its_ceiling_at_most(monkeypatch: pytest.MonkeyPatch) -> None:
     """Detection skips a format whose ceiling cannot beat the best score so far; a sniff
     that returned more than its ceiling would break that, so it counts for its ceiling: a
