@@ -22,6 +22,9 @@ GZIP_MAGIC = b"\x1f\x8b"
 ZIP_MAGIC = b"PK\x03\x04"
 #: the last character of a JSON object or array, by its first (``Sniff.first_line_object``)
 _CLOSER = {b"{": b"}", b"[": b"]"}
+_BOM = b"\xef\xbb\xbf"
+#: the ASCII characters ``str.isspace`` holds white space (``first_char``)
+_ASCII_SPACE = frozenset(c for c in range(128) if chr(c).isspace())
 
 
 class ReadOptions(Struct, frozen=True):
@@ -60,8 +63,21 @@ class Sniff(Struct):
 
     @property
     def first_char(self) -> str:
-        stripped = self.text.lstrip()
-        return stripped[:1]
+        """The text's first character that is not white space ("" when there is none),
+        read off the head's bytes when it is ASCII: the text (its leading BOMs stripped)
+        is then not decoded for it, which costs 0.1 ms a 64 KB head that is not ASCII."""
+        head = self.head
+        i = 0
+        while head.startswith(_BOM, i):
+            i += 3
+        n = len(head)
+        while i < n and head[i] in _ASCII_SPACE:
+            i += 1
+        if i == n:
+            return ""
+        if head[i] < 0x80:
+            return chr(head[i])
+        return self.text.lstrip()[:1]
 
     @property
     def first_line_object(self) -> Any:

@@ -49,18 +49,24 @@ MINI_SUBMIT_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_
 def mini_swe_agent(s: Sniff) -> float:
     if s.first_char != "{":
         return 0.0
-    text = s.text
-    # (each regular expression starts with its key: a substring test, 20x faster over a
-    # 64 KB head, skips the search in the files that lack it: most of them)
-    if '"trajectory_format"' in text and re.search(
-        r'"trajectory_format"\s*:\s*"mini-swe-agent', text
+    # Each regular expression starts with its key: a substring test, 20x faster over a
+    # 64 KB head, skips the search in the files that lack it (most of them). The keys are
+    # ASCII, so the head's bytes hold one where its text does: a log of another format (a
+    # Claude Code session, whose arrows make its text two bytes a character) is told
+    # without decoding its head.
+    head = s.head
+    if b'"trajectory_format"' in head and re.search(
+        r'"trajectory_format"\s*:\s*"mini-swe-agent', s.text
     ):
         return 1.0
-    if '"mini_version"' in text and re.search(r'"mini_version"\s*:', text):
+    if b'"mini_version"' in head and re.search(r'"mini_version"\s*:', s.text):
         return 0.95
-    if '"messages"' in text and '"info"' in text and any(m in text for m in MINI_SUBMIT_MARKERS):
+    if b'"messages"' in head and b'"info"' in head and any(m in head for m in _MINI_MARKERS):
         return 0.7
     return 0.0
+
+
+_MINI_MARKERS = tuple(m.encode() for m in MINI_SUBMIT_MARKERS)
 
 
 # --------------------------------------------------------------------------- SWE-agent

@@ -516,3 +516,22 @@ def test_first_line_object_is_the_first_non_blank_line_parsed(pieces: list[bytes
                 want = None
             break
     assert Sniff(Path("x.jsonl"), head).first_line_object == want
+
+
+_LEAD_PIECES = [b" ", b"\t", b"\n", b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1f", b"\xef\xbb\xbf"]
+_LEAD_PIECES += [b"\xc2\xa0", b"\xc2\x85", b"\xe2\x80\xa8", b"\xe3\x80\x80", b"\x85", b"\xff"]
+_LEAD_PIECES += [b"{", b"[", b"a", b"\xe2\x86\x92", b"\xc3"]
+
+
+@settings(max_examples=500)
+@given(st.lists(st.sampled_from(_LEAD_PIECES), max_size=12))
+def test_first_char_is_the_texts_first_non_blank_character(pieces: list[bytes]) -> None:
+    """``Sniff.first_char`` reads an ASCII first character off the head's bytes: the same
+    as the decoded text's (leading BOMs stripped, then any Unicode white space)."""
+    from pathlib import Path
+
+    from efc_tui.parsers.base import Sniff
+
+    head = b"".join(pieces)
+    want = head.decode("utf-8", errors="replace").lstrip("\ufeff").lstrip()[:1]
+    assert Sniff(Path("x.json"), head).first_char == want
