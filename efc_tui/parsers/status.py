@@ -140,12 +140,9 @@ class _Obs:
             name = m.group("name")
         return name
 
-    def may_hold(self, keys: frozenset[str]) -> bool:
-        """False when the compiled scan (``found_hints``: ``_HINTS`` in the parts the rules
-        read) finds none of ``keys``, a rule's keys; True when it finds one, or when there
-        is no compiled scan. A text rule none of whose keys is there cannot match, so it is
-        not searched: on a real SWE-agent log, nearly every rule of a failed command's
-        output (19 rules, 118 keys searched one by one)."""
+    def hints(self) -> frozenset[str] | None:
+        """The ``_HINTS`` the compiled scan (``found_hints``) finds in the parts the rules
+        read; None when there is no compiled scan."""
         hints = self._hints
         if hints is False:
             fast = _fast.speedups()
@@ -153,7 +150,15 @@ class _Obs:
             hints = self._hints = (
                 fast.found_hints(text) if fast is not None and type(text) is str else None
             )
-        return hints is None or not hints.isdisjoint(keys)  # type: ignore[union-attr]
+        return hints  # type: ignore[return-value]
+
+    def may_hold(self, keys: frozenset[str]) -> bool:
+        """False when the compiled scan finds none of ``keys``, a rule's keys; True when it
+        finds one, or when there is no compiled scan. A text rule none of whose keys is
+        there cannot match, so it is not searched: on a real SWE-agent log, nearly every
+        rule of a failed command's output (19 rules, 118 keys searched one by one)."""
+        hints = self.hints()
+        return hints is None or not hints.isdisjoint(keys)
 
     def finds(self, pattern: _Guarded | _Plain) -> bool:
         # one or two parts: a generator (any) would cost more than most searches
@@ -168,13 +173,16 @@ class Rule(Struct, frozen=True):
 
     ``keys``: for a rule that can fire without a failure flag (a non-zero exit, is-error,
     timed-out), the substrings one of which the text must hold for it to fire (the
-    pre-filter's hints); empty for a rule that needs a flag."""
+    pre-filter's hints); empty for a rule that needs a flag. ``guard``: the keys a text
+    rule's test itself asks for (``_Obs.may_hold``), flag or no flag: ``first_rule`` does
+    not call the test of a rule none of whose guard keys the text holds."""
 
     name: str
     status: Status
     says: str
     test: Callable[[_Obs], bool]
     keys: tuple[str, ...] = ()
+    guard: frozenset[str] = frozenset()
 
 
 def _text_rule(
@@ -205,7 +213,7 @@ def _text_rule(
         return o.finds(rx)
 
     test.pattern = rx  # type: ignore[attr-defined]  # for tests and the docs
-    return Rule(name, status, says, test, keys)
+    return Rule(name, status, says, test, keys, key_set)
 
 
 def _no_traceback(o: _Obs) -> bool:
@@ -737,8 +745,15 @@ def classify_observation(
 
 def first_rule(o: _Obs) -> Status:
     """The status of the first rule of ``RULES`` that holds of ``o``, else the
-    fall-through: what ``classify_observation`` answers without its pre-filters."""
+    fall-through: what ``classify_observation`` answers without its pre-filters. A text
+    rule none of whose keys the compiled scan found is passed over without a call: its
+    test would answer no (``Rule.guard``), and the call and the checks before its own
+    look at the keys cost more than the look (a failed output: 19 of 29 rules, 13 -> 9 us)."""
+    hints = o.hints()
     for rule in RULES:
+        guard = rule.guard
+        if guard and hints is not None and hints.isdisjoint(guard):
+            continue
         if rule.test(o):
             return rule.status
     return _fallthrough(o)
