@@ -32,6 +32,7 @@ import numpy as np
 from msgspec import Struct
 
 from efc_tui import _fast
+from efc_tui._lazy_re import last_line_match
 from efc_tui.compact import GrowingSet, IntMap, IntSet, stable_digest
 from efc_tui.model import SEVERITY, STATUS_VALUE, Event, EventKind, Run, Status
 from efc_tui.scoring.constants import RHO_SCALE
@@ -139,39 +140,9 @@ _EXC_WORDS = ("Error", "Exception", "Failure")
 
 def last_exception_line(tail: str) -> str:
     """The last match of ``_EXC_LINE`` in ``tail`` (as ``finditer`` over the whole text
-    finds it), or "" when there is none, without scanning every line.
-
-    Every match holds one of ``_EXC_WORDS``. From the line of the last occurrence of one,
-    step back over the lines a match could start on without ending there (blank lines and
-    a lone ``E``, which ``^\\s*(?:E\\s+)?`` can span): no match starting before that point
-    ends after it, so the matches ``finditer`` finds from there on are the whole scan's.
-    There is at most one: every match holds a word and ends its line, and from that point
-    on only the last word's line holds any. When there is none, the same is done before
-    that point. (The second and third words are looked for after the first's last place
-    only: the searches that found nothing read the whole tail, 2 of the 2.3 µs a failing
-    event took on ``bench/score_bench.py``'s trace.)"""
-    end = len(tail)
-    rfind = tail.rfind
-    error, exception, failure = _EXC_WORDS
-    while end > 0:
-        at = rfind(error, 0, end)
-        at = max(at, rfind(exception, at + 1, end), rfind(failure, at + 1, end))
-        if at < 0:
-            return ""
-        start = rfind("\n", 0, at) + 1
-        while start > 0:
-            last = tail[start - 2 : start - 1]  # the line before's last character, if any
-            if last and last != "E" and not last.isspace():
-                break  # the line before is neither blank nor a lone E (most are not)
-            prev = rfind("\n", 0, start - 1) + 1
-            if tail[prev : start - 1].strip() not in ("", "E"):
-                break
-            start = prev
-        found = _EXC_LINE.search(tail, start, end)
-        if found:
-            return found.group()
-        end = start
-    return ""
+    finds it: ``last_line_match``), or "" when there is none."""
+    found = last_line_match(_EXC_LINE, tail, _EXC_WORDS)
+    return found.group() if found is not None else ""
 
 
 def error_signature(ev: Event) -> tuple[str, str]:

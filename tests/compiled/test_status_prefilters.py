@@ -22,6 +22,7 @@ GUARDED = {
     },
     "api class": status._API_CLASS,
     "api words": status._API_WORDS,
+    "llm client": status._LLM_CLIENT,
     "edit command": status._EDIT_CMD,
     "echo into a file": status._EDIT_ECHO,
 }

@@ -535,3 +535,28 @@ def test_first_char_is_the_texts_first_non_blank_character(pieces: list[bytes]) 
     head = b"".join(pieces)
     want = head.decode("utf-8", errors="replace").lstrip("\ufeff").lstrip()[:1]
     assert Sniff(Path("x.json"), head).first_char == want
+
+
+_EXC_LINE_PIECES = ["E", "  E  ", "", " ", "\t", "KeyError: 'k'", "E   AssertionError: 1 != 2"]
+_EXC_LINE_PIECES += ["SystemExit", "KeyboardInterrupt:", "UserWarning: x", "x.FooException"]
+_EXC_LINE_PIECES += ["Exit code 1", "TestFailure ok", "ErrorLog", "élan Error", "E\tTypeError"]
+_EXC_LINE_PIECES += ["\x85", "\u2028", '  File "x.py", line 3', "Error", "E\n"]
+
+
+@settings(max_examples=500)
+@given(
+    st.lists(st.one_of(st.sampled_from(_EXC_LINE_PIECES), st.text(max_size=12)), max_size=14),
+    st.sampled_from(["\n", "\r\n", "\n\n", " "]),
+)
+def test_the_last_exception_line_is_the_last_a_full_scan_finds(pieces: list[str], sep: str) -> None:
+    """``last_line_match`` (the status rules' exception name, from the end of the tail) finds
+    the last match a scan of every position finds."""
+    from efc_tui._lazy_re import last_line_match
+    from efc_tui.parsers import status
+
+    text = sep.join(pieces)
+    want = None
+    for m in status._EXC_LINE.rx.finditer(text):
+        want = m
+    got = last_line_match(status._EXC_LINE.rx, text, status._EXC_WORDS)
+    assert (got and (got.span(), got.group("name"))) == (want and (want.span(), want.group("name")))
