@@ -277,28 +277,17 @@ _API_WORDS = _Guarded(
         "529",
     ),
 )
+_LLM_KEYS = tuple(
+    "litellm openai anthropic azure. google.genai vertexai bedrock mistralai groq cohere "  # noqa: SIM905
+    "XaiException completion( /chat/completions messages.create".split()
+)
 #: a model provider's client in the text: the failure was in the call to the model (every
 #: match starts with a key: searched only where one occurs)
 _LLM_CLIENT = _StartGuarded(
     r"\b(?:litellm|openai|anthropic|azure\.(?:ai|core)|google\.genai|vertexai|bedrock|"
     r"mistralai|groq|cohere|XaiException)\b|\bcompletion\(|/chat/completions|messages\.create",
     0,
-    (
-        "litellm",
-        "openai",
-        "anthropic",
-        "azure.",
-        "google.genai",
-        "vertexai",
-        "bedrock",
-        "mistralai",
-        "groq",
-        "cohere",
-        "XaiException",
-        "completion(",
-        "/chat/completions",
-        "messages.create",
-    ),
+    _LLM_KEYS,
 )
 
 
