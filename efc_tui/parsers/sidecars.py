@@ -253,18 +253,20 @@ def trial_folder(folder: Path) -> Trial | None:
 def ancestors(path: Path) -> list[Path]:
     """The folders above a path, nearest first, spelled as the path was given (relative
     stays relative) and continuing from the current folder's absolute path."""
-    return list(_ancestors(str(path), os.getcwd()))
+    return list(_ancestors(str(path.parent), os.getcwd()))
 
 
 @lru_cache(maxsize=256)
-def _ancestors(path: str, cwd: str) -> tuple[Path, ...]:
-    """``ancestors`` of a path as a string, from the current folder ``cwd``: asked again
-    for every run of a file of many runs (a tau-bench results file)."""
-    p = Path(path)
-    out = [q for q in p.parents if str(q) not in (".", "")]
-    if not p.is_absolute():
-        here = Path(cwd)
-        out += [here, *here.parents]
+def _ancestors(folder: str, cwd: str) -> tuple[Path, ...]:
+    """``ancestors`` of a path in ``folder`` (its ``parent``, as a string), from the current
+    folder ``cwd``. Keyed by the folder, not the path: every log of a folder of trajectories
+    asks the same (building them was a quarter of a SWE-agent trajectory's sidecar look-up),
+    and every run of a file of many runs (a tau-bench results file) too."""
+    here = Path(folder)
+    out = [q for q in (here, *here.parents) if str(q) not in (".", "")]
+    if not here.is_absolute():
+        start = Path(cwd)
+        out += [start, *start.parents]
     return tuple(out)
 
 
@@ -280,20 +282,21 @@ _LOG_FOLDERS = {
 def find_trial(path: Path) -> Trial | None:
     """The Harbor trial whose ``agent/`` holds this log, or the Terminal-Bench 1 trial
     whose ``sessions/`` / ``agent-logs/`` / ``panes/`` does (up to four levels down)."""
-    for folder, kind in _trial_candidates(str(path), os.getcwd()):
+    for folder, kind in _trial_candidates(str(path.parent), os.getcwd()):
         if is_harbor_trial(folder) if kind == "harbor" else is_tb1_trial(folder):
             return Trial(folder, kind)
     return None
 
 
 @lru_cache(maxsize=256)
-def _trial_candidates(path: str, cwd: str) -> tuple[tuple[Path, str], ...]:
-    """The folders that could be the trial of a log, nearest first, by their names alone:
-    the parents of its nearest five ancestors named as ``_LOG_FOLDERS``. Asked for every
-    run of a file of many runs (most logs have none: nothing is read for them)."""
+def _trial_candidates(folder: str, cwd: str) -> tuple[tuple[Path, str], ...]:
+    """The folders that could be the trial of a log in ``folder``, nearest first, by their
+    names alone: the parents of its nearest five ancestors named as ``_LOG_FOLDERS``. Asked
+    for every log of a folder and every run of a file of many runs (most logs have none:
+    nothing is read for them)."""
     return tuple(
         (up.parent, kind)
-        for up in _ancestors(path, cwd)[:5]
+        for up in _ancestors(folder, cwd)[:5]
         if (kind := _LOG_FOLDERS.get(up.name)) is not None
     )
 
