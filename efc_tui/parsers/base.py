@@ -61,6 +61,16 @@ class Sniff(Struct):
             self._cache["text"] = self.head.decode("utf-8", errors="replace").lstrip("\ufeff")
         return self._cache["text"]
 
+    def has(self, needle: bytes) -> bool:
+        """``needle in self.head``, and for an ASCII needle ``needle.decode() in
+        self.text`` (a decoding's replacement characters are not ASCII), by the C
+        library's memmem when the extension is built: CPython's own search takes 14-35 us
+        a 64 KB head for the short, quote-led JSON keys the sniffs look for, memmem 5-11."""
+        from efc_tui import _fast
+
+        fast = _fast.speedups()
+        return fast.contains(self.head, needle) if fast is not None else needle in self.head
+
     @property
     def first_char(self) -> str:
         """The text's first character that is not white space ("" when there is none),

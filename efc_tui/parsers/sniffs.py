@@ -52,14 +52,13 @@ def mini_swe_agent(s: Sniff) -> float:
         return 0.0
     # Each pattern starts with its key: a substring test (20x faster) skips it in most files.
     # The keys are ASCII: looked for in the bytes, a head that is not ASCII is not decoded.
-    head = s.head
-    if b'"trajectory_format"' in head and re.search(
+    if s.has(b'"trajectory_format"') and re.search(
         r'"trajectory_format"\s*:\s*"mini-swe-agent', s.text
     ):
         return 1.0
-    if b'"mini_version"' in head and re.search(r'"mini_version"\s*:', s.text):
+    if s.has(b'"mini_version"') and re.search(r'"mini_version"\s*:', s.text):
         return 0.95
-    if b'"messages"' in head and b'"info"' in head and any(m in head for m in _MINI_MARKERS):
+    if any(s.has(m) for m in _MINI_MARKERS) and s.has(b'"messages"') and s.has(b'"info"'):
         return 0.7
     return 0.0
 
@@ -72,7 +71,7 @@ def swe_agent(s: Sniff) -> float:
         return 0.0
     # the (ASCII) key in the bytes first: the pattern, whose first character is everywhere
     # in JSON, takes 23 us a 64 KB head that lacks it
-    if b'"trajectory"' not in s.head:
+    if not s.has(b'"trajectory"'):
         return 0.0
     text = s.text
     if not re.search(r'"trajectory"\s*:\s*\[', text):
@@ -172,9 +171,7 @@ def codex(s: Sniff) -> float:
             {"id", "timestamp"} <= first.keys()
             and ("instructions" in first or "git" in first)
             and (
-                '"type":"message"' in s.text
-                or '"type": "message"' in s.text
-                or '"record_type"' in s.text
+                s.has(b'"type":"message"') or s.has(b'"type": "message"') or s.has(b'"record_type"')
             )
         ):
             return 0.5  # an early rollout: a session header, then bare response items
@@ -236,7 +233,7 @@ def inspect_ai(s: Sniff) -> float:
 def atif(s: Sniff) -> float:
     if not s.text.lstrip().startswith("{"):
         return 0.0
-    if '"schema_version"' in s.text and re.search(r'"schema_version"\s*:\s*"ATIF-v', s.text):
+    if s.has(b'"schema_version"') and re.search(r'"schema_version"\s*:\s*"ATIF-v', s.text):
         return 0.98
     doc = whole_doc(s)
     if (

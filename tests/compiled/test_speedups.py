@@ -831,6 +831,19 @@ def test_lazy_decisions_are_the_eager_ones(name: str, path: Path) -> None:
         assert len(lazy.decisions) == len(run.events) and list(lazy.decisions) == lazy.decisions[:]
 
 
+@settings(max_examples=400, deadline=None)
+@given(haystack=st.binary(max_size=64), needle=st.binary(max_size=6))
+def test_contains_is_bytes_in(haystack: bytes, needle: bytes) -> None:
+    assert fast.contains(haystack, needle) is (needle in haystack)
+    assert fast.contains(haystack + needle + haystack, needle) is True
+
+
+def test_contains_takes_two_bytes_objects() -> None:
+    for args in ((b"a",), (b"a", "a"), ("a", b"a"), (b"a", b"a", b"a")):
+        with pytest.raises(TypeError):
+            fast.contains(*args)
+
+
 _JSON_VALUES = st.recursive(
     st.none() | st.integers() | st.text(alphabet="[]{}ab", max_size=4) | st.floats(),
     lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=3), c, max_size=4),

@@ -537,6 +537,45 @@ def test_first_char_is_the_texts_first_non_blank_character(pieces: list[bytes]) 
     assert Sniff(Path("x.json"), head).first_char == want
 
 
+_HAS_PIECES = [
+    b'"',
+    b"info",
+    b'"info"',
+    b"in",
+    b"fo",
+    b" ",
+    b"\xc2",
+    b"\xa0",
+    b"\xef\xbb\xbf",
+    b"\xff",
+]
+
+
+@settings(max_examples=500)
+@given(
+    st.lists(st.sampled_from(_HAS_PIECES), max_size=12),
+    st.lists(st.sampled_from(_HAS_PIECES[:6]), min_size=1, max_size=3),
+)
+def test_sniff_has_is_a_substring_test_of_head_and_text(
+    pieces: list[bytes], key: list[bytes]
+) -> None:
+    """``Sniff.has`` (memmem when compiled) answers ``needle in head`` on both paths, and for
+    an ASCII needle that is ``needle in text``: the decoding's replacement characters and
+    stripped BOMs never make or break a match."""
+    from pathlib import Path
+
+    from efc_tui import _fast
+    from efc_tui.parsers.base import Sniff
+
+    head, needle = b"".join(pieces), b"".join(key)
+    s = Sniff(Path("x.json"), head)
+    want = needle in head
+    assert want == (needle.decode() in s.text)
+    assert s.has(needle) == want
+    with _fast.pure_python():
+        assert s.has(needle) == want
+
+
 _EXC_LINE_PIECES = ["E", "  E  ", "", " ", "\t", "KeyError: 'k'", "E   AssertionError: 1 != 2"]
 _EXC_LINE_PIECES += ["SystemExit", "KeyboardInterrupt:", "UserWarning: x", "x.FooException"]
 _EXC_LINE_PIECES += ["Exit code 1", "TestFailure ok", "ErrorLog", "élan Error", "E\tTypeError"]
