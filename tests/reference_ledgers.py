@@ -102,6 +102,8 @@ def snapshot(scored: Any) -> dict[str, Any]:
         for name in ledger.__struct_fields__
         if name not in ("run", "estimator")
     }
+    # the paper's trace estimate of D_task, computed on request (scoring.demand.trace_demand)
+    led["demand"]["trace"] = ledger.trace_demand()
     return {
         "run": meta,
         "events": _columns(events),

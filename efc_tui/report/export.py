@@ -136,6 +136,7 @@ def ledger_document(scored: ScoredRun | Ledger, *, with_text: bool = False) -> d
             "components": ledger.demand.components,
             "hand": ledger.demand.hand,
             "fitted": ledger.demand.fitted,
+            "trace": ledger.trace_demand(),
         },
         "estimator": {
             "source": est.source,

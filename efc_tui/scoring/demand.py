@@ -25,8 +25,9 @@ taken, in this order, from
    the rest, through the hand and fitted forms.
 
 ``Demand.source`` and the ledger's flags say which. The trace estimates of the earlier
-version (``estimate_components``, SPEC §4's "estimated from the trace") are still computed
-and exported as ``Demand.trace`` for comparison, and used for nothing else:
+version (``estimate_components``, SPEC §4's "estimated from the trace") are kept for
+comparison, computed when asked (``trace_demand``: ``Ledger.trace_demand``, the ledger
+document's ``demand.trace``) and used for nothing else; ``score``'s rows do not ask:
 
 - L: distinct (tool, target) actions among tool/check/generation/repair events, at least 1;
 - H_tool: 1 + Shannon entropy (bits) of the tool-name distribution;
@@ -70,8 +71,6 @@ class Demand(Struct):
     flags: list[str] = field(default_factory=list)
     #: where D came from: metadata, task, benchmark or prior (module docstring)
     source: str = "metadata"
-    #: the hand form over components estimated from the trace (comparison only)
-    trace: float | None = None
 
 
 def d_task_hand(L: float, H_tool: float, S_state: float, N_obs: float, V_ver: float) -> float:
@@ -208,17 +207,20 @@ def task_level_demand(run: Run, spec: Mapping[str, Any] | None) -> Demand:
     return Demand(comps, d_task_hand(**comps), fitted, flags, "prior")
 
 
-def task_demand(
-    run: Run,
-    f: Features,
-    spec: Mapping[str, Any] | None,
-    harness: Harness | None = None,
-    cols: EventColumns | None = None,
-) -> Demand:
-    """The run's D_task (``task_level_demand``) plus the trace-estimated hand form for
-    comparison (``harness`` and ``cols``: see ``estimate_components``)."""
+def task_demand(run: Run, spec: Mapping[str, Any] | None) -> Demand:
+    """The run's D_task (``task_level_demand``), flagged when the fitted form is missing
+    for want of the estimator's demand exponents."""
     dem = task_level_demand(run, spec)
-    dem.trace = d_task_hand(**estimate_components(run, f, harness, cols))
     if dem.fitted is None and dem.source in ("metadata", "prior") and not (spec or {}).get("beta"):
         dem.flags.append("fitted D_task unavailable: the estimator has no demand exponents yet")
     return dem
+
+
+def trace_demand(
+    run: Run, f: Features, harness: Harness | None = None, cols: EventColumns | None = None
+) -> float:
+    """The hand form over the components estimated from the run's own trace
+    (``estimate_components``): SPEC §4's fallback, for comparison only. Computed when
+    asked, not for every scored run (it was 2% of scoring ../shared's real runs, for a
+    number no row shows)."""
+    return d_task_hand(**estimate_components(run, f, harness, cols))

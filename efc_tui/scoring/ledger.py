@@ -16,9 +16,9 @@ from msgspec import Struct, field
 
 from efc_tui.model import Run
 from efc_tui.scoring.columns import LEDGER_COLUMNS
-from efc_tui.scoring.demand import Demand, task_demand
+from efc_tui.scoring.demand import Demand, task_demand, trace_demand
 from efc_tui.scoring.estimator import Estimator, estimator_for
-from efc_tui.scoring.event_columns import EventColumns, event_columns
+from efc_tui.scoring.event_columns import event_columns
 from efc_tui.scoring.factors import (
     Factors,
     Harness,
@@ -119,6 +119,11 @@ class Ledger(Struct):
         """X̂_nr_t = Σ_{i≤t} ÊFC_nr_i / D_task."""
         return np.cumsum(self.nr) / self.demand.hand
 
+    def trace_demand(self) -> float:
+        """D_task's hand form over components estimated from this run's trace, for
+        comparison with ``demand`` (``scoring.demand.trace_demand``)."""
+        return trace_demand(self.run, self.features, self.harness)
+
     @property
     def oracle_efc(self) -> np.ndarray | None:
         return None if self.oracle is None else self.oracle.efc
@@ -210,7 +215,6 @@ def score_runs(runs: Sequence[Run], estimator: Estimator | None = None) -> list[
                 stable_all[cut],
                 nr_all[cut],
                 costs[i],
-                run_cols[i],
             )
         )
     return ledgers
@@ -233,12 +237,11 @@ def _ledger(
     stable: np.ndarray,
     nr: np.ndarray,
     cost: RawCost,
-    cols: EventColumns,
 ) -> Ledger:
     """One run's ledger from its columns: the oracle, the demand and the run figures (each
     a sum over this run's own columns)."""
     ofa = oracle_factors(run, f)
-    dem = task_demand(run, f, est_file.demand, hq, cols)
+    dem = task_demand(run, est_file.demand)
 
     efc = float(ofa.efc.sum()) if ofa is not None else float(efc_t.sum())
     totals = cost.totals()

@@ -6,9 +6,10 @@ import pytest
 
 from efc_tui.model import TaskDemand
 from efc_tui.scoring.constants import D_PRIOR
-from efc_tui.scoring.demand import d_task_fitted, d_task_hand, task_demand
+from efc_tui.scoring.demand import d_task_fitted, d_task_hand, task_demand, trace_demand
 from efc_tui.scoring.factors import harness_quantities
 from efc_tui.scoring.features import compute_features
+from efc_tui.scoring.ledger import score_run
 from efc_tui.scoring.raw_cost import c_raw, raw_cost
 from tests.helpers import ev, make_run
 
@@ -78,28 +79,31 @@ def test_demand_comes_from_the_task_never_from_the_run() -> None:
     run = make_run(
         events, task_demand=TaskDemand(L=6, H_tool=1.6, S_state=2.0, N_obs=0.1, V_ver=0.6)
     )
-    d = task_demand(run, compute_features(run), None)
+    d = task_demand(run, None)
     assert d.hand == pytest.approx(8.448) and d.source == "metadata"
     assert not d.flags or all("fitted" in f for f in d.flags)
     # partial metadata: the missing components from the prior (not from the trace)
     run.task_demand = TaskDemand(L=3)
-    d = task_demand(run, compute_features(run), None)
+    d = task_demand(run, None)
     assert d.source == "prior" and d.components["L"] == 3.0
     assert d.components["H_tool"] == D_PRIOR["H_tool"] and d.hand == pytest.approx(8.448 / 2)
     assert any("prior" in f and "H_tool" in f for f in d.flags)
-    # the paper's trace estimate is still there, for comparison: L 2 targets, H_tool 1 + entropy
-    # of {bash, pytest} = 2, S_state 1 (nothing cited), N_obs 1 (both outputs empty: q = 0.5),
-    # V_ver 1 of 2 events with a verdict = 0.5
-    assert d.trace == pytest.approx(2 * 2.0 * 1.0 * (1 + 1.0) * (1 - 0.5))
-    # the ledger gives the run's harness quantities: H_tool's entropy is theirs, not recounted
+    # the paper's trace estimate is still there, on request, for comparison: L 2 targets,
+    # H_tool 1 + entropy of {bash, pytest} = 2, S_state 1 (nothing cited), N_obs 1 (both
+    # outputs empty: q = 0.5), V_ver 1 of 2 events with a verdict = 0.5
     f = compute_features(run)
-    assert task_demand(run, f, None, harness_quantities(run, f)).trace == d.trace
+    trace = trace_demand(run, f)
+    assert trace == pytest.approx(2 * 2.0 * 1.0 * (1 + 1.0) * (1 - 0.5))
+    # the ledger gives the run's harness quantities: H_tool's entropy is theirs, not recounted
+    assert trace_demand(run, f, harness_quantities(run, f)) == trace
+    led = score_run(run)
+    assert led.trace_demand() == trace and led.demand.hand == d.hand
     # a longer run of the same task has the same D_task
     longer = make_run(
         [*events, *(ev(i, action=f"cat f{i}.py") for i in range(2, 40))],
         task_demand=TaskDemand(L=3),
     )
-    assert task_demand(longer, compute_features(longer), None).hand == d.hand
+    assert task_demand(longer, None).hand == d.hand
     # the estimator's tables: task, then benchmark, then prior
     spec = {
         "tasks": {"t1": {"D": 5.0, "runs": 4}},
@@ -112,7 +116,7 @@ def test_demand_comes_from_the_task_never_from_the_run() -> None:
         ("t2", "other", 2.0, "prior"),
     ):
         r = make_run(events, task_id=task_id, task_family=family)
-        d = task_demand(r, compute_features(r), spec)
+        d = task_demand(r, spec)
         assert (d.hand, d.fitted, d.source) == (want, want, source)
 
 
