@@ -255,18 +255,12 @@ def _strip_heredocs(command: str) -> tuple[str, list[str]]:
 
 def _words(segment: str) -> list[str]:
     """The words of a simple command, quotes removed (a rough shell split: good enough to
-    find a program and its first arguments)."""
-    out: list[str] = []
-    for m in _WORD.finditer(segment):
-        w = (
-            m.group(1)
-            if m.group(1) is not None
-            else m.group(2)
-            if m.group(2) is not None
-            else m.group(3)
-        )
-        out.append(w)
-    return out
+    find a program and its first arguments): ``_WORD``'s matches, each the one group that
+    took part. A segment without quotes has only ``\\S+`` words, which ``str.split`` finds
+    (both split at ``str.isspace``): 0.3 us for a pytest command, 3.7 us by the pattern."""
+    if '"' not in segment and "'" not in segment:
+        return segment.split()
+    return ["".join(groups) for groups in _WORD.findall(segment)]  # two of the three are ""
 
 
 def _program(words: list[str]) -> list[str]:

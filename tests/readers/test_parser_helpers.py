@@ -599,3 +599,26 @@ def test_the_last_exception_line_is_the_last_a_full_scan_finds(pieces: list[str]
         want = m
     got = last_line_match(status._EXC_LINE.rx, text, status._EXC_WORDS)
     assert (got and (got.span(), got.group("name"))) == (want and (want.span(), want.group("name")))
+
+
+_SHELL_PIECES = ["ls", "-la", " ", "  ", "\t", "\n", '"', "'", "\\", 'a"b"', "\u00a0", "\u2028"]
+_SHELL_PIECES += ['\\"', "''", '""', "x=1", "/tmp/a b", "é", "\x1c"]
+
+
+@settings(max_examples=500)
+@given(st.lists(st.sampled_from(_SHELL_PIECES), max_size=14))
+def test_shell_words_are_the_word_patterns_matches(pieces: list[str]) -> None:
+    """``_commands._words`` (``str.split`` when the segment has no quote) gives each match of
+    ``_WORD`` as the group that took part, Unicode white space included."""
+    from efc_tui.parsers._commands import _WORD, _words
+
+    segment = "".join(pieces)
+    want = [
+        m.group(1)
+        if m.group(1) is not None
+        else m.group(2)
+        if m.group(2) is not None
+        else m.group(3)
+        for m in _WORD.finditer(segment)
+    ]
+    assert _words(segment) == want
