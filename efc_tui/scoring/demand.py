@@ -221,6 +221,6 @@ def trace_demand(
 ) -> float:
     """The hand form over the components estimated from the run's own trace
     (``estimate_components``): SPEC §4's fallback, for comparison only. Computed when
-    asked, not for every scored run (it was 2% of scoring ../shared's real runs, for a
-    number no row shows)."""
+    asked, not for every scored run (it was 1.4% of `score`'s instructions on ../shared's
+    real runs, for a number no row shows)."""
     return d_task_hand(**estimate_components(run, f, harness, cols))
