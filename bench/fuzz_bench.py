@@ -8,7 +8,8 @@ tests/fuzz_diff.py does the work (and says what is compared); tests/compiled/tes
 it briefly. Each job is a process of its own with its own random seed, so a sanitizer abort
 (run it under ``make sanitize``'s build: EFC_TUI_SPEEDUPS, LD_PRELOAD of libasan) ends one
 job, is reported with its output and counts as a crash. Every finding's input is written to
-``--out`` (default: a temporary folder, named at the end). Exit 1 on any finding.
+``--out`` (default: a temporary folder, named at the end, and removed when nothing was found).
+Exit 1 on any finding.
 Long: run it alone on the machine.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -142,8 +144,12 @@ def main() -> int:
     )
     for line in aborted:
         print(line)
-    print(f"findings and logs: {out}")
-    return 1 if total["crashes"] or total["differences"] else 0
+    found = bool(total["crashes"] or total["differences"])
+    if found or args.out:
+        print(f"findings and logs: {out}")
+    else:  # a temporary folder with nothing found in it: not left behind
+        shutil.rmtree(out, ignore_errors=True)
+    return 1 if found else 0
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ detected."""
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -68,11 +67,17 @@ SOURCES = {
     ],
 }
 CASES = [(fmt, p) for fmt, paths in SOURCES.items() for p in paths]
-_TMP = Path(tempfile.mkdtemp(prefix="efc-props-"))
 
 
-def _read_all(fmt: str, data: bytes, suffix: str, lenient: bool) -> None:
-    p = _TMP / f"case{suffix}"
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder for every example (pytest's, removed with its other temporary folders);
+    module-scoped, as hypothesis runs many examples per call of the test."""
+    return tmp_path_factory.mktemp("props")
+
+
+def _read_all(scratch: Path, fmt: str, data: bytes, suffix: str, lenient: bool) -> None:
+    p = scratch / f"case{suffix}"
     p.write_bytes(data)
     for reader in (get_reader(fmt), None):
         try:
@@ -108,8 +113,10 @@ def mutated(draw: st.DrawFn, data: bytes) -> bytes:
 @pytest.mark.parametrize(("fmt", "source"), CASES, ids=[f"{f}-{p.name}" for f, p in CASES])
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
-def test_mutations_only_raise_input_error(fmt: str, source: Path, data: st.DataObject) -> None:
+def test_mutations_only_raise_input_error(
+    scratch: Path, fmt: str, source: Path, data: st.DataObject
+) -> None:
     if not source.exists():
         pytest.skip(f"{source} is not present")
     blob = data.draw(mutated(source.read_bytes()))
-    _read_all(fmt, blob, "".join(source.suffixes), data.draw(st.booleans()))
+    _read_all(scratch, fmt, blob, "".join(source.suffixes), data.draw(st.booleans()))
