@@ -419,7 +419,7 @@ def _local_items(
     files: TraceFiles, job: Job, jobs: int | None, quiet: bool
 ) -> Iterator[ScoredItem]:
     """The scored runs of local files in order: on a pool of ``jobs`` processes when there
-    are files to share (by default this machine's cores, once the files hold enough to
+    are files to share (by default the CPUs this process may use, once the files hold enough to
     repay starting them), else in this process (``--jobs 1``), the same runs, warnings and
     errors either way."""
     from efc_tui.pipeline.score import pool_jobs

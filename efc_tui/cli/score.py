@@ -118,7 +118,7 @@ def score(
         "--jobs",
         min=1,
         metavar="N",
-        help="Read and score local files on N processes (default: this machine's cores once the files hold 4 MB or more; 1: in this process). The output is the same either way.",
+        help="Read and score local files on N processes (default: the CPUs this process may use, by its CPU affinity and its container's or cgroup's CPU quota, once the files hold 4 MB or more; 1: in this process). The output is the same either way.",
     ),
     dask: bool = typer.Option(False, "--dask", help=DASK_HELP),
     scheduler: str | None = typer.Option(

@@ -14,12 +14,12 @@ Dask is imported here only, and only when a function is called.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from efc_tui.cpus import available_cpus
 from efc_tui.errors import EfcError, InputError, UsageError
 
 if TYPE_CHECKING:
@@ -42,12 +42,13 @@ def require_dask() -> None:
 
 
 def local_workers(workers: int | None = None) -> int:
-    """Worker processes of a local cluster: ``workers``, else this machine's cores."""
+    """Worker processes of a local cluster: ``workers``, else the CPUs this process may
+    use (``cpus.available_cpus``)."""
     if workers is not None:
         if workers < 1:
             raise UsageError("a local cluster needs at least 1 worker")
         return workers
-    return max(1, os.cpu_count() or 1)
+    return available_cpus()
 
 
 @contextmanager

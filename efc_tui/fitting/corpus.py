@@ -39,12 +39,12 @@ SAS is fitted over the same groups (cells) by ``sas.fit_sas``.
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from efc_tui.cpus import available_cpus
 from efc_tui.errors import InputError
 from efc_tui.fitting.bootstrap import (
     CONFIDENCE,
@@ -558,7 +558,7 @@ def fit_corpus(
         else:
             coord = Coord(num, den, z, grouping.codes, group_keys)
         fits.append(_fit_curve(p, coord, s, tasks, model))
-    workers = workers or min(4, os.cpu_count() or 1)
+    workers = workers or min(4, available_cpus())
     if bootstrap > 0:
         curves = [
             (f.name, f.coord, f.fitted, f.median, f.z_floor)

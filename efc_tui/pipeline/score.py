@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 from msgspec import Struct, field
 
+from efc_tui.cpus import available_cpus
 from efc_tui.errors import EfcError, UnrecognizedFormat
 from efc_tui.parsers.held import TRIM_EVENTS, hold
 
@@ -95,12 +96,9 @@ class ScoredItem(Struct):
 
 
 def default_jobs() -> int:
-    """Processes ``score --jobs`` uses by default (``pipeline.pool``): the cores this
-    process may run on (its CPU affinity, else the machine's count)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+    """Processes ``score --jobs`` uses by default (``pipeline.pool``): the CPUs this
+    process may use (its CPU affinity and its control group's CPU quota: ``cpus``)."""
+    return available_cpus()
 
 
 #: below this many bytes of logs, the default is to read them in the command's own
