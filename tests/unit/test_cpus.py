@@ -20,6 +20,11 @@ def _files(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
+def _v1(group: str, quota: str) -> dict[str, str]:
+    """A v1 group's two files (period 100 ms), ``group`` the path under the cgroup root."""
+    return {f"{group}/cpu.cfs_quota_us": f"{quota}\n", f"{group}/cpu.cfs_period_us": "100000\n"}
+
+
 def _own(tmp_path: Path, text: str) -> Path:
     p = tmp_path / "self-cgroup"
     p.write_text(text)
@@ -61,13 +66,7 @@ def test_v2_no_limit(tmp_path: Path) -> None:
 
 def test_v1_quota_and_the_unlimited_minus_one(tmp_path: Path) -> None:
     root = _files(
-        tmp_path / "cg",
-        {
-            "cpu,cpuacct/cpu.cfs_quota_us": "-1\n",
-            "cpu,cpuacct/cpu.cfs_period_us": "100000\n",
-            "cpu,cpuacct/kubepods/pod1/cpu.cfs_quota_us": "400000\n",
-            "cpu,cpuacct/kubepods/pod1/cpu.cfs_period_us": "100000\n",
-        },
+        tmp_path / "cg", {**_v1("cpu,cpuacct", "-1"), **_v1("cpu,cpuacct/kubepods/pod1", "400000")}
     )
     own = _own(tmp_path, "12:memory:/kubepods/pod1\n4:cpu,cpuacct:/kubepods/pod1\n0::/\n")
     assert cgroup_quota(root, own) == 4
@@ -76,14 +75,7 @@ def test_v1_quota_and_the_unlimited_minus_one(tmp_path: Path) -> None:
 
 def test_hybrid_host_reads_v1(tmp_path: Path) -> None:
     # this machine's layout: v1 controllers, the v2 tree under unified/, "0::/" listed
-    root = _files(
-        tmp_path / "cg",
-        {
-            "cpu/cpu.cfs_quota_us": "250000\n",
-            "cpu/cpu.cfs_period_us": "100000\n",
-            "unified/cgroup.controllers": "\n",
-        },
-    )
+    root = _files(tmp_path / "cg", {**_v1("cpu", "250000"), "unified/cgroup.controllers": "\n"})
     assert cgroup_quota(root, _own(tmp_path, "1:cpu:/\n0::/\n")) == 3
 
 
