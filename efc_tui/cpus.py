@@ -19,7 +19,6 @@ mounted) sets no limit. The result is at least 1.
 
 from __future__ import annotations
 
-import math
 import os
 from pathlib import Path
 
@@ -34,7 +33,10 @@ def available_cpus(root: Path = CGROUP_ROOT, own: Path = Path("/proc/self/cgroup
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cores = os.cpu_count() or 1
-    quota = cgroup_quota(root, own)
+    try:
+        quota = cgroup_quota(root, own)
+    except OSError:  # a cgroup folder this process may not look into (EACCES on stat)
+        quota = None
     if quota is not None:
         cores = min(cores, quota)
     return max(1, cores)
@@ -106,4 +108,4 @@ def _limit(quota: str, period: str) -> list[int]:
         return []
     if q <= 0 or p <= 0:
         return []
-    return [max(1, math.ceil(q / p))]
+    return [max(1, -(-q // p))]  # (integers: a quota of 400 digits is no float)

@@ -88,6 +88,26 @@ def test_v2_odd_files_set_no_limit_or_at_least_one(tmp_path: Path, text: str) ->
     assert got == (1 if text == "1 100000" else None)  # a sliver of a CPU is still one
 
 
+def test_a_huge_quota_is_no_limit_worth_a_float(tmp_path: Path) -> None:
+    root = _files(tmp_path / "cg", {"cgroup.controllers": "cpu\n", "cpu.max": "9" * 400 + " 1"})
+    assert cgroup_quota(root, _own(tmp_path, "0::/\n")) == int("9" * 400)
+    assert available_cpus(root, _own(tmp_path, "0::/\n")) == available_cpus(tmp_path / "none")
+
+
+def test_a_folder_it_may_not_look_into_sets_no_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _files(tmp_path / "cg", {"cgroup.controllers": "cpu\n", "cpu.max": "100000 100000"})
+    own = _own(tmp_path, "0::/\n")
+    affinity = available_cpus(tmp_path / "none", tmp_path / "none")  # no cgroup: the affinity
+
+    def denied(self: Path) -> bool:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "is_file", denied)
+    assert available_cpus(root, own) == affinity  # the 1-CPU quota could not be read
+
+
 def test_nothing_to_read(tmp_path: Path) -> None:
     assert cgroup_quota(tmp_path / "none", tmp_path / "no-such-file") is None
 
