@@ -3,9 +3,10 @@ parse of the same files, on one process and on two (issue 31).
 
 For each folder: the files `score` reads (one log per trial, as it discovers them),
 parsed with orjson in this process (a JSON-lines file line by line, any other file whole,
-a gzipped one unzipped first, an Inspect `.eval` archive member by member): the bare parse; then `efc-tui score FOLDER --jsonl --quiet` as a subprocess, start-up
-included, with `--jobs 1` (one process) and `--jobs 2`, wall and CPU time (best of
---repeat), their output compared byte for byte, and the peak memory of the largest
+a gzipped one unzipped first, an Inspect `.eval` archive member by member): the bare
+parse; then `efc-tui score FOLDER --jsonl --quiet` as a subprocess, start-up included,
+with `--jobs 1` (one process) and `--jobs 2`, wall and CPU time (best of --repeat), their
+output compared byte for byte, and the peak memory of the largest
 process. Printed: score / parse on one process (target <= 5x), the speed-up of two jobs
 over one (target >= 1.8x on 2 idle cores) beside its ceiling (start-up serial, the rest
 split evenly over two: `j1 / (start + (j1 - start) / 2)`; a folder whose start-up is a

@@ -10,8 +10,9 @@ cores' time: slower than two, with 32 times the memory. So the answer is the sma
 
 - the cores in this process's CPU affinity (``os.sched_getaffinity``), else the machine's;
 - the CPU quota of this process's control group and of each group above it that the
-  process can see, rounded up (cgroup v2 ``cpu.max``, ``"200000 100000"`` = 2 CPUs, ``"max 100000"`` = no limit;
-  cgroup v1 ``cpu.cfs_quota_us`` / ``cpu.cfs_period_us``, ``-1`` = no limit).
+  process can see, rounded up (cgroup v2 ``cpu.max``: ``"200000 100000"`` = 2 CPUs,
+  ``"max 100000"`` = no limit; cgroup v1 ``cpu.cfs_quota_us`` / ``cpu.cfs_period_us``,
+  ``-1`` = no limit).
 
 What cannot be read (no such files: macOS, Windows, a container without its cgroup
 mounted) sets no limit. The result is at least 1.
@@ -59,18 +60,17 @@ def cgroup_quota(root: Path = CGROUP_ROOT, own: Path = Path("/proc/self/cgroup")
             v2 = path
         elif "cpu" in controllers.split(","):
             v1 = (controllers, path)
-    limits: list[int] = []
+    found: list[int | None] = []
     if (root / "cgroup.controllers").is_file():  # cgroup v2 mounted at the root
-        for group in _up_from(root, v2 or "/"):
-            limits += _v2_limit(group / "cpu.max")
+        found = [_v2_limit(group / "cpu.max") for group in _up_from(root, v2 or "/")]
     else:
         names = [v1[0]] if v1 else []
         for name in [*names, "cpu,cpuacct", "cpu"]:
             mount = root / name
             if (mount / "cpu.cfs_quota_us").is_file():
-                for group in _up_from(mount, v1[1] if v1 else "/"):
-                    limits += _v1_limit(group)
+                found = [_v1_limit(group) for group in _up_from(mount, v1[1] if v1 else "/")]
                 break
+    limits = [n for n in found if n is not None]
     return min(limits) if limits else None
 
 
@@ -81,31 +81,31 @@ def _up_from(mount: Path, path: str) -> list[Path]:
     return [mount.joinpath(*parts[:k]) for k in range(len(parts), -1, -1)]
 
 
-def _v2_limit(cpu_max: Path) -> list[int]:
+def _v2_limit(cpu_max: Path) -> int | None:
     try:
         fields = cpu_max.read_text(encoding="ascii", errors="replace").split()
     except OSError:
-        return []
+        return None
     if not fields:
-        return []
+        return None
     return _limit(fields[0], fields[1] if len(fields) > 1 else "100000")
 
 
-def _v1_limit(group: Path) -> list[int]:
+def _v1_limit(group: Path) -> int | None:
     try:
         quota = (group / "cpu.cfs_quota_us").read_text(encoding="ascii", errors="replace")
         period = (group / "cpu.cfs_period_us").read_text(encoding="ascii", errors="replace")
     except OSError:
-        return []
+        return None
     return _limit(quota.strip(), period.strip())
 
 
-def _limit(quota: str, period: str) -> list[int]:
-    """``[ceil(quota / period)]``, or ``[]`` for no limit (``max``, ``-1``) or unreadable text."""
+def _limit(quota: str, period: str) -> int | None:
+    """``ceil(quota / period)``, or None for no limit (``max``, ``-1``) or unreadable text."""
     try:
         q, p = int(quota), int(period)
     except ValueError:
-        return []
+        return None
     if q <= 0 or p <= 0:
-        return []
-    return [max(1, -(-q // p))]  # (integers: a quota of 400 digits is no float)
+        return None
+    return max(1, -(-q // p))  # (integers: a quota of 400 digits is no float)

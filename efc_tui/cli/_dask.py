@@ -48,14 +48,18 @@ source = lazy_module("efc_tui.cluster.source")
 tasks = lazy_module("efc_tui.cluster.tasks")
 
 DASK_HELP = (
-    "Read and score on Dask: a local cluster of worker processes, one for each CPU this process may use, "
-    "or the scheduler given by --scheduler. Needs `pip install 'efc-tui[dask]'`."
+    "Read and score on Dask: a local cluster of worker processes, one for each CPU this "
+    "process may use, or the scheduler given by --scheduler. Needs `pip install "
+    "'efc-tui[dask]'`."
 )
 SCHEDULER_HELP = (
     "Address of a running Dask scheduler (tcp://host:8786) or its scheduler file (.json); "
     "implies --dask. Its workers must see local paths at the same place, or read URLs."
 )
-WORKERS_HELP = "Worker processes of the local Dask cluster (default: the CPUs this process may use: its CPU affinity and CPU quota); implies --dask."
+WORKERS_HELP = (
+    "Worker processes of the local Dask cluster (default: the CPUs this process may use: "
+    "its CPU affinity and CPU quota); implies --dask."
+)
 
 
 class DaskSetting(Struct, frozen=True):
